@@ -1,0 +1,421 @@
+/*
+ * ripple.h - the public C API of Ripple, a reactive runtime (signals,
+ * subscribers, subjects, multicast connections, disposables, schedulers and
+ * operators with ReactiveCocoa's semantics) exported from libripple.so.
+ *
+ * This header is the whole contract: anything not declared here is private.
+ *
+ * ---------------------------------------------------------------------------
+ * Conventions (apply to every function unless its comment says otherwise)
+ * ---------------------------------------------------------------------------
+ * Handles   Every rpl_*_t is an opaque, reference-counted object. Functions
+ *           that create or return a new handle (*_create, every operator,
+ *           subscribe, connect, publish, ...) return a +1 reference that the
+ *           caller releases with rpl_release(). Handles passed *into* a
+ *           function are borrowed; the runtime retains what it keeps. Handles
+ *           given to a callback are borrowed for the duration of that call.
+ *           A subject is also a signal: pass an rpl_subject_t* anywhere an
+ *           rpl_signal_t* is expected (cast it, or use rpl_subject_as_signal).
+ * Values    rpl_value is a 16-byte tagged value. A value passed *by value*
+ *           into a function is consumed by it (also when the call fails). A
+ *           value a callback receives as `const rpl_value *` is borrowed. A
+ *           value a callback returns belongs to the runtime from then on.
+ *           Boxed payloads (string, bytes, pointer, tuple, signal, event) are
+ *           reference counted: rpl_value_copy() adds a reference and
+ *           rpl_value_release() drops one. Scalars need no release, but
+ *           releasing them is harmless, so code may release every value.
+ * Errors    Functions returning a handle return NULL on failure; functions
+ *           doing a command return an rpl_status (RPL_OK = 0, negative on
+ *           failure). After a failure rpl_last_error() and
+ *           rpl_last_error_message() (thread-local, like errno) say what went
+ *           wrong. Bad input - NULL where a handle is required, a handle of the
+ *           wrong kind, a NULL callback, an impossible argument - is answered
+ *           with an error, never a crash. A failed call still consumes its
+ *           by-value arguments and still calls the release function of every
+ *           context it was given (SQLite's rule), so callers need no separate
+ *           cleanup path.
+ * Callbacks Plain function pointers taking `void *ctx` first, with an optional
+ *           rpl_release_fn for the context, called exactly once when the
+ *           runtime drops the callback.
+ * Threads   Every function may be called from any thread. Events reach one
+ *           subscriber one at a time, never concurrently, and events sent from
+ *           one thread arrive in the order sent. No runtime lock is held while
+ *           a callback runs, so callbacks may call any rpl_ function,
+ *           including sending into, subscribing to or disposing the signal
+ *           that is calling them. Callbacks run on the thread that sent the
+ *           event, unless an operator such as rpl_signal_deliver_on says
+ *           otherwise.
+ * Time      Nanoseconds, as uint64_t, everywhere.
+ */
+#ifndef RIPPLE_H
+#define RIPPLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Nullability annotations are read by the Swift importer and are a clang
+   extension: silence -Wnullability-extension and expand to nothing elsewhere. */
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wnullability-extension"
+#define RPL_NULLABLE _Nullable
+#define RPL_NONNULL _Nonnull
+#else
+#define RPL_NULLABLE
+#define RPL_NONNULL
+#endif
+
+/* ===========================================================================
+ * Version
+ * ======================================================================== */
+#define RPL_VERSION_MAJOR 0
+#define RPL_VERSION_MINOR 1
+#define RPL_VERSION_PATCH 0
+/* MAJOR * 10000 + MINOR * 100 + PATCH. */
+#define RPL_VERSION_NUMBER \
+    (RPL_VERSION_MAJOR * 10000 + RPL_VERSION_MINOR * 100 + RPL_VERSION_PATCH)
+#define RPL_VERSION_STRING "0.1.0"
+/* True when the header is at least version x.y.z. */
+#define RPL_AT_LEAST_VERSION(x, y, z) \
+    (RPL_VERSION_NUMBER >= ((x) * 10000 + (y) * 100 + (z)))
+
+/* RPL_VERSION_NUMBER of the library actually loaded; compare it with the
+   macro to check that header and library match. Never fails. */
+unsigned rpl_version(void);
+/* "MAJOR.MINOR.PATCH" of the loaded library: static storage, never NULL. */
+const char *RPL_NONNULL rpl_version_string(void);
+
+/* ===========================================================================
+ * Handles, status codes and errors
+ * ======================================================================== */
+typedef struct rpl_signal rpl_signal_t;
+typedef struct rpl_subject rpl_subject_t;
+typedef struct rpl_subscriber rpl_subscriber_t;
+typedef struct rpl_disposable rpl_disposable_t;
+typedef struct rpl_connection rpl_connection_t;
+typedef struct rpl_scheduler rpl_scheduler_t;
+typedef struct rpl_error rpl_error_t;
+
+/* Releases a context pointer handed to the runtime. */
+typedef void (*rpl_release_fn)(void *RPL_NULLABLE ctx);
+
+/* Result of a command. RPL_OK is 0; every failure is negative. */
+typedef int32_t rpl_status;
+enum {
+    RPL_OK = 0,
+    RPL_ERR_NULL = -1,      /* a required argument (handle, callback, pointer) was NULL */
+    RPL_ERR_KIND = -2,      /* a handle of the wrong kind was passed */
+    RPL_ERR_INVALID = -3,   /* an impossible argument (capacity 0, bad version, ...) */
+    RPL_ERR_TIMEOUT = -4,   /* a blocking call timed out */
+    RPL_ERR_NO_VALUE = -5,  /* the signal completed without sending a value */
+    RPL_ERR_FAILED = -6,    /* the signal terminated with an error (rpl_last_signal_error) */
+    RPL_ERR_NOMEM = -7,     /* out of memory */
+    RPL_ERR_STATE = -8      /* the call is not valid in the object's current state */
+};
+
+/* Adds a reference to any handle and returns it. NULL returns NULL. */
+void *RPL_NULLABLE rpl_retain(void *RPL_NULLABLE handle);
+/* Drops a reference to any handle; the object is freed with its last
+   reference. rpl_release(NULL) is a no-op. Releasing a subscription's
+   disposable does not dispose the subscription. */
+void rpl_release(void *RPL_NULLABLE handle);
+
+/* Status of the last failed call on this thread (RPL_OK if none yet).
+   Meaningful only right after a call reported failure, like errno. */
+rpl_status rpl_last_error(void);
+/* Message describing the last failed call on this thread: thread-local
+   storage owned by the runtime, valid until the next failing call on the same
+   thread. Never NULL ("" if nothing failed yet). */
+const char *RPL_NONNULL rpl_last_error_message(void);
+/* Static text for a status code. Never NULL. */
+const char *RPL_NONNULL rpl_status_string(rpl_status status);
+
+/* Errors carried by signals: a domain, a code and a message.
+   Errors the runtime makes itself use the domain RPL_ERROR_DOMAIN and one of
+   the RPL_ERROR_* codes. */
+#define RPL_ERROR_DOMAIN "ripple"
+enum {
+    RPL_ERROR_GENERIC = 1,  /* send_error(NULL) */
+    RPL_ERROR_TIMEOUT = 2,  /* rpl_signal_timeout fired */
+    RPL_ERROR_CALLBACK = 3  /* a callback could not produce what was required */
+};
+/* Creates an error (+1). domain and message are copied; NULL domain means
+   RPL_ERROR_DOMAIN, NULL message means "". Returns NULL only when out of
+   memory. */
+rpl_error_t *RPL_NULLABLE rpl_error_create(const char *RPL_NULLABLE domain, int64_t code,
+                                           const char *RPL_NULLABLE message);
+/* Accessors (borrowed strings live as long as the error). A NULL or non-error
+   handle gives NULL / 0 and sets the last error. */
+const char *RPL_NULLABLE rpl_error_domain(const rpl_error_t *RPL_NULLABLE e);
+int64_t rpl_error_code(const rpl_error_t *RPL_NULLABLE e);
+const char *RPL_NULLABLE rpl_error_message(const rpl_error_t *RPL_NULLABLE e);
+/* True when both are errors with equal domain and code. */
+bool rpl_error_equal(const rpl_error_t *RPL_NULLABLE a, const rpl_error_t *RPL_NULLABLE b);
+
+/* ===========================================================================
+ * Values
+ * ======================================================================== */
+typedef enum {
+    RPL_TYPE_NIL = 0,
+    RPL_TYPE_BOOL = 1,
+    RPL_TYPE_INT = 2,
+    RPL_TYPE_DOUBLE = 3,
+    RPL_TYPE_STRING = 4,   /* boxed: UTF-8 bytes plus a terminating NUL */
+    RPL_TYPE_BYTES = 5,    /* boxed: arbitrary bytes */
+    RPL_TYPE_POINTER = 6,  /* boxed: a user pointer with a destructor */
+    RPL_TYPE_TUPLE = 7,    /* boxed: an ordered list of values */
+    RPL_TYPE_SIGNAL = 8,   /* boxed: a signal (for flatten, switch_to_latest) */
+    RPL_TYPE_EVENT = 9     /* boxed: a materialized event */
+} rpl_type;
+
+/* A tagged value. Use the constructors and accessors below; the fields are
+   visible only so that the struct can live on the stack. */
+typedef struct rpl_value {
+    uint32_t type;       /* an rpl_type */
+    uint32_t reserved_;  /* zero */
+    union {
+        bool b;
+        int64_t i;
+        double d;
+        void *RPL_NULLABLE box_;  /* runtime-owned box of a boxed type */
+    } as;
+} rpl_value;
+
+/* Constructors. Scalars never fail. Boxed constructors return nil when out of
+   memory. */
+rpl_value rpl_nil(void);
+rpl_value rpl_bool(bool b);
+rpl_value rpl_int(int64_t i);
+rpl_value rpl_double(double d);
+/* Copies the NUL-terminated UTF-8 string. NULL gives nil. */
+rpl_value rpl_string(const char *RPL_NULLABLE utf8);
+/* Copies len bytes (which may contain NULs) as a string value. */
+rpl_value rpl_string_n(const char *RPL_NULLABLE utf8, size_t len);
+/* Copies len bytes. data may be NULL only when len is 0. */
+rpl_value rpl_bytes(const void *RPL_NULLABLE data, size_t len);
+/* Wraps a user pointer; dtor(ptr), if not NULL, runs when the last reference
+   to the value drops, on whichever thread drops it. */
+rpl_value rpl_pointer(void *RPL_NULLABLE ptr, rpl_release_fn RPL_NULLABLE dtor);
+/* A tuple of count values. Consumes every value in items (also on failure).
+   items may be NULL only when count is 0. */
+rpl_value rpl_tuple(rpl_value *RPL_NULLABLE items, size_t count);
+/* A value carrying a signal; retains s. NULL or a non-signal gives nil and
+   sets the last error. */
+rpl_value rpl_signal_value(rpl_signal_t *RPL_NULLABLE s);
+
+/* Accessors. They never convert: the wrong type (or NULL) gives 0 / false /
+   NULL; check rpl_value_type first. Returned pointers are borrowed from the
+   value and live as long as it does. */
+rpl_type rpl_value_type(const rpl_value *RPL_NULLABLE v);
+bool rpl_value_bool(const rpl_value *RPL_NULLABLE v);
+int64_t rpl_value_int(const rpl_value *RPL_NULLABLE v);
+double rpl_value_double(const rpl_value *RPL_NULLABLE v);
+/* String contents (NUL-terminated); *len_out, if not NULL, gets the length. */
+const char *RPL_NULLABLE rpl_value_string(const rpl_value *RPL_NULLABLE v,
+                                          size_t *RPL_NULLABLE len_out);
+/* Bytes contents; *len_out, if not NULL, gets the length. */
+const void *RPL_NULLABLE rpl_value_bytes(const rpl_value *RPL_NULLABLE v,
+                                         size_t *RPL_NULLABLE len_out);
+void *RPL_NULLABLE rpl_value_pointer(const rpl_value *RPL_NULLABLE v);
+/* Number of items of a tuple (0 for any other type). */
+size_t rpl_value_tuple_count(const rpl_value *RPL_NULLABLE v);
+/* A copy (+1, release it) of item i; nil if v is not a tuple or i is out of
+   range (the last error says which). */
+rpl_value rpl_value_tuple_at(const rpl_value *RPL_NULLABLE v, size_t i);
+/* The signal inside a signal value, borrowed from the value; NULL otherwise. */
+rpl_signal_t *RPL_NULLABLE rpl_value_signal(const rpl_value *RPL_NULLABLE v);
+
+/* Adds a reference to v's box (if any) and returns the same value. */
+rpl_value rpl_value_copy(const rpl_value *RPL_NULLABLE v);
+/* Drops v's reference to its box (if any) and sets *v to nil. NULL is a no-op. */
+void rpl_value_release(rpl_value *RPL_NULLABLE v);
+/* Structural equality: same type and equal contents (strings and bytes by
+   content, doubles by ==, pointers by address, tuples item by item, signals
+   and events by identity). Two NULLs are equal. */
+bool rpl_value_equal(const rpl_value *RPL_NULLABLE a, const rpl_value *RPL_NULLABLE b);
+
+/* Materialized events (RPL_TYPE_EVENT), made by rpl_signal_materialize and
+   read back by rpl_signal_dematerialize. */
+typedef enum {
+    RPL_EVENT_NEXT = 0,
+    RPL_EVENT_ERROR = 1,
+    RPL_EVENT_COMPLETED = 2
+} rpl_event_kind;
+/* Event constructors. next consumes v; error retains e (NULL: generic error). */
+rpl_value rpl_event_next(rpl_value v);
+rpl_value rpl_event_error(rpl_error_t *RPL_NULLABLE e);
+rpl_value rpl_event_completed(void);
+/* Kind of an event value; -1 (and the last error) if v is not an event. */
+int32_t rpl_value_event_kind(const rpl_value *RPL_NULLABLE v);
+/* The value of a next event: a copy (+1); nil otherwise. */
+rpl_value rpl_value_event_value(const rpl_value *RPL_NULLABLE v);
+/* The error of an error event, borrowed from the value; NULL otherwise. */
+rpl_error_t *RPL_NULLABLE rpl_value_event_error(const rpl_value *RPL_NULLABLE v);
+
+/* ===========================================================================
+ * Disposables
+ * ======================================================================== */
+/* A disposable that calls on_dispose(ctx) once, on the first dispose. Releasing
+   it without disposing does not call on_dispose (RAC). on_dispose may be NULL
+   (a disposable that only records being disposed). +1. */
+rpl_disposable_t *RPL_NULLABLE rpl_disposable_create(
+    void (*RPL_NULLABLE on_dispose)(void *RPL_NULLABLE ctx), void *RPL_NULLABLE ctx);
+/* Disposes d: idempotent and thread-safe. On a subscription it stops delivery;
+   no callback of that subscriber starts after this returns (see
+   rpl_signal_subscribe for the release rule). Also accepts the disposable of a
+   subscription. */
+rpl_status rpl_disposable_dispose(rpl_disposable_t *RPL_NULLABLE d);
+/* True once d has been disposed (or its subscription has terminated). False for
+   NULL or a non-disposable (and the last error is set). */
+bool rpl_disposable_is_disposed(const rpl_disposable_t *RPL_NULLABLE d);
+
+/* A disposable holding others; disposing it disposes each of them, outside any
+   lock. +1. */
+rpl_disposable_t *RPL_NULLABLE rpl_compound_disposable_create(void);
+/* Adds d (retained). If c is already disposed, d is disposed at once instead. */
+rpl_status rpl_compound_disposable_add(rpl_disposable_t *RPL_NULLABLE c,
+                                       rpl_disposable_t *RPL_NULLABLE d);
+/* Removes d (every occurrence) without disposing it. RPL_OK also when d was not
+   there. */
+rpl_status rpl_compound_disposable_remove(rpl_disposable_t *RPL_NULLABLE c,
+                                          rpl_disposable_t *RPL_NULLABLE d);
+
+/* A disposable holding at most one other. +1. */
+rpl_disposable_t *RPL_NULLABLE rpl_serial_disposable_create(void);
+/* Puts d (retained; may be NULL to clear) into s and returns the previous inner
+   disposable (+1, or NULL), which is NOT disposed. If s is already disposed, d
+   is disposed at once and NULL is returned. On bad input returns NULL with the
+   last error set; check rpl_last_error() when NULL is ambiguous. */
+rpl_disposable_t *RPL_NULLABLE rpl_serial_disposable_swap(rpl_disposable_t *RPL_NULLABLE s,
+                                                          rpl_disposable_t *RPL_NULLABLE d);
+
+/* ===========================================================================
+ * Signals and subscribers
+ * ======================================================================== */
+/* Called once per subscription of a signal made by rpl_signal_create, on the
+   subscribing thread. Send events with rpl_subscriber_send_* - now or later,
+   from any thread (retain the subscriber to keep it past this call). Return a
+   disposable (+1, the runtime takes it) to run when the subscription ends, or
+   NULL when there is nothing to clean up. */
+typedef rpl_disposable_t *RPL_NULLABLE (*rpl_subscribe_fn)(void *RPL_NULLABLE ctx,
+                                                           rpl_subscriber_t *RPL_NONNULL subscriber);
+
+/* A cold signal: did_subscribe runs once for each subscriber. release(ctx)
+   runs once, when the signal is freed (or at once if the call fails). +1. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_create(rpl_subscribe_fn RPL_NULLABLE did_subscribe,
+                                             void *RPL_NULLABLE ctx,
+                                             rpl_release_fn RPL_NULLABLE release);
+
+/* Send an event to a subscriber. Delivery is synchronous: when the call returns
+   the event has been delivered, unless another thread is delivering to this
+   subscriber right now, in which case that thread delivers it before it lets
+   go. After a terminal event (or disposal) further sends are ignored and
+   return RPL_OK. send_next consumes v; send_error retains e, and a NULL e
+   sends a generic error (domain "ripple", RPL_ERROR_GENERIC). */
+rpl_status rpl_subscriber_send_next(rpl_subscriber_t *RPL_NULLABLE s, rpl_value v);
+rpl_status rpl_subscriber_send_error(rpl_subscriber_t *RPL_NULLABLE s, rpl_error_t *RPL_NULLABLE e);
+rpl_status rpl_subscriber_send_completed(rpl_subscriber_t *RPL_NULLABLE s);
+/* True once the subscription has terminated or been disposed: a producer loop
+   should stop sending. True for NULL (and sets the last error). */
+bool rpl_subscriber_is_disposed(const rpl_subscriber_t *RPL_NULLABLE s);
+
+#define RPL_OBSERVER_VERSION 1
+/* What a subscriber does with events. NULL callbacks ignore their event. */
+typedef struct rpl_observer {
+    uint32_t version;  /* RPL_OBSERVER_VERSION */
+    void (*RPL_NULLABLE on_next)(void *RPL_NULLABLE ctx, const rpl_value *RPL_NONNULL value);
+    void (*RPL_NULLABLE on_error)(void *RPL_NULLABLE ctx, const rpl_error_t *RPL_NONNULL error);
+    void (*RPL_NULLABLE on_completed)(void *RPL_NULLABLE ctx);
+    /* Runs once, last, after the subscription has ended. */
+    rpl_release_fn RPL_NULLABLE release;
+    void *RPL_NULLABLE ctx;
+} rpl_observer;
+#define RPL_OBSERVER_INIT { RPL_OBSERVER_VERSION, 0, 0, 0, 0, 0 }
+
+/* Subscribes obs to sig and returns the subscription's disposable (+1).
+ * - Synchronous: for a cold signal the subscribe callback has run when this
+ *   returns, and any events it sent synchronously have been delivered.
+ * - The disposable exists before the subscribe callback runs, so a synchronous
+ *   terminal event disposes the subscription's resources at once.
+ * - Order at the end: the terminal callback runs, then the subscription's
+ *   resources are disposed, then obs->release(ctx) runs: always last, exactly
+ *   once, whether the subscription ended by error, completion or disposal.
+ * - Disposing from inside a callback is allowed. dispose never waits for a
+ *   callback running on another thread: if none is running, release(ctx) has
+ *   run when dispose returns, otherwise it runs when that callback returns.
+ * - Releasing the returned handle does not end the subscription. When nothing
+ *   can send to it any more (its sources are freed), it is freed and
+ *   release(ctx) runs without a terminal event.
+ * obs is copied; it may live on the stack. Errors: NULL sig or obs
+ * (RPL_ERR_NULL), not a signal (RPL_ERR_KIND), unknown obs->version
+ * (RPL_ERR_INVALID); obs->release(ctx) still runs. */
+rpl_disposable_t *RPL_NULLABLE rpl_signal_subscribe(rpl_signal_t *RPL_NULLABLE sig,
+                                                    const rpl_observer *RPL_NULLABLE obs);
+/* rpl_signal_subscribe with only on_next (which must not be NULL) and no release. */
+rpl_disposable_t *RPL_NULLABLE rpl_signal_subscribe_next(
+    rpl_signal_t *RPL_NULLABLE sig,
+    void (*RPL_NULLABLE on_next)(void *RPL_NULLABLE ctx, const rpl_value *RPL_NONNULL v),
+    void *RPL_NULLABLE ctx);
+
+/* Each subscriber gets next v, then completed. Consumes v. +1. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_return(rpl_value v);
+/* Each subscriber gets completed. +1. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_empty(void);
+/* Each subscriber gets error e (retained; NULL means a generic error). +1. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_error(rpl_error_t *RPL_NULLABLE e);
+/* Never sends anything. +1. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_never(void);
+/* Calls factory(ctx) at each subscription and subscribes to the signal it
+   returns (+1, the runtime takes it). A NULL result fails that subscription
+   with an RPL_ERROR_CALLBACK error. release(ctx) runs when the signal is
+   freed. +1. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_defer(rpl_signal_t *RPL_NULLABLE (*RPL_NULLABLE factory)(void *RPL_NULLABLE ctx),
+                                            void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+
+/* ===========================================================================
+ * Blocking helpers for C programs
+ * ---------------------------------------------------------------------------
+ * Each subscribes, waits on the calling thread, and disposes the subscription
+ * before returning. Do not call them from a callback whose thread must deliver
+ * the awaited events (they would wait for themselves until the timeout).
+ * Results: RPL_OK; RPL_ERR_TIMEOUT when timeout_ns passed first;
+ * RPL_ERR_NO_VALUE (rpl_signal_first only) when the signal completed without a
+ * value; RPL_ERR_FAILED when it sent an error, which rpl_last_signal_error()
+ * then returns.
+ * ======================================================================== */
+#define RPL_FOREVER UINT64_MAX
+/* The first value (+1, release it) into *out; *out is nil on failure. */
+rpl_status rpl_signal_first(rpl_signal_t *RPL_NULLABLE sig, rpl_value *RPL_NULLABLE out,
+                            uint64_t timeout_ns);
+/* Waits until the signal terminates. */
+rpl_status rpl_signal_wait(rpl_signal_t *RPL_NULLABLE sig, uint64_t timeout_ns);
+/* Every value, as one tuple (+1) in *out_tuple, once the signal completes;
+   nil on failure. */
+rpl_status rpl_signal_to_array(rpl_signal_t *RPL_NULLABLE sig, rpl_value *RPL_NULLABLE out_tuple,
+                               uint64_t timeout_ns);
+/* The error of the last blocking helper on this thread that returned
+   RPL_ERR_FAILED: borrowed, valid until the next blocking helper call on this
+   thread. NULL if there is none. */
+rpl_error_t *RPL_NULLABLE rpl_last_signal_error(void);
+
+/* @@SECTION subjects (issue 3) */
+
+/* @@SECTION multicast (issue 3) */
+
+/* @@SECTION operators (issue 4) */
+
+/* @@SECTION schedulers (issue 5) */
+
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RIPPLE_H */

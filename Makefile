@@ -1,0 +1,229 @@
+# Ripple: build, install and test libripple.so (a Swift runtime behind a C ABI).
+#
+#   make                  build build/lib/libripple.so.$(VERSION) (release, static Swift runtime)
+#   make demo             build, install into build/stage, compile and run the C examples
+#   make check            every test: Swift, C (plain, valgrind, ASan, TSan), header, symbols, bindings
+#   make bench            the benchmark table
+#   make install PREFIX=/usr/local [DESTDIR=...]   /  make uninstall (same variables)
+#
+# Every tool the targets need is installed on first use (deps), as on a fresh machine.
+
+VERSION     := 0.1.0
+MAJOR       := 0
+SWIFT       ?= swift
+ifeq ($(origin CC),default)
+CC          := clang
+endif
+ifeq ($(origin CXX),default)
+CXX         := clang++
+endif
+CFLAGS      ?= -O2 -g
+WARN        := -Wall -Wextra -Werror -std=c11
+PYTHON      ?= python3
+
+# GNU directory variables; PREFIX is accepted as an alias of prefix.
+PREFIX      ?= /usr/local
+prefix      ?= $(PREFIX)
+exec_prefix ?= $(prefix)
+libdir      ?= $(exec_prefix)/lib
+includedir  ?= $(prefix)/include
+pkgconfigdir ?= $(libdir)/pkgconfig
+cmakedir    ?= $(libdir)/cmake/Ripple
+INSTALL     ?= install
+
+OUT         := build
+SCRATCH     := .build-lib
+LIBNAME     := libripple.so
+SONAME      := $(LIBNAME).$(MAJOR)
+REALNAME    := $(LIBNAME).$(VERSION)
+LIB         := $(OUT)/lib/$(REALNAME)
+STAGE       := $(CURDIR)/$(OUT)/stage
+
+# The flags that shape the shipped artefact live here, not in Package.swift.
+SWIFT_BUILD := $(SWIFT) build -c release --product ripple --scratch-path $(SCRATCH) \
+    --disable-local-rpath -Xswiftc -static-stdlib -Xswiftc -no-toolchain-stdlib-rpath -Xswiftc -use-ld=lld \
+    -Xlinker -soname -Xlinker $(SONAME) \
+    -Xlinker --version-script -Xlinker $(CURDIR)/ripple.map \
+    -Xswiftc -Xfrontend -Xswiftc -disable-implicit-concurrency-module-import \
+    -Xswiftc -Xfrontend -Xswiftc -disable-implicit-string-processing-module-import
+
+SOURCES     := $(shell find Sources -name '*.swift' -o -name '*.c' -o -name '*.h') Package.swift ripple.map Makefile
+HEADER      := Include/ripple.h
+STAMP       := $(SCRATCH)/.header-stamp
+
+C_TESTS     := $(patsubst Tests/c/%.c,%,$(wildcard Tests/c/test_*.c))
+EXAMPLES    := $(patsubst examples-c/%.c,%,$(wildcard examples-c/*.c))
+CXX_EXAMPLES := $(patsubst examples-c/%.cpp,%,$(wildcard examples-c/*.cpp))
+BENCH_SRC   := $(wildcard bench/*.c)
+
+.PHONY: all lib deps install uninstall demo check bench clean swift-test c-tests \
+        check-header check-symbols check-install valgrind asan tsan examples bindings-check FORCE
+
+all: lib
+
+# ---------------------------------------------------------------------------
+# Tools a fresh machine may lack (Debian packages).
+DEPS_BIN := valgrind:valgrind pkg-config:pkg-config cmake:cmake
+deps:
+	@missing=""; for pair in $(DEPS_BIN); do bin=$${pair%%:*}; pkg=$${pair#*:}; \
+	  command -v $$bin >/dev/null 2>&1 || missing="$$missing $$pkg"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+
+# ---------------------------------------------------------------------------
+# The library. SwiftPM does not rebuild Swift code when the header changes, so
+# the @c @implementation check would be skipped: touch the sources instead.
+$(STAMP): $(HEADER) Include/module.modulemap
+	@mkdir -p $(SCRATCH)
+	@find Sources -name '*.swift' -exec touch {} +
+	@touch $@
+
+$(SCRATCH)/release/$(LIBNAME): $(STAMP) $(SOURCES)
+	$(SWIFT_BUILD)
+	@touch $@
+
+$(LIB): $(SCRATCH)/release/$(LIBNAME)
+	@mkdir -p $(OUT)/lib
+	cp -f $< $@
+	ln -sf $(REALNAME) $(OUT)/lib/$(SONAME)
+	ln -sf $(SONAME) $(OUT)/lib/$(LIBNAME)
+
+lib: $(LIB)
+
+# ---------------------------------------------------------------------------
+# Install / uninstall (DESTDIR only here, never baked into files).
+install: $(LIB)
+	$(INSTALL) -d $(DESTDIR)$(libdir) $(DESTDIR)$(includedir) $(DESTDIR)$(pkgconfigdir) $(DESTDIR)$(cmakedir)
+	$(INSTALL) -m 0755 $(LIB) $(DESTDIR)$(libdir)/$(REALNAME)
+	ln -sf $(REALNAME) $(DESTDIR)$(libdir)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(libdir)/$(LIBNAME)
+	$(INSTALL) -m 0644 $(HEADER) $(DESTDIR)$(includedir)/ripple.h
+	sed -e 's|@PREFIX@|$(prefix)|g' -e 's|@LIBDIR@|$(libdir)|g' -e 's|@INCLUDEDIR@|$(includedir)|g' \
+	    -e 's|@VERSION@|$(VERSION)|g' pkg/ripple.pc.in > $(DESTDIR)$(pkgconfigdir)/ripple.pc
+	chmod 0644 $(DESTDIR)$(pkgconfigdir)/ripple.pc
+	librel=$$(realpath -m --relative-to=$(prefix) $(libdir)); increl=$$(realpath -m --relative-to=$(prefix) $(includedir)); \
+	sed -e "s|@LIBREL@|$$librel|g" -e "s|@INCLUDEREL@|$$increl|g" -e 's|@VERSION@|$(VERSION)|g' -e 's|@MAJOR@|$(MAJOR)|g' \
+	    pkg/RippleConfig.cmake.in > $(DESTDIR)$(cmakedir)/RippleConfig.cmake
+	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@MAJOR@|$(MAJOR)|g' \
+	    pkg/RippleConfigVersion.cmake.in > $(DESTDIR)$(cmakedir)/RippleConfigVersion.cmake
+	chmod 0644 $(DESTDIR)$(cmakedir)/RippleConfig.cmake $(DESTDIR)$(cmakedir)/RippleConfigVersion.cmake
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig $(DESTDIR)$(libdir) 2>/dev/null || true; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(libdir)/$(REALNAME) $(DESTDIR)$(libdir)/$(SONAME) $(DESTDIR)$(libdir)/$(LIBNAME) \
+	      $(DESTDIR)$(includedir)/ripple.h $(DESTDIR)$(pkgconfigdir)/ripple.pc \
+	      $(DESTDIR)$(cmakedir)/RippleConfig.cmake $(DESTDIR)$(cmakedir)/RippleConfigVersion.cmake
+	-rmdir $(DESTDIR)$(cmakedir) 2>/dev/null
+
+# ---------------------------------------------------------------------------
+# Examples, built against the *installed* library through pkg-config.
+stage: $(LIB)
+	@rm -rf $(STAGE)
+	@$(MAKE) --no-print-directory install PREFIX=$(STAGE) prefix=$(STAGE) >/dev/null
+
+PKG = PKG_CONFIG_PATH=$(STAGE)/lib/pkgconfig pkg-config
+
+examples: deps stage
+	@mkdir -p $(OUT)/examples
+	@for e in $(EXAMPLES); do \
+	  $(CC) $(CFLAGS) $(WARN) examples-c/$$e.c $$($(PKG) --cflags --libs ripple) -lpthread -o $(OUT)/examples/$$e || exit 1; done
+	@for e in $(CXX_EXAMPLES); do \
+	  $(CXX) -O2 -g -std=c++17 -Wall -Wextra -Werror -Ibindings/cpp examples-c/$$e.cpp $$($(PKG) --cflags --libs ripple) -lpthread -o $(OUT)/examples/$$e || exit 1; done
+	@rm -rf $(OUT)/cmake-example && cmake -S examples-c/cmake -B $(OUT)/cmake-example -DCMAKE_PREFIX_PATH=$(STAGE) -DCMAKE_BUILD_TYPE=Release >/dev/null \
+	  && cmake --build $(OUT)/cmake-example >/dev/null
+
+demo: examples
+	@for e in $(EXAMPLES) $(CXX_EXAMPLES); do \
+	  echo "=== examples-c/$$e ==="; LD_LIBRARY_PATH=$(STAGE)/lib $(OUT)/examples/$$e || exit 1; echo; done
+	@echo "=== examples-c/cmake (find_package(Ripple)) ==="; LD_LIBRARY_PATH=$(STAGE)/lib $(OUT)/cmake-example/cmake_example
+	@if [ -f bindings/python/examples/demo.py ]; then echo; echo "=== bindings/python/examples/demo.py ==="; \
+	  RIPPLE_LIBRARY=$(STAGE)/lib/$(SONAME) PYTHONPATH=bindings/python $(PYTHON) bindings/python/examples/demo.py; fi
+
+# ---------------------------------------------------------------------------
+# C tests: Tests/c/test_*.c, each a program that exits 0 and prints
+# "N passed, 0 failed". Built three ways: plain, ASan and TSan.
+TEST_CFLAGS := -O1 -g $(WARN) -IInclude -ITests/c
+$(OUT)/tests/%: Tests/c/%.c Tests/c/check.h $(HEADER) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $< -L$(OUT)/lib -lripple -lpthread -Wl,-rpath,$(CURDIR)/$(OUT)/lib -o $@
+
+c-tests: $(addprefix $(OUT)/tests/,$(C_TESTS))
+	@for t in $(C_TESTS); do echo "--- $$t"; $(OUT)/tests/$$t || exit 1; done
+
+VALGRIND := valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite
+valgrind: deps c-tests examples
+	@for t in $(C_TESTS); do echo "--- valgrind $$t"; RIPPLE_TEST_QUICK=1 $(VALGRIND) $(OUT)/tests/$$t >/dev/null || exit 1; done
+	@for e in $(EXAMPLES); do echo "--- valgrind examples-c/$$e"; LD_LIBRARY_PATH=$(STAGE)/lib $(VALGRIND) $(OUT)/examples/$$e >/dev/null || exit 1; done
+
+asan: $(LIB)
+	@mkdir -p $(OUT)/asan
+	@for t in $(C_TESTS); do \
+	  $(CC) $(TEST_CFLAGS) -fsanitize=address,undefined -fno-omit-frame-pointer Tests/c/$$t.c -L$(OUT)/lib -lripple -lpthread \
+	    -Wl,-rpath,$(CURDIR)/$(OUT)/lib -o $(OUT)/asan/$$t || exit 1; \
+	  echo "--- asan $$t"; ASAN_OPTIONS=detect_leaks=1 $(OUT)/asan/$$t >/dev/null || exit 1; done
+
+# TSan needs the runtime instrumented too (its atomics hand data between
+# threads), so the library is rebuilt with -sanitize=thread for this run.
+TSAN_SCRATCH := .build-tsan
+tsan:
+	$(SWIFT) build -c release --product ripple --scratch-path $(TSAN_SCRATCH) -Xswiftc -sanitize=thread \
+	    -Xswiftc -Xfrontend -Xswiftc -disable-implicit-concurrency-module-import
+	@mkdir -p $(OUT)/tsan
+	@for t in $(C_TESTS); do \
+	  $(CC) $(TEST_CFLAGS) -fsanitize=thread Tests/c/$$t.c -L$(TSAN_SCRATCH)/release -lripple -lpthread \
+	    -Wl,-rpath,$(CURDIR)/$(TSAN_SCRATCH)/release -o $(OUT)/tsan/$$t || exit 1; \
+	  echo "--- tsan $$t"; RIPPLE_TEST_QUICK=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" $(OUT)/tsan/$$t >/dev/null || exit 1; done
+
+# ---------------------------------------------------------------------------
+# Static checks of the artefact.
+check-header:
+	@mkdir -p $(OUT)/hdr
+	@echo '#include <ripple.h>' > $(OUT)/hdr/h.c && cp $(OUT)/hdr/h.c $(OUT)/hdr/h.cpp
+	clang -std=c99 -pedantic -Wall -Wextra -Werror -fsyntax-only -IInclude $(OUT)/hdr/h.c
+	gcc -std=c99 -pedantic -Wall -Wextra -Werror -fsyntax-only -IInclude $(OUT)/hdr/h.c
+	clang++ -std=c++11 -pedantic -Wall -Wextra -Werror -fsyntax-only -IInclude $(OUT)/hdr/h.cpp
+	g++ -std=c++17 -pedantic -Wall -Wextra -Werror -fsyntax-only -IInclude $(OUT)/hdr/h.cpp
+	@grep -q 'RPL_VERSION_STRING "$(VERSION)"' $(HEADER) || { echo "header version is not $(VERSION)"; exit 1; }
+
+# Every function the header declares is exported, and nothing else is.
+check-symbols: $(LIB)
+	@clang -E -P -IInclude $(HEADER) | grep -oE '\brpl_[a-z0-9_]+ *\(' | tr -d ' (' | sort -u > $(OUT)/header-syms.txt
+	@nm -D --defined-only $(LIB) | awk '$$3 != "" {sub(/@.*/,"",$$3); print $$3}' | grep -v '^RIPPLE_' | sort -u > $(OUT)/lib-syms.txt
+	@diff -u $(OUT)/header-syms.txt $(OUT)/lib-syms.txt && echo "symbols: $$(wc -l < $(OUT)/lib-syms.txt) rpl_* exported, all declared"
+	@! readelf -d $(LIB) | grep -E 'NEEDED.*libswift|RUNPATH|RPATH' || { echo "unexpected NEEDED/RUNPATH"; exit 1; }
+	@readelf -d $(LIB) | grep -q 'SONAME.*\[$(SONAME)\]'
+
+# A fresh prefix, a program built with pkg-config, run with only that lib dir.
+check-install: deps $(LIB)
+	@rm -rf $(OUT)/install-test && mkdir -p $(OUT)/install-test
+	$(MAKE) --no-print-directory install prefix=/usr/local DESTDIR=$(CURDIR)/$(OUT)/install-test/destdir >/dev/null
+	@test -L $(OUT)/install-test/destdir/usr/local/lib/$(SONAME) && test -f $(OUT)/install-test/destdir/usr/local/lib/pkgconfig/ripple.pc
+	$(MAKE) --no-print-directory uninstall prefix=/usr/local DESTDIR=$(CURDIR)/$(OUT)/install-test/destdir >/dev/null
+	@test -z "$$(find $(OUT)/install-test/destdir -type f -o -type l)" || { echo "uninstall left files"; exit 1; }
+	$(MAKE) --no-print-directory install PREFIX=$(CURDIR)/$(OUT)/install-test/prefix >/dev/null
+	P=$(CURDIR)/$(OUT)/install-test/prefix; PKG_CONFIG_PATH=$$P/lib/pkgconfig; export PKG_CONFIG_PATH; \
+	  $(CC) -Wall -Werror Tests/install/consumer.c $$(pkg-config --cflags --libs ripple) -o $(OUT)/install-test/consumer && \
+	  env -i LD_LIBRARY_PATH=$$P/lib $(OUT)/install-test/consumer
+	@echo "install: OK"
+
+swift-test:
+	$(SWIFT) test --scratch-path .build 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}
+
+bindings-check: stage
+	@if [ -f bindings/Makefile.inc ]; then $(MAKE) --no-print-directory -f bindings/Makefile.inc check STAGE=$(STAGE) OUT=$(CURDIR)/$(OUT) SONAME=$(SONAME); fi
+
+SHELL := /bin/bash
+check: deps lib check-header check-symbols c-tests check-install swift-test valgrind asan tsan bindings-check
+	@echo "make check: all passed"
+
+# ---------------------------------------------------------------------------
+bench: $(LIB)
+	@mkdir -p $(OUT)
+	$(CC) -O2 -g -Wall -IInclude $(BENCH_SRC) -L$(OUT)/lib -lripple -lpthread -Wl,-rpath,$(CURDIR)/$(OUT)/lib -o $(OUT)/bench
+	$(OUT)/bench
+
+clean:
+	rm -rf $(OUT) $(SCRATCH) $(TSAN_SCRATCH)

@@ -1,0 +1,110 @@
+/// A stream of events: `next* (error | completed)?`.
+///
+/// Subclasses implement `subscribe(_:)`: attach `sink` to a subscriber (new,
+/// or the one at the head of an upstream chain) and return that subscriber,
+/// which is also the subscription's disposable.
+open class Signal: RippleObject {
+    public init() { super.init(kind: .signal) }
+    public override init(kind: ObjectKind) { super.init(kind: kind) }
+
+    /// Subscribes `sink` and returns the subscription (its disposable).
+    open func subscribe(_ sink: Sink) -> Subscriber {
+        fatalError("Signal.subscribe must be overridden")
+    }
+}
+
+extension Signal {
+    /// Subscribes closures.
+    @discardableResult
+    public func subscribe(next: ((borrowing Value) -> Void)? = nil, error: ((RippleError) -> Void)? = nil,
+                          completed: (() -> Void)? = nil) -> Subscriber {
+        subscribe(ClosureSink(next: next, error: error, completed: completed))
+    }
+}
+
+/// A cold signal: `body` runs once per subscription, with the subscriber to
+/// send to, and may return a resource to dispose when the subscription ends.
+public final class CreateSignal: Signal {
+    let body: (Subscriber) -> Disposable?
+
+    public init(_ body: @escaping (Subscriber) -> Disposable?) {
+        self.body = body
+        super.init()
+    }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        let s = Subscriber(sink)
+        s.start()  // the disposable exists before the body runs (rule 3)
+        s.addResource(body(s))
+        return s
+    }
+}
+
+/// Sends one value, then completes.
+public final class ReturnSignal: Signal {
+    let value: Value
+    /// Consumes `value`.
+    public init(_ value: Value) {
+        self.value = value
+        super.init()
+    }
+    deinit { value.release() }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        let s = Subscriber(sink)
+        s.start()
+        s.sendNext(value.retained())
+        s.sendCompleted()
+        return s
+    }
+}
+
+/// Completes at once.
+public final class EmptySignal: Signal {
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        let s = Subscriber(sink)
+        s.start()
+        s.sendCompleted()
+        return s
+    }
+}
+
+/// Fails at once.
+public final class ErrorSignal: Signal {
+    let error: RippleError
+    public init(_ error: RippleError) {
+        self.error = error
+        super.init()
+    }
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        let s = Subscriber(sink)
+        s.start()
+        s.sendError(error)
+        return s
+    }
+}
+
+/// Never sends anything.
+public final class NeverSignal: Signal {
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        let s = Subscriber(sink)
+        s.start()
+        return s
+    }
+}
+
+/// Builds the signal to subscribe to at each subscription.
+public final class DeferSignal: Signal {
+    let factory: () -> Signal?
+    public init(_ factory: @escaping () -> Signal?) {
+        self.factory = factory
+        super.init()
+    }
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        if let inner = factory() { return inner.subscribe(sink) }
+        let s = Subscriber(sink)
+        s.start()
+        s.sendError(.runtime(.callback, "defer: the factory returned no signal"))
+        return s
+    }
+}

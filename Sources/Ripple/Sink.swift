@@ -1,0 +1,59 @@
+/// What receives a subscription's events.
+///
+/// Sinks form a chain: single-input operators (map, filter, scan, take, ...)
+/// wrap the downstream sink and subscribe the wrapper upstream, so a chain of
+/// operators on one source has one `Subscriber` at the source and runs as
+/// direct calls. The subscriber guarantees that one chain's methods never run
+/// concurrently, and that `finish` runs exactly once, last.
+///
+/// Values are borrowed: a sink that keeps one calls `retained()`.
+open class Sink {
+    public init() {}
+
+    open func onNext(_ value: borrowing Value) {}
+    open func onError(_ error: RippleError) {}
+    open func onCompleted() {}
+
+    /// Called once when the chain is subscribed, before any event, with the
+    /// subscriber at its head. Sinks that end a subscription early (take) keep
+    /// it; sinks that wrap another pass it on.
+    open func attach(_ subscriber: Subscriber) {}
+
+    /// Called exactly once when the subscription has ended (terminal event or
+    /// disposal) and no callback of it is running.
+    open func finish() {}
+}
+
+/// A sink that forwards everything to a downstream sink; operator sinks
+/// subclass it and override what they change.
+open class ForwardingSink: Sink {
+    public let downstream: Sink
+    public init(_ downstream: Sink) { self.downstream = downstream }
+
+    open override func onNext(_ value: borrowing Value) { downstream.onNext(value) }
+    open override func onError(_ error: RippleError) { downstream.onError(error) }
+    open override func onCompleted() { downstream.onCompleted() }
+    open override func attach(_ subscriber: Subscriber) { downstream.attach(subscriber) }
+    open override func finish() { downstream.finish() }
+}
+
+/// A sink built from closures: the simplest way to observe from Swift.
+public final class ClosureSink: Sink {
+    let next: ((borrowing Value) -> Void)?
+    let error: ((RippleError) -> Void)?
+    let completed: (() -> Void)?
+    let finished: (() -> Void)?
+
+    public init(next: ((borrowing Value) -> Void)? = nil, error: ((RippleError) -> Void)? = nil,
+                completed: (() -> Void)? = nil, finished: (() -> Void)? = nil) {
+        self.next = next
+        self.error = error
+        self.completed = completed
+        self.finished = finished
+    }
+
+    public override func onNext(_ value: borrowing Value) { next?(value) }
+    public override func onError(_ e: RippleError) { error?(e) }
+    public override func onCompleted() { completed?() }
+    public override func finish() { finished?() }
+}

@@ -1,0 +1,193 @@
+import Glibc
+
+// Events carry one dynamically typed value. Its layout (a 32-bit type, 32
+// reserved bits, 64 payload bits) is the C `rpl_value`, so a value crosses the
+// C boundary with no conversion. Scalars live in the payload. Every other type
+// holds a reference to a runtime object, counted by hand: `retained()` adds a
+// reference and `release()` drops one. The rules mirror the C API: a value
+// passed by value is consumed, a value passed by `borrowing` is only read.
+// Manual counting keeps the per-event path free of ARC traffic and
+// allocation for scalars.
+
+/// The type of a `Value`.
+public enum ValueType: UInt32, Sendable {
+    case `nil` = 0, bool, int, double, string, bytes, pointer, tuple, signal, event
+}
+
+/// A dynamically typed event value.
+@frozen
+public struct Value: Sendable {
+    public var rawType: UInt32
+    public var reserved: UInt32
+    public var bits: UInt64
+
+    @inlinable @inline(__always)
+    init(rawType: UInt32, bits: UInt64) {
+        self.rawType = rawType
+        self.reserved = 0
+        self.bits = bits
+    }
+
+    public static let `nil` = Value(rawType: ValueType.nil.rawValue, bits: 0)
+
+    @inlinable @inline(__always)
+    public static func bool(_ b: Bool) -> Value { Value(rawType: ValueType.bool.rawValue, bits: b ? 1 : 0) }
+    @inlinable @inline(__always)
+    public static func int(_ i: Int64) -> Value { Value(rawType: ValueType.int.rawValue, bits: UInt64(bitPattern: i)) }
+    @inlinable @inline(__always)
+    public static func double(_ d: Double) -> Value { Value(rawType: ValueType.double.rawValue, bits: d.bitPattern) }
+
+    /// Wraps `object` (+1, consumed) as a boxed value of `type`.
+    @inlinable
+    static func boxed(_ type: ValueType, _ object: RippleObject) -> Value {
+        Value(rawType: type.rawValue, bits: UInt64(UInt(bitPattern: Unmanaged.passRetained(object).toOpaque())))
+    }
+
+    public static func string(_ s: String) -> Value {
+        var copy = s
+        return copy.withUTF8 { buf in .string(bytes: UnsafeRawBufferPointer(buf)) }
+    }
+    public static func string(bytes: UnsafeRawBufferPointer) -> Value {
+        .boxed(.string, BytesBox(copying: bytes))
+    }
+    public static func bytes(_ bytes: UnsafeRawBufferPointer) -> Value {
+        .boxed(.bytes, BytesBox(copying: bytes))
+    }
+    public static func pointer(_ p: UnsafeMutableRawPointer?, destructor: RawCallback?) -> Value {
+        .boxed(.pointer, PointerBox(p, destructor))
+    }
+    /// A tuple owning `items` (each consumed).
+    public static func tuple(_ items: [Value]) -> Value { .boxed(.tuple, TupleBox(items)) }
+    public static func signal(_ s: Signal) -> Value { .boxed(.signal, s) }
+    /// A materialized event (consumes `event`).
+    public static func event(_ event: Event) -> Value { .boxed(.event, EventBox(event)) }
+
+    @inlinable
+    public var type: ValueType { ValueType(rawValue: rawType) ?? .nil }
+
+    @inlinable @inline(__always)
+    public var isBoxed: Bool { rawType >= ValueType.string.rawValue && rawType <= ValueType.event.rawValue }
+
+    @inlinable @inline(__always)
+    var objectPointer: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: UInt(bits)) }
+
+    /// The boxed object, borrowed (nil for scalars).
+    @inlinable
+    public var object: RippleObject? {
+        guard isBoxed, let p = objectPointer else { return nil }
+        return Unmanaged<RippleObject>.fromOpaque(p).takeUnretainedValue()
+    }
+
+    /// Adds a reference (for boxed values) and returns the same value.
+    @inlinable @inline(__always)
+    public func retained() -> Value {
+        if isBoxed, let p = objectPointer { _ = Unmanaged<RippleObject>.fromOpaque(p).retain() }
+        return self
+    }
+
+    /// Drops this value's reference (for boxed values).
+    @inlinable @inline(__always)
+    public func release() {
+        if isBoxed, let p = objectPointer { Unmanaged<RippleObject>.fromOpaque(p).release() }
+    }
+
+    // Accessors: no conversion, as in the C API.
+    public var boolValue: Bool { rawType == ValueType.bool.rawValue && bits != 0 }
+    public var intValue: Int64 { rawType == ValueType.int.rawValue ? Int64(bitPattern: bits) : 0 }
+    public var doubleValue: Double { rawType == ValueType.double.rawValue ? Double(bitPattern: bits) : 0 }
+    public var bytesBox: BytesBox? {
+        guard rawType == ValueType.string.rawValue || rawType == ValueType.bytes.rawValue else { return nil }
+        return object as? BytesBox
+    }
+    public var stringValue: String? {
+        guard rawType == ValueType.string.rawValue, let b = bytesBox else { return nil }
+        return String(decoding: b.buffer, as: UTF8.self)
+    }
+    public var tupleItems: [Value]? { rawType == ValueType.tuple.rawValue ? (object as? TupleBox)?.items : nil }
+    public var signalValue: Signal? { rawType == ValueType.signal.rawValue ? object as? Signal : nil }
+    public var eventValue: Event? { rawType == ValueType.event.rawValue ? (object as? EventBox)?.event : nil }
+    public var pointerValue: UnsafeMutableRawPointer? {
+        rawType == ValueType.pointer.rawValue ? (object as? PointerBox)?.pointer : nil
+    }
+
+    /// Structural equality (see `rpl_value_equal`).
+    public static func equal(_ a: borrowing Value, _ b: borrowing Value) -> Bool {
+        guard a.rawType == b.rawType else { return false }
+        switch a.type {
+        case .nil: return true
+        case .bool: return (a.bits != 0) == (b.bits != 0)
+        case .int: return a.bits == b.bits
+        case .double: return Double(bitPattern: a.bits) == Double(bitPattern: b.bits)
+        case .string, .bytes:
+            guard let x = a.bytesBox, let y = b.bytesBox else { return a.bits == b.bits }
+            return x.count == y.count && (x.count == 0 || memcmp(x.base, y.base, x.count) == 0)
+        case .pointer: return a.pointerValue == b.pointerValue
+        case .tuple:
+            guard let x = a.tupleItems, let y = b.tupleItems, x.count == y.count else { return false }
+            for i in 0..<x.count where !equal(x[i], y[i]) { return false }
+            return true
+        case .signal, .event: return a.bits == b.bits
+        }
+    }
+}
+
+/// A C-style callback taking a context pointer.
+public typealias RawCallback = @convention(c) (UnsafeMutableRawPointer?) -> Void
+
+/// Immutable bytes with a trailing NUL, for string and bytes values.
+public final class BytesBox: RippleObject {
+    public let base: UnsafeMutablePointer<UInt8>
+    public let count: Int
+
+    init(copying bytes: UnsafeRawBufferPointer) {
+        count = bytes.count
+        base = .allocate(capacity: count + 1)
+        if let src = bytes.baseAddress, count > 0 { memcpy(base, src, count) }
+        base[count] = 0
+        super.init(kind: .box)
+    }
+    deinit { base.deallocate() }
+    public var buffer: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+}
+
+/// A user pointer whose destructor runs with the last reference.
+public final class PointerBox: RippleObject {
+    public let pointer: UnsafeMutableRawPointer?
+    let destructor: RawCallback?
+    init(_ pointer: UnsafeMutableRawPointer?, _ destructor: RawCallback?) {
+        self.pointer = pointer
+        self.destructor = destructor
+        super.init(kind: .box)
+    }
+    deinit { destructor?(pointer) }
+}
+
+/// An immutable list of owned values.
+public final class TupleBox: RippleObject {
+    public let items: [Value]
+    init(_ items: [Value]) {
+        self.items = items
+        super.init(kind: .box)
+    }
+    deinit { for v in items { v.release() } }
+}
+
+/// A signal event as a value: what `materialize` sends.
+public enum Event {
+    case next(Value)   // owns its value
+    case error(RippleError)
+    case completed
+
+    /// Drops the value a `.next` owns.
+    @inlinable
+    public func release() { if case .next(let v) = self { v.release() } }
+}
+
+public final class EventBox: RippleObject {
+    public let event: Event
+    init(_ event: Event) {
+        self.event = event
+        super.init(kind: .box)
+    }
+    deinit { event.release() }
+}

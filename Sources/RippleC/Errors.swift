@@ -1,0 +1,96 @@
+// The thread-local last error (rpl_last_error, rpl_last_error_message), the
+// last signal error of the blocking helpers, and rpl_error_t.
+import CRipple
+import Glibc
+import Ripple
+
+/// Per-thread error state, freed with its thread.
+final class ThreadErrors {
+    var status: rpl_status = 0
+    var message: UnsafeMutablePointer<CChar> = strdup("")
+    var signalError: RippleError?
+    deinit { free(message) }
+
+    static let key: pthread_key_t = {
+        var k = pthread_key_t()
+        pthread_key_create(&k) { p in
+            if let p { Unmanaged<ThreadErrors>.fromOpaque(p).release() }
+        }
+        return k
+    }()
+
+    static var current: ThreadErrors {
+        if let p = pthread_getspecific(key) { return Unmanaged<ThreadErrors>.fromOpaque(p).takeUnretainedValue() }
+        let s = ThreadErrors()
+        pthread_setspecific(key, Unmanaged.passRetained(s).toOpaque())
+        return s
+    }
+}
+
+/// Records a failure for rpl_last_error / rpl_last_error_message.
+func setError(_ status: Int, _ message: String) {
+    let s = ThreadErrors.current
+    s.status = rpl_status(status)
+    free(s.message)
+    s.message = strdup(message)
+}
+
+@c @implementation
+public func rpl_last_error() -> rpl_status { ThreadErrors.current.status }
+
+@c @implementation
+public func rpl_last_error_message() -> UnsafePointer<CChar> { UnsafePointer(ThreadErrors.current.message) }
+
+@c @implementation
+public func rpl_last_signal_error() -> OpaquePointer? {
+    ThreadErrors.current.signalError.map(handle)
+}
+
+@c @implementation
+public func rpl_status_string(_ status: rpl_status) -> UnsafePointer<CChar> {
+    switch Int(status) {
+    case RPL_OK: staticCString("ok")
+    case RPL_ERR_NULL: staticCString("a required argument was NULL")
+    case RPL_ERR_KIND: staticCString("a handle of the wrong kind was passed")
+    case RPL_ERR_INVALID: staticCString("invalid argument")
+    case RPL_ERR_TIMEOUT: staticCString("timed out")
+    case RPL_ERR_NO_VALUE: staticCString("the signal completed without a value")
+    case RPL_ERR_FAILED: staticCString("the signal failed with an error")
+    case RPL_ERR_NOMEM: staticCString("out of memory")
+    case RPL_ERR_STATE: staticCString("not valid in the current state")
+    default: staticCString("unknown status")
+    }
+}
+
+@c @implementation
+public func rpl_error_create(_ domain: UnsafePointer<CChar>?, _ code: Int64,
+                             _ message: UnsafePointer<CChar>?) -> OpaquePointer? {
+    retainedHandle(RippleError(domain: domain, code: code, message: message))
+}
+
+@c @implementation
+public func rpl_error_domain(_ e: OpaquePointer?) -> UnsafePointer<CChar>? {
+    errorArg(e, "rpl_error_domain").map { UnsafePointer($0.domainCString) }
+}
+
+@c @implementation
+public func rpl_error_code(_ e: OpaquePointer?) -> Int64 {
+    errorArg(e, "rpl_error_code")?.code ?? 0
+}
+
+@c @implementation
+public func rpl_error_message(_ e: OpaquePointer?) -> UnsafePointer<CChar>? {
+    errorArg(e, "rpl_error_message").map { UnsafePointer($0.messageCString) }
+}
+
+@c @implementation
+public func rpl_error_equal(_ a: OpaquePointer?, _ b: OpaquePointer?) -> Bool {
+    guard let x = errorArg(a, "rpl_error_equal"), let y = errorArg(b, "rpl_error_equal") else { return false }
+    return x.matches(y)
+}
+
+/// The error to send for a `send_error(e)` whose e may be NULL.
+func errorOrGeneric(_ e: OpaquePointer?, _ fn: StaticString) -> RippleError? {
+    guard e != nil else { return .generic() }
+    return errorArg(e, fn)
+}

@@ -1,0 +1,24 @@
+/* Per-thread state of the Ripple runtime. Internal: not installed. */
+#ifndef RIPPLE_SUPPORT_H
+#define RIPPLE_SUPPORT_H
+#include <stdint.h>
+
+typedef struct ripple_thread_state {
+    /* Number of subscribers this thread is delivering to right now. A thread
+       inside a callback must never block on another subscriber's lock. */
+    uintptr_t delivering;
+    /* Opaque per-thread pointer slots used by the runtime (current scheduler,
+       last error). */
+    void *scheduler;
+    void *scratch;
+} ripple_thread_state;
+
+/* initial-exec: the address is %fs plus a constant, with no __tls_get_addr
+   call. The state is small enough for glibc's static TLS surplus, so dlopen of
+   libripple.so works. */
+extern __thread ripple_thread_state ripple_tls
+    __attribute__((tls_model("initial-exec"), visibility("hidden")));
+
+static inline ripple_thread_state *ripple_thread(void) { return &ripple_tls; }
+
+#endif

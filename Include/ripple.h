@@ -407,7 +407,9 @@ rpl_error_t *RPL_NULLABLE rpl_last_signal_error(void);
 
 /* @@SECTION multicast (issue 3) */
 
-/* @@SECTION operators (issue 4) */
+/* @@SECTION operators: single-input (issue 4) */
+
+/* @@SECTION operators: combining and higher-order (issue 4) */
 
 /* @@SECTION schedulers (issue 5) */
 

@@ -1,0 +1,21 @@
+/* Shared helpers of the benchmark program (bench/*.c). */
+#ifndef RIPPLE_BENCH_H
+#define RIPPLE_BENCH_H
+#include <stdint.h>
+#include <time.h>
+
+static inline double bench_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The floor: ns per call of a C function through a volatile function pointer,
+   measured once (bench_core.c) and used for every ratio. */
+double bench_floor_ns(void);
+/* Heap allocations so far (malloc/calloc/realloc calls, counted by bench_alloc.c). */
+uint64_t bench_allocations(void);
+/* Prints the table header / one row: name, ns per unit, unit, allocations per unit. */
+void bench_header(void);
+void bench_row(const char *name, double ns, const char *unit, double allocs_per_unit);
+#endif

@@ -139,8 +139,8 @@ demo: examples
 	@for e in $(EXAMPLES) $(CXX_EXAMPLES); do \
 	  echo "=== examples-c/$$e ==="; LD_LIBRARY_PATH=$(STAGE)/lib $(OUT)/examples/$$e || exit 1; echo; done
 	@echo "=== examples-c/cmake (find_package(Ripple)) ==="; LD_LIBRARY_PATH=$(STAGE)/lib $(OUT)/cmake-example/cmake_example
-	@if [ -f bindings/python/examples/demo.py ]; then echo; echo "=== bindings/python/examples/demo.py ==="; \
-	  RIPPLE_LIBRARY=$(STAGE)/lib/$(SONAME) PYTHONPATH=bindings/python $(PYTHON) bindings/python/examples/demo.py; fi
+	@for s in $(wildcard bindings/*/demo.sh); do echo; echo "=== $$s ==="; \
+	  STAGE=$(STAGE) OUT=$(CURDIR)/$(OUT) SONAME=$(SONAME) CC=$(CC) CXX=$(CXX) PYTHON=$(PYTHON) bash $$s || exit 1; done
 
 # ---------------------------------------------------------------------------
 # C tests: Tests/c/test_*.c, each a program that exits 0 and prints
@@ -212,8 +212,10 @@ check-install: deps $(LIB)
 swift-test:
 	$(SWIFT) test --scratch-path .build 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}
 
+# Each binding brings bindings/<name>/check.sh (and demo.sh), run against the staged install.
 bindings-check: stage
-	@if [ -f bindings/Makefile.inc ]; then $(MAKE) --no-print-directory -f bindings/Makefile.inc check STAGE=$(STAGE) OUT=$(CURDIR)/$(OUT) SONAME=$(SONAME); fi
+	@for s in $(wildcard bindings/*/check.sh); do echo "--- $$s"; \
+	  STAGE=$(STAGE) OUT=$(CURDIR)/$(OUT) SONAME=$(SONAME) CC=$(CC) CXX=$(CXX) PYTHON=$(PYTHON) bash $$s || exit 1; done
 
 SHELL := /bin/bash
 check: deps lib check-header check-symbols c-tests check-install swift-test valgrind asan tsan bindings-check

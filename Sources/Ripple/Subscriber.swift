@@ -38,6 +38,10 @@ public final class Subscriber: Disposable {
     @exclusivity(unchecked) var resource: Disposable?
     @exclusivity(unchecked) var moreResources: [Disposable] = []
     @exclusivity(unchecked) var resourcesDisposed = false
+    /// Holds back `finish` while a subscribe body runs (rule 5: a resource the
+    /// body returns after a synchronous terminal event is disposed before the
+    /// release). 0: open, 1: a body is running, 2: running and finish is due.
+    let finishGate = Atomic<UInt8>(0)
 
     public init(_ sink: Sink) {
         sinkRef = Unmanaged.passRetained(sink)
@@ -279,8 +283,19 @@ public final class Subscriber: Disposable {
         }
     }
 
+    /// Call before running a subscribe body that may end the subscription
+    /// synchronously and then return a resource; pair with `endSubscribeBody`.
+    public func beginSubscribeBody() { finishGate.store(1, ordering: .relaxed) }
+
+    /// Adds the body's resource and runs a `finish` held back meanwhile.
+    public func endSubscribeBody(adding resource: Disposable?) {
+        addResource(resource)
+        if finishGate.exchange(0, ordering: .acquiringAndReleasing) == 2 { finalize() }
+    }
+
     /// Drops queued events and runs the sink chain's `finish`, once.
     func finalize() {
+        if finishGate.compareExchange(expected: 1, desired: 2, ordering: .acquiringAndReleasing).exchanged { return }
         let lock = slowLock
         lock.lock()
         let items = queue

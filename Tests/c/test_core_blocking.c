@@ -25,28 +25,34 @@ static double now_ms(void) {
 }
 
 /* A signal that sends from a background thread: 1, 2, 3 then a terminal
-   event chosen by the script, after a short delay. Disposal joins the thread. */
+   event chosen by the script, after a short delay. Disposal joins the thread,
+   unless the thread itself ends the subscription (then it detaches). */
 typedef struct { int values; int terminal; /* 0 complete, 1 error, 2 none */ } script;
 typedef struct { rpl_subscriber_t *sub; script sc; pthread_t thread; } producer;
 
 static void *produce(void *p) {
+    /* Copy what we need: a terminal event runs join_producer on this thread,
+       which frees p. The thread owns its subscriber reference. */
     producer *pr = p;
+    rpl_subscriber_t *sub = pr->sub;
+    script sc = pr->sc;
     sleep_ms(5);
-    for (int i = 1; i <= pr->sc.values && !rpl_subscriber_is_disposed(pr->sub); i++)
-        rpl_subscriber_send_next(pr->sub, rpl_int(i));
-    if (pr->sc.terminal == 0) rpl_subscriber_send_completed(pr->sub);
-    if (pr->sc.terminal == 1) {
+    for (int i = 1; i <= sc.values && !rpl_subscriber_is_disposed(sub); i++)
+        rpl_subscriber_send_next(sub, rpl_int(i));
+    if (sc.terminal == 0) rpl_subscriber_send_completed(sub);
+    if (sc.terminal == 1) {
         rpl_error_t *e = rpl_error_create("test", 99, "producer failed");
-        rpl_subscriber_send_error(pr->sub, e);
+        rpl_subscriber_send_error(sub, e);
         rpl_release(e);
     }
+    rpl_release(sub);
     return NULL;
 }
 
 static void join_producer(void *p) {
     producer *pr = p;
-    pthread_join(pr->thread, NULL);
-    rpl_release(pr->sub);
+    if (pthread_equal(pthread_self(), pr->thread)) pthread_detach(pr->thread);
+    else pthread_join(pr->thread, NULL);
     free(pr);
 }
 

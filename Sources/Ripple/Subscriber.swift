@@ -47,7 +47,15 @@ public final class Subscriber: Disposable {
     /// release). 0: open, 1: a body is running, 2: running and finish is due.
     let finishGate = Atomic<UInt8>(0)
 
+    /// The head sink's `directNext`, copied here so the fast path reads it
+    /// without touching the sink.
+    @usableFromInline let directNext: Sink.DirectNext?
+    @usableFromInline let directContext: UnsafeMutableRawPointer?
+
     public init(_ sink: __owned Sink) {
+        let direct = sink.directNext()
+        directNext = direct?.function
+        directContext = direct?.context
         sinkRef = Unmanaged.passRetained(sink)
         super.init(kind: .subscriber)
     }
@@ -76,7 +84,12 @@ public final class Subscriber: Disposable {
         let me = UInt(bitPattern: t)
         if word.compareExchange(expected: 0, desired: me, ordering: .acquiring).exchanged {
             t.pointee.delivering &+= 1
-            sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.onNext(value) }
+            if let f = directNext {
+                var v = value
+                f(directContext, &v)
+            } else {
+                sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.onNext(value) }
+            }
             t.pointee.delivering &-= 1
             if !word.compareExchange(expected: me, desired: 0, ordering: .releasing).exchanged {
                 releaseSlow(me)

@@ -283,6 +283,7 @@ static int src_disposed;
 static void on_src_dispose(void *ctx) { (void)ctx; src_disposed++; }
 static rpl_subscriber_t *kept_src[4];
 static rpl_disposable_t *keep_src(void *ctx, rpl_subscriber_t *s) {
+    rpl_release(kept_src[(intptr_t)ctx]);
     kept_src[(intptr_t)ctx] = rpl_retain(s);
     return rpl_disposable_create(on_src_dispose, NULL);
 }
@@ -315,13 +316,12 @@ static void test_subject_as_subscriber(void) {
     rpl_subscriber_send_next(kept_src[0], rpl_int(5));
     CHECK_LOG(&a, "1 2 3 4 C R");
     /* a terminated subject's new source subscription is disposed at once */
-    rpl_subscriber_t *old0 = kept_src[0];
     rpl_disposable_t *c3 = rpl_signal_subscribe_subject(src0, s);
     CHECK(rpl_disposable_is_disposed(c3));
     CHECK_EQ_INT(src_disposed, 4);
-    rpl_release(old0);
     rpl_release(kept_src[0]);
     rpl_release(kept_src[1]);
+    kept_src[0] = kept_src[1] = NULL;
     rpl_release(c0);
     rpl_release(c1);
     rpl_release(c2);

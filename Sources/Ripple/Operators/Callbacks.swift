@@ -50,10 +50,13 @@ extension Value {
     @inline(__always) init(c: ripple_value) { self = unsafeBitCast(c, to: Value.self) }
 }
 
-/// Calls `body` with `value` seen as the C struct (borrowed, no copy of a box).
+/// Calls `body` with `value` seen as the C struct (borrowed, no copy of a
+/// box). The pointer is only lent to the callback for the call, so the
+/// unprotected variant is used: it spares every operator call a stack
+/// protector check.
 @inline(__always)
 func withCValue<R>(_ value: borrowing Value, _ body: (UnsafePointer<ripple_value>) -> R) -> R {
-    withUnsafePointer(to: value) { body(UnsafeRawPointer($0).assumingMemoryBound(to: ripple_value.self)) }
+    _withUnprotectedUnsafePointer(to: value) { body(UnsafeRawPointer($0).assumingMemoryBound(to: ripple_value.self)) }
 }
 
 /// Base of the operator signals built on one source.

@@ -49,14 +49,15 @@ func subscriberArg(_ s: OpaquePointer?, _ fn: StaticString) -> Subscriber? {
 
 @c @implementation
 public func rpl_subscriber_send_next(_ s: OpaquePointer?, _ v: rpl_value) -> rpl_status {
+    // The hot path: the handle is borrowed for the call, so use it without
+    // retain/release (the caller's reference keeps it alive).
     let value = toValue(v)
-    guard let s, object(UnsafeRawPointer(s)).kind == .subscriber else {
+    guard let s, isKind(s, .subscriber) else {
         _ = subscriberArg(s, "rpl_subscriber_send_next")
         value.release()
         return rpl_last_error()
     }
-    // The caller's reference keeps the subscriber alive for the call: no retain/release per event.
-    Unmanaged<Subscriber>.fromOpaque(UnsafeRawPointer(s))._withUnsafeGuaranteedRef { $0.sendNext(value) }
+    borrowed(s, as: Subscriber.self) { $0.sendNext(value) }
     return 0
 }
 
@@ -92,11 +93,13 @@ public func rpl_signal_subscribe(_ sig: OpaquePointer?, _ obs: UnsafePointer<rpl
         o.release?(o.ctx)
         return nil
     }
-    guard let signal = signalArg(sig, "rpl_signal_subscribe") else {
+    guard let sig, isKind(sig, .signal, .subject) else {
+        _ = signalArg(sig, "rpl_signal_subscribe")
         o.release?(o.ctx)
         return nil
     }
-    return retainedHandle(signal.subscribe(CObserverSink(o)))
+    let sink = CObserverSink(o)
+    return borrowed(sig, as: Signal.self) { retainedHandle($0.subscribe(sink)) }
 }
 
 @c @implementation

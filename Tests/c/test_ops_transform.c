@@ -3,6 +3,7 @@
    do_error, do_completed. Each gets: values, completion, error propagation,
    disposal, release of ctx, restartability and bad input (ops_common.h). */
 #include "ops_common.h"
+#include <pthread.h>
 
 /* Subscribes twice to op (each subscription with its own state) and checks
    that both see exactly `expected` and then complete. */
@@ -656,6 +657,49 @@ static void test_chain(void) {
     rpl_release(s);
 }
 
+/* Two threads send into one subscription through map -> filter -> scan:
+   the subscriber serializes them, so the accumulator sees every value once. */
+typedef struct {
+    rpl_subscriber_t *sub;
+    long count;
+} sender_t;
+static void *sender(void *arg) {
+    sender_t *s = arg;
+    for (long i = 0; i < s->count; i++) rpl_subscriber_send_next(s->sub, rpl_int(1));
+    return NULL;
+}
+static void test_chain_threads(void) {
+    long per_thread = test_scale(200000, 2000);
+    src_t p;
+    SRC_INIT_EMPTY(&p, SRC_OPEN);
+    p.keep = 1;
+    rpl_signal_t *s = src_signal(&p);
+    fnctx_t c = {1, 0, 0};
+    rpl_signal_t *a = rpl_signal_map(s, add_k, &c, NULL);             /* 2 */
+    rpl_signal_t *b = rpl_signal_filter(a, is_even, NULL, NULL);       /* all pass */
+    rpl_signal_t *sc = rpl_signal_scan(b, rpl_int(0), sum, NULL, NULL);
+    rec_t r;
+    rpl_disposable_t *d = rec_subscribe(sc, &r);
+    sender_t x = {p.sub, per_thread}, y = {p.sub, per_thread};
+    pthread_t tx, ty;
+    pthread_create(&tx, NULL, sender, &x);
+    pthread_create(&ty, NULL, sender, &y);
+    pthread_join(tx, NULL);
+    pthread_join(ty, NULL);
+    rpl_subscriber_send_completed(p.sub);
+    CHECK_EQ_INT(r.n, 2 * per_thread);
+    CHECK_EQ_INT(rpl_value_int(&r.last), 4 * per_thread);
+    CHECK_EQ_INT(c.calls, 2 * per_thread);
+    CHECK_COMPLETED(r);
+    rpl_release(d);
+    rec_clear(&r);
+    src_clear(&p);
+    rpl_release(sc);
+    rpl_release(b);
+    rpl_release(a);
+    rpl_release(s);
+}
+
 int main(void) {
     RUN(test_map);
     RUN(test_filter);
@@ -667,5 +711,6 @@ int main(void) {
     RUN(test_collect);
     RUN(test_do);
     RUN(test_chain);
+    RUN(test_chain_threads);
     CHECK_DONE();
 }

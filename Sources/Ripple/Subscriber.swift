@@ -47,7 +47,7 @@ public final class Subscriber: Disposable {
     /// release). 0: open, 1: a body is running, 2: running and finish is due.
     let finishGate = Atomic<UInt8>(0)
 
-    public init(_ sink: Sink) {
+    public init(_ sink: __owned Sink) {
         sinkRef = Unmanaged.passRetained(sink)
         super.init(kind: .subscriber)
     }
@@ -68,8 +68,9 @@ public final class Subscriber: Disposable {
 
     // MARK: Sending
 
-    /// Sends a value; consumes `value`.
-    @inlinable
+    /// Sends a value; consumes `value`. Inlined into callers: the
+    /// uncontended path is a CAS, the call, and a CAS.
+    @inlinable @inline(__always)
     public func sendNext(_ value: Value) {
         let t = ripple_thread()!
         let me = UInt(bitPattern: t)
@@ -299,7 +300,10 @@ public final class Subscriber: Disposable {
 
     /// Drops queued events and runs the sink chain's `finish`, once.
     func finalize() {
-        if finishGate.compareExchange(expected: 1, desired: 2, ordering: .acquiringAndReleasing).exchanged { return }
+        // A plain load first: the gate is almost always open, and a failed
+        // compare-exchange costs as much as a successful one.
+        if finishGate.load(ordering: .acquiring) != 0,
+           finishGate.compareExchange(expected: 1, desired: 2, ordering: .acquiringAndReleasing).exchanged { return }
         // DONE is set, so no orphan can be queued any more (enqueueOrphan sets
         // PENDING with a CAS that fails once DONE is there). A queue that still
         // holds events has PENDING set: only then is the lock needed.

@@ -50,15 +50,18 @@ func subscriberArg(_ s: OpaquePointer?, _ fn: StaticString) -> Subscriber? {
 @c @implementation
 public func rpl_subscriber_send_next(_ s: OpaquePointer?, _ v: rpl_value) -> rpl_status {
     // The hot path: the handle is borrowed for the call, so use it without
-    // retain/release (the caller's reference keeps it alive).
-    let value = toValue(v)
-    guard let s, isKind(s, .subscriber) else {
-        _ = subscriberArg(s, "rpl_subscriber_send_next")
-        value.release()
-        return rpl_last_error()
-    }
-    borrowed(s, as: Subscriber.self) { $0.sendNext(value) }
+    // retain/release (the caller's reference keeps it alive). The error path
+    // lives in its own function so this one stays small (no spills).
+    guard let s, isKind(s, .subscriber) else { return rejectSendNext(s, v) }
+    borrowed(s, as: Subscriber.self) { $0.sendNext(toValue(v)) }
     return 0
+}
+
+@inline(never)
+private func rejectSendNext(_ s: OpaquePointer?, _ v: rpl_value) -> rpl_status {
+    _ = subscriberArg(s, "rpl_subscriber_send_next")
+    toValue(v).release()  // rule 19: consumed even on failure
+    return rpl_last_error()
 }
 
 @c @implementation

@@ -36,7 +36,7 @@ public final class BindSignal: Signal {
         let relay = Subscriber(sink)
         relay.start()
         let state = BindState(relay, binder, nilStops)
-        relay.holdUpstream(source.subscribe(BindSourceSink(state)))
+        _ = source.subscribe(BindSourceSink(state))
         return relay
     }
 }
@@ -78,17 +78,7 @@ final class BindState {
 
     func subscribeInnerSlow(_ signal: Signal) {
         active.wrappingAdd(1, ordering: .relaxed)
-        let inner = BindInnerSink(self)
-        let sub = signal.subscribe(inner)
-        if sub.isDisposed { return }  // ended synchronously: nothing to hold
-        // Hold it until it ends. It may end on another thread meanwhile:
-        // whichever of us comes second removes the token.
-        let token = WeakSubscription(sub)
-        inner.token = token
-        relay.addResource(token)
-        if !inner.phase.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
-            relay.removeResource(token)
-        }
+        _ = signal.subscribe(BindInnerSink(self))
     }
 }
 
@@ -103,7 +93,10 @@ final class BindSourceSink: Sink {
 
     init(_ state: BindState) { self.state = state }
 
-    override func attach(_ subscriber: Subscriber) { source = subscriber }
+    override func attach(_ subscriber: Subscriber) {
+        source = subscriber
+        state.relay.holdUpstream(subscriber)
+    }
 
     override func onNext(_ value: borrowing Value) {
         if stopped || state.relay.isDisposed { return }
@@ -129,18 +122,17 @@ final class BindSourceSink: Sink {
 /// Receives one inner signal's events.
 final class BindInnerSink: Sink {
     let state: BindState
-    /// 0: running; 1: its token is held by the relay; 2: completed.
-    let phase = Atomic<Int>(0)
+    /// Holds the inner subscription in the relay until it completes.
     var token: WeakSubscription?
 
     init(_ state: BindState) { self.state = state }
 
+    override func attach(_ subscriber: Subscriber) { token = state.relay.holdUpstream(subscriber) }
+
     override func onNext(_ value: borrowing Value) { state.relay.sendNext(value.retained()) }
     override func onError(_ error: RippleError) { state.relay.sendError(error) }
     override func onCompleted() {
-        if phase.exchange(2, ordering: .acquiringAndReleasing) == 1, let token {
-            state.relay.removeResource(token)
-        }
+        if let token { state.relay.removeResource(token) }  // keeps the list short
         state.sideCompleted()
     }
 }

@@ -55,7 +55,8 @@ public func rpl_subscriber_send_next(_ s: OpaquePointer?, _ v: rpl_value) -> rpl
         value.release()
         return rpl_last_error()
     }
-    unsafeDowncast(object(UnsafeRawPointer(s)), to: Subscriber.self).sendNext(value)
+    // Borrowed for the call: no reference counting per value.
+    Unmanaged<Subscriber>.fromOpaque(UnsafeRawPointer(s))._withUnsafeGuaranteedRef { $0.sendNext(value) }
     return 0
 }
 

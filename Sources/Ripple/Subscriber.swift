@@ -342,7 +342,7 @@ enum SlowLocks {
 
     @inline(__always)
     static func lock(for object: AnyObject) -> Lock {
-        let addr = UInt(bitPattern: ObjectIdentifier(object).hashValue)
+        let addr = UInt(bitPattern: ObjectIdentifier(object))  // the address, not a SipHash
         return table[Int((addr >> 6) % UInt(count))]
     }
 }

@@ -257,6 +257,28 @@ static void test_flatten_map(void) {
     rpl_release(f.inner);
     rpl_release(sa);
 
+    /* Rule 3: the result ends while an endless synchronous inner is still
+       inside its subscribe; the inner stops at once. */
+    src_t t;
+    rpl_signal_t *st = src_make(&t, NULL);
+    rpl_signal_t *one = rpl_signal_return(rpl_int(1));
+    f.inner = rpl_signal_repeat(one, RPL_FOREVER_COUNT);
+    sa = rpl_signal_return(rpl_int(0));
+    s = rpl_signal_flatten_map(sa, plus_one_or_nil, &f, NULL);
+    rpl_signal_t *tu = rpl_signal_take_until(s, st);
+    stopper_t stop;
+    d = stopper_subscribe(tu, &stop, &t, 3);
+    CHECK_STR(stop.rec.text, "1 1 1 C");
+    CHECK_EQ_INT(stop.rec.released, 1);
+    rpl_release(d);
+    rpl_release(tu);
+    rpl_release(s);
+    rpl_release(sa);
+    rpl_release(f.inner);
+    rpl_release(one);
+    src_drop(&t);
+    rpl_release(st);
+
     /* Bad input. */
     ctx_releases = 0;
     sa = rpl_signal_empty();

@@ -227,18 +227,6 @@ static void test_retry(void) {
     CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
 }
 
-/* Fires `trigger` from inside on_next after `limit` values. */
-typedef struct {
-    rec_t rec;
-    src_t *trigger;
-    int limit;
-} stopper_t;
-
-static void stopper_next(void *ctx, const rpl_value *v) {
-    stopper_t *s = ctx;
-    rec_next(&s->rec, v);
-    if (s->rec.nvalues == s->limit) src_send(s->trigger, 0, "0");
-}
 
 static void test_repeat(void) {
     src_t a;
@@ -285,15 +273,7 @@ static void test_repeat(void) {
     rpl_signal_t *rep = rpl_signal_repeat(one, RPL_FOREVER_COUNT);
     rpl_signal_t *tu = rpl_signal_take_until(rep, st);
     stopper_t stop;
-    rec_init(&stop.rec);
-    stop.trigger = &t;
-    stop.limit = 5;
-    rpl_observer o = RPL_OBSERVER_INIT;
-    o.on_next = stopper_next;
-    o.on_completed = rec_completed;
-    o.release = rec_release;
-    o.ctx = &stop;
-    d = rpl_signal_subscribe(tu, &o);
+    d = stopper_subscribe(tu, &stop, &t, 5);
     CHECK_STR(stop.rec.text, "1 1 1 1 1 C");
     CHECK_EQ_INT(stop.rec.released, 1);
     rpl_release(d);

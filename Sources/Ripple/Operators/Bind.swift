@@ -81,7 +81,19 @@ final class BindState {
 
     func subscribeInnerSlow(_ signal: Signal) {
         active.wrappingAdd(1, ordering: .relaxed)
-        _ = signal.subscribe(BindInnerSink(self))
+        let inner = BindInnerSink(self)
+        let sub = signal.subscribe(inner)
+        if sub.isDisposed { return }  // ended synchronously: nothing to hold
+        // Hold it until it ends. It may end on another thread meanwhile:
+        // whichever of us comes second removes the token. (Registering only
+        // now keeps inners that end at once free of weak references; during
+        // `subscribe` the inner sink itself stops the inner if we end.)
+        let token = WeakSubscription(sub)
+        inner.token = token
+        relay.addResource(token)
+        if !inner.phase.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
+            relay.removeResource(token)
+        }
     }
 }
 
@@ -141,17 +153,32 @@ final class BindSourceSink: Sink {
 /// Receives one inner signal's events.
 final class BindInnerSink: Sink {
     let state: BindState
-    /// Holds the inner subscription in the relay until it completes.
+    /// `state.relay`, kept alive by `state`.
+    unowned(unsafe) let relay: Subscriber
+    /// The inner subscription, which owns this sink.
+    unowned(unsafe) var upstream: Subscriber?
+    /// 0: subscribing; 1: its token is held by the relay; 2: completed.
+    let phase = Atomic<Int>(0)
     var token: WeakSubscription?
 
-    init(_ state: BindState) { self.state = state }
+    init(_ state: BindState) {
+        self.state = state
+        self.relay = state.relay
+    }
 
-    override func attach(_ subscriber: Subscriber) { token = state.relay.holdUpstream(subscriber) }
+    override func attach(_ subscriber: Subscriber) { upstream = subscriber }
 
-    override func onNext(_ value: borrowing Value) { state.relay.sendNext(value.retained()) }
-    override func onError(_ error: RippleError) { state.relay.sendError(error) }
+    override func onNext(_ value: borrowing Value) {
+        relay.sendNext(value.retained())
+        // The relay may have ended (a downstream take, an error) while the
+        // inner is still inside `subscribe`, before its token is held.
+        if relay.isDisposed { upstream?.dispose() }
+    }
+    override func onError(_ error: RippleError) { relay.sendError(error) }
     override func onCompleted() {
-        if let token { state.relay.removeResource(token) }  // keeps the list short
+        if phase.exchange(2, ordering: .acquiringAndReleasing) == 1, let token {
+            relay.removeResource(token)  // keeps the relay's list short
+        }
         state.sideCompleted()
     }
 }

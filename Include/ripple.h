@@ -301,7 +301,10 @@ rpl_disposable_t *RPL_NULLABLE rpl_serial_disposable_swap(rpl_disposable_t *RPL_
    subscribing thread. Send events with rpl_subscriber_send_* - now or later,
    from any thread (retain the subscriber to keep it past this call). Return a
    disposable (+1, the runtime takes it) to run when the subscription ends, or
-   NULL when there is nothing to clean up. */
+   NULL when there is nothing to clean up; a disposable returned after the
+   subscription already ended is disposed at once, before the observer's
+   release. The subscriber is also the subscription's disposable, so the
+   producer may end it with rpl_disposable_dispose((rpl_disposable_t *)s). */
 typedef rpl_disposable_t *RPL_NULLABLE (*rpl_subscribe_fn)(void *RPL_NULLABLE ctx,
                                                            rpl_subscriber_t *RPL_NONNULL subscriber);
 
@@ -404,10 +407,250 @@ rpl_status rpl_signal_to_array(rpl_signal_t *RPL_NULLABLE sig, rpl_value *RPL_NU
 rpl_error_t *RPL_NULLABLE rpl_last_signal_error(void);
 
 /* @@SECTION subjects (issue 3) */
+/* ===========================================================================
+ * Subjects: hot signals you send into yourself
+ * ---------------------------------------------------------------------------
+ * A subject is both a signal (subscribe to it; pass it wherever an
+ * rpl_signal_t* is expected, through rpl_subject_as_signal or a cast) and a
+ * sender. Sending is synchronous and thread-safe: when a send returns, the
+ * event has reached every subscriber, except one that another thread is
+ * delivering to at that moment, which gets it from that thread before it lets
+ * go. Each subscriber gets one event at a time; events sent from one thread
+ * arrive in the order sent; a send from inside a callback on the same thread
+ * is delivered at once, nested (RAC). No subject lock is held while a
+ * callback runs, so callbacks may subscribe to, send into or dispose
+ * subscriptions of the subject that is calling them, and callbacks on two
+ * threads may send into each other's subjects without deadlock.
+ * Subjects remember their terminal event: a subscriber arriving after it gets
+ * it at once (after the replay, for replay subjects), and sends after it are
+ * ignored (they return RPL_OK and release their value).
+ * Disposing a subscription removes it from the subject. A subject is freed
+ * with its last reference; its subscriptions then end without a terminal
+ * event (each observer's release runs) unless something else holds them.
+ * ======================================================================== */
+
+/* No limit for rpl_replay_subject_create. */
+#define RPL_REPLAY_UNLIMITED SIZE_MAX
+
+/* A plain subject: a subscriber gets only what is sent after it subscribed.
+   +1. */
+rpl_subject_t *RPL_NULLABLE rpl_subject_create(void);
+/* A behavior subject: a subscriber first gets the current value (initial,
+   until something is sent), then live events. After the terminal event a late
+   subscriber gets only that event. Consumes initial. +1. */
+rpl_subject_t *RPL_NULLABLE rpl_behavior_subject_create(rpl_value initial);
+/* A replay subject keeping the last capacity values (RPL_REPLAY_UNLIMITED: all
+   of them). A subscriber first gets the kept values, then the terminal event
+   if there was one, then live events. Replay and live delivery never lose,
+   duplicate or reorder events, even under concurrent sends: every subscriber
+   sees the events in one order, which is also the replay order. (The one
+   exception is RAC's nesting: a value sent into the subject from inside one
+   of its own callbacks reaches the subscribers after the current one before
+   the value being delivered.) Replay stops early if the subscription is
+   disposed. Errors: capacity 0 (RPL_ERR_INVALID). +1. */
+rpl_subject_t *RPL_NULLABLE rpl_replay_subject_create(size_t capacity);
+
+/* Send an event to every subscriber (see the section comment). send_next
+   consumes v (also on failure); send_error retains e, and a NULL e sends a
+   generic error (domain "ripple", RPL_ERROR_GENERIC). A terminal event also
+   disposes the subject's subscriptions to its sources
+   (rpl_signal_subscribe_subject). Errors: NULL s (RPL_ERR_NULL), s not a
+   subject, e.g. a plain signal (RPL_ERR_KIND), e not an error. */
+rpl_status rpl_subject_send_next(rpl_subject_t *RPL_NULLABLE s, rpl_value v);
+rpl_status rpl_subject_send_error(rpl_subject_t *RPL_NULLABLE s, rpl_error_t *RPL_NULLABLE e);
+rpl_status rpl_subject_send_completed(rpl_subject_t *RPL_NULLABLE s);
+
+/* The subject as a signal: the same object, borrowed (no new reference).
+   NULL (and the last error) if s is NULL or not a subject. */
+rpl_signal_t *RPL_NULLABLE rpl_subject_as_signal(rpl_subject_t *RPL_NULLABLE s);
+
+/* Subscribes the subject s to sig, as its subscriber: sig's values are sent
+   into s, and its terminal event terminates s. A subject may subscribe to
+   several signals; the first terminal event from any of them terminates it and
+   disposes its other source subscriptions (RAC). Subscribing a terminated
+   subject disposes the new subscription at once. Returns the source
+   subscription's disposable (+1); disposing it unsubscribes s from sig
+   without terminating s. The subscription keeps s alive while sig can send to
+   it. Errors: NULL arguments, wrong kinds, or sig == s (RPL_ERR_INVALID). */
+rpl_disposable_t *RPL_NULLABLE rpl_signal_subscribe_subject(rpl_signal_t *RPL_NULLABLE sig,
+                                                            rpl_subject_t *RPL_NULLABLE s);
+
+/* Number of live subscriptions of s right now (0 after its terminal event; 0
+   and the last error for bad input). Only a snapshot when other threads
+   subscribe or dispose meanwhile. */
+size_t rpl_subject_subscriber_count(const rpl_subject_t *RPL_NULLABLE s);
+/* True once s has sent its terminal event. False (and the last error) for
+   bad input. */
+bool rpl_subject_is_terminated(const rpl_subject_t *RPL_NULLABLE s);
+/* A copy (+1, release it) of a behavior subject's current value into *out:
+   the last value sent, or the initial value; still readable after the
+   terminal event. *out is nil on failure. Errors: NULL out or s
+   (RPL_ERR_NULL), s not a behavior subject (RPL_ERR_KIND). */
+rpl_status rpl_behavior_subject_value(rpl_subject_t *RPL_NULLABLE s, rpl_value *RPL_NULLABLE out);
 
 /* @@SECTION multicast (issue 3) */
+/* ===========================================================================
+ * Multicast connections: one subscription of a cold signal, shared
+ * ---------------------------------------------------------------------------
+ * A connection pairs a source signal with a subject. Subscribers subscribe to
+ * the subject (rpl_connection_signal); connecting subscribes the subject to
+ * the source, once, so the source's work runs once for all of them.
+ * Creating a connection has no side effects.
+ * ======================================================================== */
+
+/* A connection multicasting sig through a new plain subject. Not connected.
+   +1. Errors: NULL or non-signal sig. */
+rpl_connection_t *RPL_NULLABLE rpl_signal_publish(rpl_signal_t *RPL_NULLABLE sig);
+/* A connection multicasting sig through subject (retained; any kind of
+   subject). Not connected. +1. Errors: NULL or wrong-kind arguments,
+   sig == subject (RPL_ERR_INVALID). */
+rpl_connection_t *RPL_NULLABLE rpl_signal_multicast(rpl_signal_t *RPL_NULLABLE sig,
+                                                    rpl_subject_t *RPL_NULLABLE subject);
+/* The connection's subject, as a signal: borrowed, lives as long as c. */
+rpl_signal_t *RPL_NULLABLE rpl_connection_signal(rpl_connection_t *RPL_NULLABLE c);
+/* Subscribes the subject to the source, once. While that connection is not
+   disposed, every call returns it again (a new +1 reference to the same
+   disposable) without subscribing again - also to a thread calling while the
+   source's subscribe callback is still running. Disposing the returned
+   disposable unsubscribes the source; a connect after that subscribes again,
+   unless the subject has already terminated. The source's synchronous events
+   are delivered before the first call returns. */
+rpl_disposable_t *RPL_NULLABLE rpl_connection_connect(rpl_connection_t *RPL_NULLABLE c);
+/* A signal (+1) that subscribes each subscriber to the subject and connects
+   when the number of its subscribers goes from 0 to 1; when it goes back to 0
+   it disposes the connection, and a later subscriber connects again (RxSwift's
+   refCount, not RAC's one-shot). A subscriber arriving after the subject
+   terminated gets the terminal event and does not connect. */
+rpl_signal_t *RPL_NULLABLE rpl_connection_autoconnect(rpl_connection_t *RPL_NULLABLE c);
+
+/* Multicasts sig through an unlimited replay subject and connects at once
+   (sig is subscribed before this returns). Returns that subject as a signal
+   (+1): every subscriber gets every value sig sent, then its terminal event. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_replay(rpl_signal_t *RPL_NULLABLE sig);
+/* Like rpl_signal_replay with a replay subject of capacity 1: subscribers get
+   the latest value, then live events. +1. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_replay_last(rpl_signal_t *RPL_NULLABLE sig);
+/* Like rpl_signal_replay, but sig is subscribed on the first subscription,
+   once; subscribers leaving never disconnect it. +1. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_replay_lazily(rpl_signal_t *RPL_NULLABLE sig);
 
 /* @@SECTION operators: single-input (issue 4) */
+/* ===========================================================================
+ * Operators: single-input
+ * ---------------------------------------------------------------------------
+ * Each operator returns a new signal (+1) and borrows sig (the new signal
+ * retains it). Operators are cold: every subscription to the result
+ * subscribes to sig once and has its own state (counters, accumulators), so
+ * a signal can be subscribed many times, also at the same time. Callbacks run
+ * on the thread delivering the event, one at a time per subscription, and may
+ * call any rpl_ function (also send back into the source). Values given to a
+ * callback are borrowed for the call; values a callback returns belong to the
+ * runtime. Disposing a subscription to the result disposes the subscription
+ * to sig. Errors and completion pass through unless the comment says
+ * otherwise.
+ *
+ * An operator taking a callback takes (fn, ctx, release) last: fn(ctx, ...) is
+ * called per event, and release(ctx), if not NULL, runs exactly once when the
+ * operator signal has been freed and no subscription to it is left (at once
+ * if the call fails).
+ *
+ * Errors (every operator): sig NULL (RPL_ERR_NULL) or not a signal
+ * (RPL_ERR_KIND); fn NULL (RPL_ERR_NULL). On failure NULL is returned, the
+ * by-value arguments are consumed and release(ctx) has run.
+ *
+ * Single-input operators are fused: a chain of them on one source runs as
+ * direct calls inside one subscription, with no allocation per scalar value.
+ * ======================================================================== */
+
+/* Code of the error rpl_signal_dematerialize sends for a value that is not an
+   event (domain RPL_ERROR_DOMAIN). */
+enum { RPL_ERROR_TYPE = 4 };
+
+/* (A return type of rpl_value stands on its own line below, so that
+   `make check-symbols`, which reads `rpl_name (` as a function, skips it.) */
+/* Maps a borrowed value to a new value, owned by the runtime (return
+   rpl_value_copy(v) to pass a boxed input on unchanged). */
+typedef rpl_value
+    (*rpl_map_fn)(void *RPL_NULLABLE ctx, const rpl_value *RPL_NONNULL v);
+/* Tests a borrowed value. */
+typedef bool (*rpl_predicate_fn)(void *RPL_NULLABLE ctx, const rpl_value *RPL_NONNULL v);
+/* Folds a value into an accumulator: both are borrowed; the result is the new
+   accumulator, owned by the runtime (which releases the old one after the
+   call). To keep a boxed accumulator, return rpl_value_copy(acc). */
+typedef rpl_value
+    (*rpl_reduce_fn)(void *RPL_NULLABLE ctx, const rpl_value *RPL_NONNULL acc, const rpl_value *RPL_NONNULL v);
+/* Side effects of rpl_signal_do_next / do_error / do_completed. */
+typedef void (*rpl_do_next_fn)(void *RPL_NULLABLE ctx, const rpl_value *RPL_NONNULL v);
+typedef void (*rpl_do_error_fn)(void *RPL_NULLABLE ctx, const rpl_error_t *RPL_NONNULL e);
+typedef void (*rpl_do_completed_fn)(void *RPL_NULLABLE ctx);
+
+/* next fn(ctx, v) for each value v. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_map(rpl_signal_t *RPL_NULLABLE sig, rpl_map_fn RPL_NULLABLE fn,
+                                          void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+/* The values for which fn(ctx, v) is true. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_filter(rpl_signal_t *RPL_NULLABLE sig, rpl_predicate_fn RPL_NULLABLE fn,
+                                             void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+/* Running accumulations: acc starts as initial (consumed; never sent itself),
+   each value v makes acc = fn(ctx, &acc, v), and acc is sent:
+   [1, 2, 3] with 0 and + gives [1, 3, 6] (RAC's scanWithStart:reduce:). Each
+   subscription starts again from initial. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_scan(rpl_signal_t *RPL_NULLABLE sig, rpl_value initial,
+                                           rpl_reduce_fn RPL_NULLABLE fn, void *RPL_NULLABLE ctx,
+                                           rpl_release_fn RPL_NULLABLE release);
+/* Like scan, but sends only the final accumulation, at completion, then
+   completes; initial itself when sig sent no value. An error is forwarded
+   alone (RAC's aggregateWithStart:reduce:). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_aggregate(rpl_signal_t *RPL_NULLABLE sig, rpl_value initial,
+                                                rpl_reduce_fn RPL_NULLABLE fn, void *RPL_NULLABLE ctx,
+                                                rpl_release_fn RPL_NULLABLE release);
+/* Drops each value equal (rpl_value_equal) to the previous value sent; the
+   first value always passes: [1, 2, 2, 1, 1] gives [1, 2, 1]. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_distinct_until_changed(rpl_signal_t *RPL_NULLABLE sig);
+/* Sends every event as a value of type RPL_TYPE_EVENT (read it with
+   rpl_value_event_kind/_value/_error): next v as next Event(v); completed as
+   next Event(completed), then completed; an error as next Event(error), then
+   completed. The result never fails. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_materialize(rpl_signal_t *RPL_NULLABLE sig);
+/* The inverse of materialize: Event(v) sends v, Event(completed) completes and
+   Event(error) fails with that error; sig is disposed then and anything it
+   sends later is ignored. Values that are not events are a type error: the
+   result fails with domain RPL_ERROR_DOMAIN, code RPL_ERROR_TYPE (RAC would
+   crash), and sig is disposed. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_dematerialize(rpl_signal_t *RPL_NULLABLE sig);
+/* At completion, sends one tuple of every value in order (an empty tuple if
+   there were none), then completes. An error is forwarded alone. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_collect(rpl_signal_t *RPL_NULLABLE sig);
+
+/* The first n values; completes after the n-th, and disposes sig, even if
+   sig never completes. take(0) completes at once without subscribing to sig.
+   Values sent back into sig from a callback are counted in the order they
+   are delivered: with a source whose subscriber sends v + 1 back on each v,
+   take 3 and a first value 0 gives [0, 1, 2, completed]. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_take(rpl_signal_t *RPL_NULLABLE sig, size_t n);
+/* Drops the first n values, then passes the rest. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_skip(rpl_signal_t *RPL_NULLABLE sig, size_t n);
+/* The last n values, sent when sig completes, then completed. An error is
+   forwarded alone. The buffer grows with the values received, up to n. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_take_last(rpl_signal_t *RPL_NULLABLE sig, size_t n);
+/* Values while fn(ctx, v) is true; at the first value for which it is false,
+   completes (without that value) and disposes sig. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_take_while(rpl_signal_t *RPL_NULLABLE sig, rpl_predicate_fn RPL_NULLABLE fn,
+                                                 void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+/* Drops values while fn(ctx, v) is true, then passes every value from the
+   first for which it is false on (fn is not called again). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_skip_while(rpl_signal_t *RPL_NULLABLE sig, rpl_predicate_fn RPL_NULLABLE fn,
+                                                 void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+
+/* Side effects, run before the event is forwarded: fn(ctx, v) for each value,
+   fn(ctx, error) on an error (the error is borrowed), fn(ctx) on completion.
+   Not run when the subscription is disposed. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_do_next(rpl_signal_t *RPL_NULLABLE sig, rpl_do_next_fn RPL_NULLABLE fn,
+                                              void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+rpl_signal_t *RPL_NULLABLE rpl_signal_do_error(rpl_signal_t *RPL_NULLABLE sig, rpl_do_error_fn RPL_NULLABLE fn,
+                                               void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+rpl_signal_t *RPL_NULLABLE rpl_signal_do_completed(rpl_signal_t *RPL_NULLABLE sig,
+                                                   rpl_do_completed_fn RPL_NULLABLE fn,
+                                                   void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
 
 /* @@SECTION operators: combining and higher-order (issue 4) */
 /* ---------------------------------------------------------------------------

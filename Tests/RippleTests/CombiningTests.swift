@@ -260,9 +260,16 @@ private func record(_ signal: Signal, _ r: CombRecorder) -> Subscriber { signal.
             let a = CombSource(), b = CombSource()
             relay = record(MergeSignal([a.signal, b.signal]), r)
             #expect(relay != nil)  // the sources keep it alive
+            a.send(1)
+            // The sources drop their subscribers (each subscriber's resource
+            // refers back to its source, so the test breaks that link).
+            a.subscribers.removeAll()
+            #expect(relay != nil)  // b can still send
+            b.subscribers.removeAll()
         }
         #expect(relay == nil)
         #expect(r.finished == 1)
         #expect(r.completed == 0)
+        #expect(r.values == [1])
     }
 }

@@ -444,6 +444,12 @@ static void test_switch_to_latest(void) {
 
     CHECK(rpl_signal_switch_to_latest(NULL) == NULL);
     CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    rpl_error_t *e = test_error(1);
+    CHECK(rpl_signal_switch_to_latest((rpl_signal_t *)e) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
+    CHECK(rpl_signal_flatten_map((rpl_signal_t *)e, plus_one_or_nil, NULL, count_release) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
+    rpl_release(e);
     rpl_release(one);
     rpl_release(so);
     rpl_release(sa);

@@ -530,6 +530,10 @@ static void test_then(void) {
     CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
     CHECK(rpl_signal_then(sa, NULL) == NULL);
     CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    rpl_error_t *e = test_error(1);
+    CHECK(rpl_signal_then(sa, (rpl_signal_t *)e) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
+    rpl_release(e);
     rpl_release(sa);
     rpl_release(sb);
     rpl_release(nine);
@@ -606,6 +610,10 @@ static void test_take_until(void) {
     CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
     CHECK(rpl_signal_take_until(sa, NULL) == NULL);
     CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    rpl_error_t *e = test_error(1);
+    CHECK(rpl_signal_take_until((rpl_signal_t *)e, st) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
+    rpl_release(e);
     rpl_release(empty);
     rpl_release(sa);
     rpl_release(st);

@@ -120,6 +120,23 @@ static void test_catch_to(void) {
     rpl_release(s);
     src_drop(&a);
     src_drop(&b);
+    rpl_release(sb);
+
+    /* The replacement's error passes on; disposal reaches the replacement. */
+    sb = src_make(&b, NULL);
+    s = rpl_signal_catch_to(sa, sb);
+    rpl_disposable_t *d = rec_subscribe(s, &r);
+    src_send(&b, 0, "3 E8");
+    CHECK_STR(r.text, "1 3 E8");
+    rpl_release(d);
+    d = rec_subscribe(s, &r);
+    rpl_disposable_dispose(d);
+    CHECK_EQ_INT(b.disposed, 2);
+    CHECK_EQ_INT(r.released, 1);
+    rpl_release(d);
+    rpl_release(s);
+    src_drop(&a);
+    src_drop(&b);
     CHECK(rpl_signal_catch_to(sa, NULL) == NULL);
     CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
     CHECK(rpl_signal_catch_to(NULL, sb) == NULL);
@@ -225,6 +242,14 @@ static void test_retry(void) {
 
     CHECK(rpl_signal_retry(NULL, 1) == NULL);
     CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    rpl_error_t *e = test_error(1);
+    CHECK(rpl_signal_retry((rpl_signal_t *)e, 1) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
+    rpl_signal_t *empty = rpl_signal_empty();
+    CHECK(rpl_signal_catch_to((rpl_signal_t *)e, empty) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
+    rpl_release(empty);
+    rpl_release(e);
 }
 
 

@@ -700,6 +700,40 @@ static void test_chain_threads(void) {
     rpl_release(s);
 }
 
+/* Two live subscriptions of one operator signal keep separate state
+   (RAC: operators are restartable and interleavable). */
+static void test_interleaved(void) {
+    rpl_subject_t *subject = rpl_subject_create();
+    rpl_signal_t *sc = rpl_signal_scan((rpl_signal_t *)subject, rpl_int(0), sum, NULL, NULL);
+    rpl_signal_t *dc = rpl_signal_distinct_until_changed((rpl_signal_t *)subject);
+    rec_t a, b, da, db;
+    rpl_disposable_t *d1 = rec_subscribe(sc, &a);
+    rpl_disposable_t *d3 = rec_subscribe(dc, &da);
+    rpl_subject_send_next(subject, rpl_int(1));
+    rpl_disposable_t *d2 = rec_subscribe(sc, &b);
+    rpl_disposable_t *d4 = rec_subscribe(dc, &db);
+    rpl_subject_send_next(subject, rpl_int(1));
+    rpl_subject_send_next(subject, rpl_int(3));
+    rpl_subject_send_completed(subject);
+    CHECK_SEQ(a, 1, 2, 5);
+    CHECK_SEQ(b, 1, 4);
+    CHECK_SEQ(da, 1, 3);
+    CHECK_SEQ(db, 1, 3);  /* its first value always passes */
+    CHECK_COMPLETED(a);
+    CHECK_COMPLETED(b);
+    rpl_release(d1);
+    rpl_release(d2);
+    rpl_release(d3);
+    rpl_release(d4);
+    rec_clear(&a);
+    rec_clear(&b);
+    rec_clear(&da);
+    rec_clear(&db);
+    rpl_release(dc);
+    rpl_release(sc);
+    rpl_release(subject);
+}
+
 int main(void) {
     RUN(test_map);
     RUN(test_filter);
@@ -712,5 +746,6 @@ int main(void) {
     RUN(test_do);
     RUN(test_chain);
     RUN(test_chain_threads);
+    RUN(test_interleaved);
     CHECK_DONE();
 }

@@ -1,0 +1,195 @@
+import Synchronization
+
+/// RAC's `bind:` (semantics.md rule 15), and `flattenMap` / `flatten` on top.
+///
+/// 1. Subscribes the source.
+/// 2. Maps each source value through `binder`.
+/// 3. Subscribes each returned signal and passes its values on, concurrently
+///    with the others (merge, not concat).
+/// 4. When `binder` sets `stop`, or returns nil while `nilStops`, the source
+///    is disposed (after subscribing the returned signal, if any); inner
+///    signals already running go on. With `nilStops` false, nil means empty.
+/// 5. Completes when the source side and every inner signal have completed;
+///    the first error of any of them ends everything, and source values that
+///    come after it are ignored.
+public final class BindSignal: Signal {
+    /// Borrowed value; may set `stop`; returns a signal to subscribe, or nil.
+    public typealias Binder = (borrowing Value, inout Bool) -> Signal?
+
+    public typealias Transform = (borrowing Value) -> Signal?
+
+    let source: Signal
+    let function: BindFunction
+
+    /// bind: nil from `binder` stops the source.
+    public init(_ source: Signal, _ binder: @escaping Binder) {
+        self.source = source
+        self.function = .bind(binder)
+        super.init()
+    }
+
+    /// flattenMap: `transform` returns the signal for each value (nil: empty).
+    public init(_ source: Signal, flatMap transform: @escaping Transform) {
+        self.source = source
+        self.function = .flatMap(transform)
+        super.init()
+    }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        let relay = Subscriber(sink)
+        relay.start()
+        let state = BindState(relay)
+        _ = source.subscribe(BindSourceSink(state, function))
+        return relay
+    }
+}
+
+/// What a bind calls for each source value (flattenMap skips the stop flag).
+enum BindFunction {
+    case bind(BindSignal.Binder)
+    case flatMap(BindSignal.Transform)
+}
+
+/// Per subscription: what every sink of one bind shares.
+final class BindState {
+    let relay: Subscriber
+    /// The source side (1 until it completes or stops) plus running inners.
+    let active = Atomic<Int>(1)
+
+    init(_ relay: Subscriber) { self.relay = relay }
+
+    /// One side (the source or an inner) has completed.
+    @inline(__always)
+    func sideCompleted() {
+        if active.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0 { relay.sendCompleted() }
+    }
+
+    /// Subscribes an inner signal and passes its values on.
+    @inline(__always)
+    func subscribeInner(_ signal: Signal) {
+        // Fast paths for inners that end synchronously: `return` sends its
+        // value and completes, `empty` just completes. Same events, no
+        // subscription, no accounting.
+        let t = ObjectIdentifier(type(of: signal))
+        if t == ObjectIdentifier(ReturnSignal.self) {
+            relay.sendNext(unsafeDowncast(signal, to: ReturnSignal.self).value.retained())
+            return
+        }
+        if t == ObjectIdentifier(EmptySignal.self) { return }
+        subscribeInnerSlow(signal)
+    }
+
+    func subscribeInnerSlow(_ signal: Signal) {
+        active.wrappingAdd(1, ordering: .relaxed)
+        let inner = BindInnerSink(self)
+        let sub = signal.subscribe(inner)
+        if sub.isDisposed { return }  // ended synchronously: nothing to hold
+        // Hold it until it ends. It may end on another thread meanwhile:
+        // whichever of us comes second removes the token. (Registering only
+        // now keeps inners that end at once free of weak references; during
+        // `subscribe` the inner sink itself stops the inner if we end.)
+        let token = WeakSubscription(sub)
+        inner.token = token
+        relay.addResource(token)
+        if !inner.phase.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
+            relay.removeResource(token)
+        }
+    }
+}
+
+/// Receives the source's events.
+final class BindSourceSink: Sink {
+    let state: BindState
+    /// `state.relay`, which `state` keeps alive: no reference counting per value.
+    unowned(unsafe) let relay: Subscriber
+    let function: BindFunction
+    /// The source's subscriber (which owns this sink), to stop it.
+    unowned(unsafe) var source: Subscriber?
+    /// The source side has completed or stopped (only touched in the source's
+    /// serialized delivery).
+    var stopped = false
+
+    init(_ state: BindState, _ function: BindFunction) {
+        self.state = state
+        self.relay = state.relay
+        self.function = function
+    }
+
+    override func attach(_ subscriber: Subscriber) {
+        source = subscriber
+        state.relay.holdUpstream(subscriber)
+    }
+
+    override func onNext(_ value: borrowing Value) {
+        if stopped || relay.isDisposed { return }
+        var stop = false
+        let signal: Signal?
+        switch function {
+        case .flatMap(let transform):
+            // The hot path: flatten_map to a signal that ends at once.
+            guard let s = transform(value) else { return }  // nil: empty
+            signal = s
+        case .bind(let binder):
+            signal = binder(value, &stop)
+            if signal == nil { stop = true }
+        }
+        if let signal { state.subscribeInner(signal) }
+        if stop {
+            stopped = true
+            source?.dispose()
+            state.sideCompleted()
+        }
+    }
+
+    override func onError(_ error: RippleError) { relay.sendError(error) }
+
+    override func onCompleted() {
+        if stopped { return }
+        stopped = true
+        state.sideCompleted()
+    }
+}
+
+/// Receives one inner signal's events.
+final class BindInnerSink: Sink {
+    let state: BindState
+    /// `state.relay`, kept alive by `state`.
+    unowned(unsafe) let relay: Subscriber
+    /// The inner subscription, which owns this sink.
+    unowned(unsafe) var upstream: Subscriber?
+    /// 0: subscribing; 1: its token is held by the relay; 2: completed.
+    let phase = Atomic<Int>(0)
+    var token: WeakSubscription?
+
+    init(_ state: BindState) {
+        self.state = state
+        self.relay = state.relay
+    }
+
+    override func attach(_ subscriber: Subscriber) { upstream = subscriber }
+
+    override func onNext(_ value: borrowing Value) {
+        relay.sendNext(value.retained())
+        // The relay may have ended (a downstream take, an error) while the
+        // inner is still inside `subscribe`, before its token is held.
+        if relay.isDisposed { upstream?.dispose() }
+    }
+    override func onError(_ error: RippleError) { relay.sendError(error) }
+    override func onCompleted() {
+        if phase.exchange(2, ordering: .acquiringAndReleasing) == 1, let token {
+            relay.removeResource(token)  // keeps the relay's list short
+        }
+        state.sideCompleted()
+    }
+}
+
+extension Value {
+    /// The signal a `flatten` / `switch_to_latest` value stands for: the
+    /// signal itself, nil for a nil value (RAC: a nil inner is empty), or a
+    /// signal failing with a runtime error for any other type.
+    public func innerSignal(_ op: String) -> Signal? {
+        if let s = signalValue { return s }
+        if type == .nil { return nil }
+        return ErrorSignal(.runtime(.generic, "\(op): the value is not a signal (type \(rawType))"))
+    }
+}

@@ -168,12 +168,17 @@ asan: $(LIB)
 # TSan needs the runtime instrumented too (its atomics hand data between
 # threads), so the library is rebuilt with -sanitize=thread for this run.
 TSAN_SCRATCH := .build-tsan
+# The toolchain's TSan runtime has libdispatch interceptors, so test programs
+# link the toolchain's libdispatch and BlocksRuntime too.
+comma       := ,
+SWIFT_RTDIR := $(shell d=$$(dirname $$(dirname $$(readlink -f $$(command -v $(SWIFT)))))/lib/swift/linux; [ -d $$d ] && echo $$d)
+TSAN_LIBS   := $(if $(SWIFT_RTDIR),-L$(SWIFT_RTDIR) -ldispatch -lBlocksRuntime -Wl$(comma)-rpath$(comma)$(SWIFT_RTDIR))
 tsan:
 	$(SWIFT) build -c release --product ripple --scratch-path $(TSAN_SCRATCH) -Xswiftc -sanitize=thread \
 	    -Xswiftc -Xfrontend -Xswiftc -disable-implicit-concurrency-module-import
 	@mkdir -p $(OUT)/tsan
 	@for t in $(C_TESTS); do \
-	  $(CC) $(TEST_CFLAGS) -fsanitize=thread Tests/c/$$t.c -L$(TSAN_SCRATCH)/release -lripple -lpthread \
+	  $(CC) $(TEST_CFLAGS) -fsanitize=thread Tests/c/$$t.c -L$(TSAN_SCRATCH)/release -lripple -lpthread $(TSAN_LIBS) \
 	    -Wl,-rpath,$(CURDIR)/$(TSAN_SCRATCH)/release -o $(OUT)/tsan/$$t || exit 1; \
 	  echo "--- tsan $$t"; RIPPLE_TEST_QUICK=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" $(OUT)/tsan/$$t >/dev/null || exit 1; done
 

@@ -55,7 +55,10 @@ public func rpl_subscriber_send_next(_ s: OpaquePointer?, _ v: rpl_value) -> rpl
         value.release()
         return rpl_last_error()
     }
-    unsafeDowncast(object(UnsafeRawPointer(s)), to: Subscriber.self).sendNext(value)
+    // The caller's handle keeps the subscriber alive: call it without ARC
+    // traffic (a retain/release pair per event is slow once the object has
+    // a weak-reference side table, e.g. when an operator links it weakly).
+    Unmanaged<Subscriber>.fromOpaque(UnsafeRawPointer(s))._withUnsafeGuaranteedRef { $0.sendNext(value) }
     return 0
 }
 

@@ -95,6 +95,10 @@ public final class RunLoopScheduler: Scheduler, @unchecked Sendable {
                 lock.lock()
                 let stop = stopRequested
                 stopRequested = false
+                if stop && ready.isEmpty {
+                    var x: UInt64 = 0
+                    _ = read(eventFD, &x, 8)  // the stop's wake-up: not work
+                }
                 lock.unlock()
                 if stop { return }
                 if let j = takeOne() {

@@ -286,12 +286,13 @@ struct TimerHeap {
 
 // MARK: Operator support
 
-/// How per-subscription operator state holds its scheduler. A thread-backed
+/// How operator signals and their per-subscription state hold a scheduler. A thread-backed
 /// scheduler is held strongly: the subscription outlives the operator signal
 /// (rule 6a) and must still be able to schedule. A driven scheduler is held
-/// weakly: its pending jobs hold the operator state, so a strong reference
-/// back would be a cycle that leaks once the program releases the
+/// weakly: its pending jobs hold operator state and signals, so a strong
+/// reference back would be a cycle that leaks once the program releases the
 /// scheduler; and a freed driven scheduler could never run the work anyway.
+/// A driven scheduler lives exactly as long as its owner's references.
 public struct SchedulerRef {
     private let strong: Scheduler?
     private weak var weakRef: Scheduler?
@@ -337,6 +338,15 @@ extension Subscriber {
     public static func relay(_ sink: Sink) -> Subscriber {
         let r = Subscriber(sink)
         r.start()
+        return r
+    }
+
+    /// A subscription that is over at once (its release runs): what an
+    /// operator returns when its driven scheduler (test scheduler, run loop)
+    /// has been freed, since nothing could ever deliver to it.
+    public static func ended(_ sink: Sink) -> Subscriber {
+        let r = relay(sink)
+        r.dispose()
         return r
     }
 

@@ -32,6 +32,12 @@ final class ThrottleSink: RelaySink, @unchecked Sendable {
     /// its own generation.
     @exclusivity(unchecked) var generation: UInt64 = 0
     @exclusivity(unchecked) weak var timer: ScheduledAction?
+    /// A timer is sending its value right now (on the scheduler's thread).
+    /// A completion arriving meanwhile on the sender's thread is handed to
+    /// it, so the completion never overtakes that value.
+    @exclusivity(unchecked) var firing = false
+    @exclusivity(unchecked) var completeAfterFire = false
+    @exclusivity(unchecked) var tailAfterFire: Value?
 
     init(_ relay: Subscriber, _ interval: UInt64, _ scheduler: Scheduler) {
         self.interval = interval
@@ -39,7 +45,10 @@ final class ThrottleSink: RelaySink, @unchecked Sendable {
         super.init(relay)
     }
 
-    deinit { pending?.release() }
+    deinit {
+        pending?.release()
+        tailAfterFire?.release()
+    }
 
     override func onNext(_ value: borrowing Value) {
         guard let scheduler = schedulerRef.scheduler else { return }  // freed: never sent
@@ -61,6 +70,20 @@ final class ThrottleSink: RelaySink, @unchecked Sendable {
     }
 
     override func onCompleted() {
+        lock.lock()
+        if firing {
+            // The firing timer sends the value it took, then this.
+            tailAfterFire = pending
+            pending = nil
+            generation &+= 1
+            completeAfterFire = true
+            let t = timer
+            timer = nil
+            lock.unlock()
+            t?.dispose()
+            return
+        }
+        lock.unlock()
         if let v = take() { relay.sendNext(v) }
         relay.sendCompleted()
     }
@@ -82,8 +105,19 @@ final class ThrottleSink: RelaySink, @unchecked Sendable {
             return
         }
         pending = nil
+        firing = true
         lock.unlock()
         relay.sendNext(v)
+        lock.lock()
+        firing = false
+        let complete = completeAfterFire
+        let tail = tailAfterFire
+        tailAfterFire = nil
+        lock.unlock()
+        if complete {
+            if let tail { relay.sendNext(tail) }
+            relay.sendCompleted()
+        }
     }
 
     /// Takes the pending value and cancels its timer.

@@ -84,6 +84,29 @@ static void test_delay_dispose_cancels(void) {
     rpl_release(ts);
 }
 
+/* Disposing after upstream completed (its completion still delayed)
+   cancels the delivery too. */
+static void test_delay_dispose_after_upstream_completed(void) {
+    rpl_scheduler_t *ts = rpl_test_scheduler_create();
+    src s = {0};
+    rpl_signal_t *sig = src_signal(&s);
+    rpl_signal_t *d = rpl_signal_delay(sig, 10, ts);
+    rec r = {0};
+    rpl_disposable_t *sub = rec_subscribe(d, &r);
+    rpl_subscriber_send_next(s.sub, rpl_string("x"));
+    src_complete(&s);
+    rpl_disposable_dispose(sub);
+    CHECK_EQ_INT(r.released, 1);
+    rpl_test_scheduler_advance_by(ts, 100);
+    CHECK_EQ_INT(r.n, 0);
+    CHECK_EQ_INT(r.completed, 0);
+    rpl_release(sub);
+    rpl_release(d);
+    rpl_release(sig);
+    src_cleanup(&s);
+    rpl_release(ts);
+}
+
 /* --- throttle ---------------------------------------------------------------- */
 static void test_throttle(void) {
     rpl_scheduler_t *ts = rpl_test_scheduler_create();
@@ -509,6 +532,7 @@ int main(void) {
     RUN(test_delay_values_and_completion);
     RUN(test_delay_error_not_delayed);
     RUN(test_delay_dispose_cancels);
+    RUN(test_delay_dispose_after_upstream_completed);
     RUN(test_throttle);
     RUN(test_throttle_error_and_dispose);
     RUN(test_timeout_fires);

@@ -20,7 +20,11 @@ public final class DelaySignal: Signal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let relay = Subscriber.relay(sink)
-        relay.link(upstream.subscribe(DelaySink(relay, interval, scheduler)))
+        let delaySink = DelaySink(relay, interval, scheduler)
+        // Disposing after upstream completed must still cancel the timer
+        // that would deliver the queued events and completion.
+        relay.addResource(ActionDisposable { [weak delaySink] in delaySink?.stop() })
+        relay.link(upstream.subscribe(delaySink))
         return relay
     }
 }
@@ -125,7 +129,7 @@ final class DelaySink: RelaySink, @unchecked Sendable {
         if let next { scheduler.enqueue(next, at: at) }
     }
 
-    private func stop() {
+    func stop() {
         lock.lock()
         stopped = true
         let t = timer

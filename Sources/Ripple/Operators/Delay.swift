@@ -38,8 +38,10 @@ final class DelaySink: RelaySink, @unchecked Sendable {
     @exclusivity(unchecked) var armed = false
     @exclusivity(unchecked) var stopped = false
     @exclusivity(unchecked) var completionQueued = false
-    /// The pending timer, held weakly: the scheduler owns it (rule 6a).
-    @exclusivity(unchecked) weak var timer: ScheduledAction?
+    /// The pending timer. The cycle sink -> timer -> closure -> sink lasts
+    /// only until the timer runs or is cancelled (its closure is dropped
+    /// then); a freed driven scheduler cancels its pending jobs.
+    @exclusivity(unchecked) var timer: ScheduledAction?
 
     init(_ relay: Subscriber, _ interval: UInt64, _ scheduler: Scheduler) {
         self.interval = interval

@@ -31,7 +31,10 @@ final class ThrottleSink: RelaySink, @unchecked Sendable {
     /// Bumped by every value and by the end: a timer only sends the value of
     /// its own generation.
     @exclusivity(unchecked) var generation: UInt64 = 0
-    @exclusivity(unchecked) weak var timer: ScheduledAction?
+    /// The pending timer. The cycle sink -> timer -> closure -> sink lasts
+    /// only until the timer runs or is cancelled (its closure is dropped
+    /// then); a freed driven scheduler cancels its pending jobs.
+    @exclusivity(unchecked) var timer: ScheduledAction?
     /// A timer is sending its value right now (on the scheduler's thread).
     /// A completion arriving meanwhile on the sender's thread is handed to
     /// it, so the completion never overtakes that value.

@@ -45,6 +45,10 @@ public final class RunLoopScheduler: Scheduler, @unchecked Sendable {
     }
 
     deinit {
+        // Nothing can run the pending jobs any more: cancel them (see
+        // TestScheduler.deinit).
+        for j in ready.takeAll() { j?.dispose() }
+        for j in timers.removeAll() { j.dispose() }
         close(fd)
         close(eventFD)
         close(timerFD)

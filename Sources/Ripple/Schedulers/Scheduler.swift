@@ -9,8 +9,8 @@ import Synchronization
 // Ownership: a scheduler holds each pending job strongly until it has run, so
 // pending work (and whatever it captured) stays alive. A job never holds its
 // scheduler (it is passed to `run(on:)`), so a scheduler that nothing can
-// drive any more (a freed test scheduler or run loop) frees its jobs instead
-// of leaking them in a cycle. Thread-backed schedulers keep themselves alive
+// drive any more (a freed test scheduler or run loop) cancels and frees its
+// jobs instead of leaking them in a cycle. Thread-backed schedulers keep themselves alive
 // from their worker threads while work is pending.
 //
 // While a job runs, the thread's current scheduler (ripple_thread_state's
@@ -307,6 +307,13 @@ struct TimerHeap {
             items.swapAt(i, p)
             i = p
         }
+    }
+
+    /// Removes every entry and returns the jobs.
+    mutating func removeAll() -> [Job] {
+        let jobs = items.map(\.job)
+        items = []
+        return jobs
     }
 
     /// Removes the earliest entry if its time is <= `limit`.

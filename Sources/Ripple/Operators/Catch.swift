@@ -36,6 +36,6 @@ final class CatchSink: Sink {
             relay.sendError(error)
             return
         }
-        _ = replacement.subscribe(RelaySink(relay))
+        _ = replacement.subscribe(InputRelaySink(relay))
     }
 }

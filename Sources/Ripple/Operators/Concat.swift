@@ -37,7 +37,7 @@ final class ConcatFirstSink: Sink {
     override func onError(_ error: RippleError) { relay.sendError(error) }
     override func onCompleted() {
         if relay.isDisposed { return }
-        _ = second.subscribe(RelaySink(relay))
+        _ = second.subscribe(InputRelaySink(relay))
     }
 }
 
@@ -57,7 +57,7 @@ public final class StartWithSignal: Signal {
         let relay = Subscriber(sink)
         relay.start()
         relay.sendNext(value.retained())
-        if !relay.isDisposed { _ = source.subscribe(RelaySink(relay)) }
+        if !relay.isDisposed { _ = source.subscribe(InputRelaySink(relay)) }
         return relay
     }
 }

@@ -15,7 +15,7 @@ public final class TakeUntilSignal: Signal {
         let relay = Subscriber(sink)
         relay.start()
         _ = trigger.subscribe(TakeUntilTriggerSink(relay))
-        if !relay.isDisposed { _ = source.subscribe(RelaySink(relay)) }
+        if !relay.isDisposed { _ = source.subscribe(InputRelaySink(relay)) }
         return relay
     }
 }

@@ -3,7 +3,7 @@ import Ripple
 import XCTest
 
 /// Records values (as ints) and terminal events; thread-safe.
-private final class Recorder: @unchecked Sendable {
+private final class SchedulerRecorder: @unchecked Sendable {
     let lock = Lock()
     var values: [Int64] = []
     var completed = 0
@@ -104,7 +104,7 @@ final class SchedulerTests: XCTestCase {
         let ts = TestScheduler()
         // delay
         let src = Source()
-        let r = Recorder()
+        let r = SchedulerRecorder()
         let d = src.signal.delay(10, on: ts).subscribe(r.sink)
         src.send(1)
         ts.advance(by: 9)
@@ -115,7 +115,7 @@ final class SchedulerTests: XCTestCase {
 
         // throttle
         let src2 = Source()
-        let r2 = Recorder()
+        let r2 = SchedulerRecorder()
         _ = src2.signal.throttle(10, on: ts).subscribe(r2.sink)
         src2.send(1)
         ts.advance(by: 5)
@@ -128,7 +128,7 @@ final class SchedulerTests: XCTestCase {
         XCTAssertEqual(r2.completed, 1)
 
         // timeout
-        let r3 = Recorder()
+        let r3 = SchedulerRecorder()
         let t = Signal.interval(100, on: ts).timeout(10, on: ts).subscribe(r3.sink)
         ts.advance(by: 10)
         XCTAssertEqual(r3.errors.first?.code, RippleError.Code.timeout.rawValue)
@@ -137,7 +137,7 @@ final class SchedulerTests: XCTestCase {
         t.dispose()
 
         // interval
-        let r4 = Recorder()
+        let r4 = SchedulerRecorder()
         let i = Signal.interval(5, on: ts).subscribe(r4.sink)
         ts.advance(by: 16)
         XCTAssertEqual(r4.snapshot, [0, 1, 2])
@@ -149,7 +149,7 @@ final class SchedulerTests: XCTestCase {
     func testSubscribeOnAndDeliverOn() {
         let ts = TestScheduler()
         let src = Source()
-        let r = Recorder()
+        let r = SchedulerRecorder()
         let sub = src.signal.subscribe(on: ts).deliver(on: ts).subscribe(r.sink)
         XCTAssertNil(src.subscriber)
         ts.advance(by: 0)

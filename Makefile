@@ -154,7 +154,8 @@ $(OUT)/tests/%: Tests/c/%.c Tests/c/check.h $(HEADER) $(LIB)
 c-tests: $(addprefix $(OUT)/tests/,$(C_TESTS))
 	@for t in $(C_TESTS); do echo "--- $$t"; $(OUT)/tests/$$t || exit 1; done
 
-VALGRIND := valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite
+VALGRIND := valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite \
+    --suppressions=$(CURDIR)/Tests/valgrind.supp
 # Valgrind 3.19 cannot read the DWARF of the statically linked Swift runtime,
 # so it runs against a copy of the library without debug sections (symbols stay).
 VG_LIB := $(OUT)/valgrind-lib
@@ -168,7 +169,7 @@ asan: $(LIB)
 	@for t in $(C_TESTS); do \
 	  $(CC) $(TEST_CFLAGS) -fsanitize=address,undefined -fno-omit-frame-pointer -fuse-ld=lld Tests/c/$$t.c -L$(OUT)/lib -lripple -lpthread \
 	    -Wl,-rpath,$(CURDIR)/$(OUT)/lib -o $(OUT)/asan/$$t || exit 1; \
-	  echo "--- asan $$t"; ASAN_OPTIONS=detect_leaks=1 $(OUT)/asan/$$t >/dev/null || exit 1; done
+	  echo "--- asan $$t"; ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp $(OUT)/asan/$$t >/dev/null || exit 1; done
 
 # TSan needs the runtime instrumented too (its atomics hand data between
 # threads), so the library is rebuilt with -sanitize=thread for this run.

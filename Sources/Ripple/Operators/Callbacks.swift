@@ -69,6 +69,42 @@ public class UnaryOperatorSignal: Signal {
     }
 }
 
+/// A C predicate and its context, as a sink calls it per value. Holding the
+/// context keeps `ctx` valid for as long as the sink lives.
+struct PredicateCall {
+    let function: PredicateFunction
+    let ctx: UnsafeMutableRawPointer?
+    let context: CallbackContext
+
+    init(_ function: PredicateFunction, _ context: CallbackContext) {
+        self.function = function
+        self.ctx = context.ctx
+        self.context = context
+    }
+
+    @inline(__always)
+    func test(_ value: borrowing Value) -> Bool { withCValue(value) { function(ctx, $0) } }
+}
+
+/// Base of the operators driven by a predicate (filter, take_while,
+/// skip_while): each subscription gets a sink from `makeSink`.
+public class PredicateOperatorSignal: UnaryOperatorSignal {
+    let predicate: PredicateFunction
+    let context: CallbackContext
+
+    public init(_ source: Signal, _ predicate: PredicateFunction, _ context: CallbackContext) {
+        self.predicate = predicate
+        self.context = context
+        super.init(source)
+    }
+
+    func makeSink(_ call: PredicateCall, _ downstream: Sink) -> Sink { fatalError("makeSink must be overridden") }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        source.subscribe(makeSink(PredicateCall(predicate, context), sink))
+    }
+}
+
 /// A sink that can end its subscription before the source does (take,
 /// take_while, dematerialize).
 ///

@@ -2,23 +2,8 @@
 /// every input has sent at least once. Completes when all inputs have
 /// completed (RAC: an input completing without a value does not end it early);
 /// at once when there are none. The first error ends everything.
-public final class CombineLatestSignal: Signal {
-    let sources: [Signal]
-    public init(_ sources: [Signal]) {
-        self.sources = sources
-        super.init()
-    }
-
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        let relay = Subscriber(CombineLatestCore(sink, count: sources.count))
-        relay.start()
-        if sources.isEmpty {
-            relay.sendCompleted()
-            return relay
-        }
-        TaggedCore.subscribeInputs(sources, into: relay)
-        return relay
-    }
+public final class CombineLatestSignal: MultiInputSignal {
+    override func makeCore(_ sink: Sink) -> TaggedCore { CombineLatestCore(sink, count: sources.count) }
 }
 
 final class CombineLatestCore: TaggedCore {

@@ -5,18 +5,7 @@
 // times; when the timer fires it delivers everything due, then arms itself
 // for the next item. So order is kept even on a concurrent scheduler.
 
-public final class DelaySignal: Signal {
-    let upstream: Signal
-    let interval: UInt64
-    let scheduler: SchedulerRef
-
-    public init(_ upstream: Signal, _ interval: UInt64, _ scheduler: Scheduler) {
-        self.upstream = upstream
-        self.interval = interval
-        self.scheduler = SchedulerRef(scheduler)
-        super.init()
-    }
-
+public final class DelaySignal: ScheduledOperatorSignal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let relay = Subscriber.relay(sink)

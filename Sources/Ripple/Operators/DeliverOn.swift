@@ -14,16 +14,7 @@ import Synchronization
 // buffers are reused) and no wake-up. For fairness the drain re-enqueues
 // itself behind the scheduler's other work after a number of batches.
 
-public final class DeliverOnSignal: Signal {
-    let upstream: Signal
-    let scheduler: SchedulerRef
-
-    public init(_ upstream: Signal, _ scheduler: Scheduler) {
-        self.upstream = upstream
-        self.scheduler = SchedulerRef(scheduler)
-        super.init()
-    }
-
+public final class DeliverOnSignal: ScheduledOperatorSignal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let relay = Subscriber.relay(sink)

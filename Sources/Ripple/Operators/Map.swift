@@ -38,35 +38,19 @@ final class MapSink: ForwardingSink {
 }
 
 /// Passes the values for which `predicate` returns true.
-public final class FilterSignal: UnaryOperatorSignal {
-    let predicate: PredicateFunction
-    let context: CallbackContext
-
-    public init(_ source: Signal, _ predicate: PredicateFunction, _ context: CallbackContext) {
-        self.predicate = predicate
-        self.context = context
-        super.init(source)
-    }
-
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        source.subscribe(FilterSink(predicate, context, sink))
-    }
+public final class FilterSignal: PredicateOperatorSignal {
+    override func makeSink(_ call: PredicateCall, _ downstream: Sink) -> Sink { FilterSink(call, downstream) }
 }
 
 final class FilterSink: ForwardingSink {
-    let predicate: PredicateFunction
-    let ctx: UnsafeMutableRawPointer?
-    let context: CallbackContext
-
-    init(_ predicate: PredicateFunction, _ context: CallbackContext, _ downstream: Sink) {
-        self.predicate = predicate
-        self.ctx = context.ctx
-        self.context = context
+    let call: PredicateCall
+    init(_ call: PredicateCall, _ downstream: Sink) {
+        self.call = call
         super.init(downstream)
     }
 
     override func onNext(_ value: borrowing Value) {
-        if withCValue(value, { predicate(ctx, $0) }) { downstream.onNext(value) }
+        if call.test(value) { downstream.onNext(value) }
     }
 }
 

@@ -2,23 +2,8 @@
 /// completed (at once when there are none); the first error ends everything.
 /// Inputs are subscribed in order, and those after an input that failed
 /// synchronously are not subscribed (RAC).
-public final class MergeSignal: Signal {
-    let sources: [Signal]
-    public init(_ sources: [Signal]) {
-        self.sources = sources
-        super.init()
-    }
-
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        let relay = Subscriber(MergeCore(sink, remaining: sources.count))
-        relay.start()
-        if sources.isEmpty {
-            relay.sendCompleted()
-            return relay
-        }
-        TaggedCore.subscribeInputs(sources, into: relay)
-        return relay
-    }
+public final class MergeSignal: MultiInputSignal {
+    override func makeCore(_ sink: Sink) -> TaggedCore { MergeCore(sink, remaining: sources.count) }
 }
 
 final class MergeCore: TaggedCore {

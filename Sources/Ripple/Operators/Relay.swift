@@ -91,6 +91,30 @@ final class TaggedInputSink: Sink {
 /// The head of a tagged relay: decodes tags and calls `input(_:value:)` /
 /// `inputCompleted(_:)`, one at a time. Subclasses forward to `downstream`
 /// and end the relay with `relay.sendCompleted()` (nested, which is safe).
+/// Base of merge, zip and combine_latest: every input is subscribed into one
+/// relay whose head is the operator's core; no inputs complete at once.
+public class MultiInputSignal: Signal {
+    let sources: [Signal]
+    public init(_ sources: [Signal]) {
+        self.sources = sources
+        super.init()
+    }
+
+    /// The sink at the head of the relay, holding the operator's state.
+    func makeCore(_ sink: Sink) -> TaggedCore { fatalError("makeCore must be overridden") }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        let relay = Subscriber(makeCore(sink))
+        relay.start()
+        if sources.isEmpty {
+            relay.sendCompleted()
+            return relay
+        }
+        TaggedCore.subscribeInputs(sources, into: relay)
+        return relay
+    }
+}
+
 class TaggedCore: Sink {
     let downstream: Sink
     /// The relay owns this sink, so it outlives every call.

@@ -35,37 +35,21 @@ final class SkipSink: ForwardingSink {
 
 /// Drops values while `predicate` is true, then passes everything, including
 /// later values for which it would be true (RAC's skipWhileBlock:).
-public final class SkipWhileSignal: UnaryOperatorSignal {
-    let predicate: PredicateFunction
-    let context: CallbackContext
-
-    public init(_ source: Signal, _ predicate: PredicateFunction, _ context: CallbackContext) {
-        self.predicate = predicate
-        self.context = context
-        super.init(source)
-    }
-
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        source.subscribe(SkipWhileSink(predicate, context, sink))
-    }
+public final class SkipWhileSignal: PredicateOperatorSignal {
+    override func makeSink(_ call: PredicateCall, _ downstream: Sink) -> Sink { SkipWhileSink(call, downstream) }
 }
 
 final class SkipWhileSink: ForwardingSink {
-    let predicate: PredicateFunction
-    let ctx: UnsafeMutableRawPointer?
-    let context: CallbackContext
-    @exclusivity(unchecked) var skipping = true
+    let call: PredicateCall    @exclusivity(unchecked) var skipping = true
 
-    init(_ predicate: PredicateFunction, _ context: CallbackContext, _ downstream: Sink) {
-        self.predicate = predicate
-        self.ctx = context.ctx
-        self.context = context
+    init(_ call: PredicateCall, _ downstream: Sink) {
+        self.call = call
         super.init(downstream)
     }
 
     override func onNext(_ value: borrowing Value) {
         if skipping {
-            if withCValue(value, { predicate(ctx, $0) }) { return }
+            if call.test(value) { return }
             skipping = false
         }
         downstream.onNext(value)

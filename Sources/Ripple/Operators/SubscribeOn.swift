@@ -2,16 +2,7 @@
 // on a scheduler; events are delivered wherever upstream sends them.
 // Disposing before the scheduled subscription has run cancels it.
 
-public final class SubscribeOnSignal: Signal {
-    let upstream: Signal
-    let scheduler: SchedulerRef
-
-    public init(_ upstream: Signal, _ scheduler: Scheduler) {
-        self.upstream = upstream
-        self.scheduler = SchedulerRef(scheduler)
-        super.init()
-    }
-
+public final class SubscribeOnSignal: ScheduledOperatorSignal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let relay = Subscriber.relay(sink)

@@ -103,36 +103,20 @@ final class TakeLastSink: ForwardingSink {
 /// Values while `predicate` is true; at the first value for which it is
 /// false, completes (without that value) and disposes the source (RAC's
 /// takeWhileBlock:).
-public final class TakeWhileSignal: UnaryOperatorSignal {
-    let predicate: PredicateFunction
-    let context: CallbackContext
-
-    public init(_ source: Signal, _ predicate: PredicateFunction, _ context: CallbackContext) {
-        self.predicate = predicate
-        self.context = context
-        super.init(source)
-    }
-
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        source.subscribe(TakeWhileSink(predicate, context, sink))
-    }
+public final class TakeWhileSignal: PredicateOperatorSignal {
+    override func makeSink(_ call: PredicateCall, _ downstream: Sink) -> Sink { TakeWhileSink(call, downstream) }
 }
 
 final class TakeWhileSink: StoppingSink {
-    let predicate: PredicateFunction
-    let ctx: UnsafeMutableRawPointer?
-    let context: CallbackContext
-
-    init(_ predicate: PredicateFunction, _ context: CallbackContext, _ downstream: Sink) {
-        self.predicate = predicate
-        self.ctx = context.ctx
-        self.context = context
+    let call: PredicateCall
+    init(_ call: PredicateCall, _ downstream: Sink) {
+        self.call = call
         super.init(downstream)
     }
 
     override func onNext(_ value: borrowing Value) {
         if stopped { return }
-        if withCValue(value, { predicate(ctx, $0) }) {
+        if call.test(value) {
             downstream.onNext(value)
         } else {
             stop()

@@ -3,18 +3,7 @@
 // pending value at once, then completes; an error drops it and is forwarded
 // at once; disposal cancels the pending send.
 
-public final class ThrottleSignal: Signal {
-    let upstream: Signal
-    let interval: UInt64
-    let scheduler: SchedulerRef
-
-    public init(_ upstream: Signal, _ interval: UInt64, _ scheduler: Scheduler) {
-        self.upstream = upstream
-        self.interval = interval
-        self.scheduler = SchedulerRef(scheduler)
-        super.init()
-    }
-
+public final class ThrottleSignal: ScheduledOperatorSignal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let relay = Subscriber.relay(sink)

@@ -3,18 +3,7 @@
 // of subscription. Values do not reset the deadline. The timer is armed
 // before upstream is subscribed and cancelled when the subscription ends.
 
-public final class TimeoutSignal: Signal {
-    let upstream: Signal
-    let interval: UInt64
-    let scheduler: SchedulerRef
-
-    public init(_ upstream: Signal, _ interval: UInt64, _ scheduler: Scheduler) {
-        self.upstream = upstream
-        self.interval = interval
-        self.scheduler = SchedulerRef(scheduler)
-        super.init()
-    }
-
+public final class TimeoutSignal: ScheduledOperatorSignal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let relay = Subscriber.relay(sink)

@@ -2,23 +2,8 @@
 /// queue; completes as soon as an input has completed and its queue is empty
 /// (so the shortest input decides), at once when there are no inputs. The
 /// first error ends everything.
-public final class ZipSignal: Signal {
-    let sources: [Signal]
-    public init(_ sources: [Signal]) {
-        self.sources = sources
-        super.init()
-    }
-
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        let relay = Subscriber(ZipCore(sink, count: sources.count))
-        relay.start()
-        if sources.isEmpty {
-            relay.sendCompleted()
-            return relay
-        }
-        TaggedCore.subscribeInputs(sources, into: relay)
-        return relay
-    }
+public final class ZipSignal: MultiInputSignal {
+    override func makeCore(_ sink: Sink) -> TaggedCore { ZipCore(sink, count: sources.count) }
 }
 
 /// A FIFO of owned values.

@@ -40,7 +40,8 @@ public final class SkipWhileSignal: PredicateOperatorSignal {
 }
 
 final class SkipWhileSink: ForwardingSink {
-    let call: PredicateCall    @exclusivity(unchecked) var skipping = true
+    let call: PredicateCall
+    @exclusivity(unchecked) var skipping = true
 
     init(_ call: PredicateCall, _ downstream: Sink) {
         self.call = call

@@ -35,6 +35,8 @@ public final class Subscriber: Disposable {
     @usableFromInline @exclusivity(unchecked) var sinkRef: Unmanaged<Sink>?
     /// Orphaned events, under `slowLock`.
     @exclusivity(unchecked) var queue: [Event] = []
+    /// Tokens of threads waiting for their turn, oldest first, under `slowLock`.
+    @exclusivity(unchecked) var waitQueue: [UInt] = []
     /// Resources disposed when the subscription ends, under `slowLock`.
     @exclusivity(unchecked) var resource: Disposable?
     @exclusivity(unchecked) var moreResources: [Disposable] = []
@@ -122,19 +124,28 @@ public final class Subscriber: Disposable {
             }
             if owner == 0 {
                 guard word.compareExchange(expected: w, desired: w | me, ordering: .acquiring).exchanged else { continue }
-                t.pointee.delivering &+= 1
-                drain()
-                deliver(event)
-                t.pointee.delivering &-= 1
-                releaseOwnership(me)
+                deliverAsOwner(event, t, me)
                 return
             }
             if t.pointee.delivering > 0 {
                 enqueueOrphan(event, t)
                 return
             }
-            waitUntilFree()
+            if waitForTurn(me) {
+                deliverAsOwner(event, t, me)
+                return
+            }
         }
+    }
+
+    /// Delivers queued orphans and then `event`, and lets go; the caller owns
+    /// the subscriber.
+    func deliverAsOwner(_ event: Event, _ t: UnsafeMutablePointer<ripple_thread_state>, _ me: UInt) {
+        t.pointee.delivering &+= 1
+        drain()
+        deliver(event)
+        t.pointee.delivering &-= 1
+        releaseOwnership(me)
     }
 
     /// Delivers one event while owning the subscriber; consumes it.
@@ -224,19 +235,35 @@ public final class Subscriber: Disposable {
         }
     }
 
-    /// Blocks until no thread is delivering (or the subscription is done).
-    func waitUntilFree() {
+    /// Waits, in arrival order, for this thread's turn (it holds no
+    /// subscriber, so waiting cannot deadlock). True when the owner handed the
+    /// subscriber over (this thread now owns it, even if it is done since);
+    /// false when it became free or done, and the caller looks again. The
+    /// hand-over in FIFO order is what bounds the wait while other threads
+    /// keep sending: a woken waiter never races fresh senders for the word.
+    func waitForTurn(_ me: UInt) -> Bool {
         let lock = slowLock
         lock.lock()
+        defer { lock.unlock() }
+        var queued = false
         while true {
             let w = word.load(ordering: .acquiring)
-            if w & Subscriber.done != 0 || w & ~Subscriber.flagMask == 0 { break }
-            if w & Subscriber.waiters != 0
-                || word.compareExchange(expected: w, desired: w | Subscriber.waiters, ordering: .acquiringAndReleasing).exchanged {
-                lock.wait()
+            let owner = w & ~Subscriber.flagMask
+            if queued && owner == me { return true }
+            if w & Subscriber.done != 0 || owner == 0 {
+                if queued { waitQueue.removeAll { $0 == me } }
+                return false
             }
+            if !queued {
+                if w & Subscriber.waiters == 0 {
+                    guard word.compareExchange(expected: w, desired: w | Subscriber.waiters,
+                                               ordering: .acquiringAndReleasing).exchanged else { continue }
+                }
+                waitQueue.append(me)
+                queued = true
+            }
+            lock.wait()
         }
-        lock.unlock()
     }
 
     @inlinable @inline(__always)
@@ -266,10 +293,18 @@ public final class Subscriber: Disposable {
                 return
             }
             if w & Subscriber.waiters != 0 {
+                // Hand the subscriber to the oldest waiter (w has no PENDING here).
                 let lock = slowLock
                 lock.lock()
-                let ok = word.compareExchange(expected: w, desired: 0, ordering: .releasing).exchanged
-                if ok { lock.broadcast() }
+                var next: UInt = 0
+                if !waitQueue.isEmpty {
+                    next = waitQueue[0] | (waitQueue.count > 1 ? Subscriber.waiters : 0)
+                }
+                let ok = word.compareExchange(expected: w, desired: next, ordering: .acquiringAndReleasing).exchanged
+                if ok {
+                    if !waitQueue.isEmpty { waitQueue.removeFirst() }
+                    lock.broadcast()
+                }
                 lock.unlock()
                 if ok { return }
                 continue

@@ -1,0 +1,564 @@
+// Tests of the C++ binding (ripple.hpp). No framework: CHECK records a
+// failure and goes on; main prints "N passed, M failed" and exits non-zero on
+// any failure. Run under ASan/UBSan by check.sh.
+#include "ripple.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace ripple;
+using namespace std::chrono_literals;
+
+static int passed, failed;
+
+#define CHECK(cond)                                                              \
+    do {                                                                         \
+        if (cond) passed++;                                                      \
+        else { failed++; std::fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); } \
+    } while (0)
+
+#define CHECK_EQ(a, b)                                                           \
+    do {                                                                         \
+        auto check_a_ = (a);                                                     \
+        auto check_b_ = (b);                                                     \
+        if (check_a_ == check_b_) passed++;                                      \
+        else { failed++; std::fprintf(stderr, "FAIL %s:%d: %s == %s\n", __FILE__, __LINE__, #a, #b); } \
+    } while (0)
+
+// Checks that expr throws ripple::Error with the given status.
+#define CHECK_THROWS(expr, st)                                                   \
+    do {                                                                         \
+        bool check_ok_ = false;                                                  \
+        try { (void)(expr); }                                                    \
+        catch (const ripple::Error &check_e_) { check_ok_ = check_e_.status() == (st); } \
+        catch (...) {}                                                           \
+        if (check_ok_) passed++;                                                 \
+        else { failed++; std::fprintf(stderr, "FAIL %s:%d: %s does not throw %s\n", __FILE__, __LINE__, #expr, #st); } \
+    } while (0)
+
+#define RUN(fn) do { std::fprintf(stderr, "  %s\n", #fn); fn(); } while (0)
+
+// Counts exceptions reaching the handler.
+static std::atomic<int> handled{0};
+static void counting_handler(std::exception_ptr, const char *) { handled++; }
+
+// A vector of ints seen by a subscription, with its terminal event.
+struct Log {
+    std::vector<Value> values;
+    int completed = 0;
+    int errors = 0;
+    std::string error_message;
+};
+static Disposable record(const Signal &s, std::shared_ptr<Log> log) {
+    return s.subscribe([log](const Value &v) { log->values.push_back(v); },
+                       [log](const SignalError &e) { log->errors++; log->error_message = e.message(); },
+                       [log] { log->completed++; });
+}
+[[maybe_unused]] static std::vector<int64_t> ints(const std::vector<Value> &vs) {
+    std::vector<int64_t> r;
+    for (auto &v : vs) r.push_back(v.as_int());
+    return r;
+}
+using I [[maybe_unused]] = std::vector<int64_t>;
+
+// ---------------------------------------------------------------------------
+static void test_values() {
+    Value n;
+    CHECK(n.is_nil());
+    CHECK(Value(nullptr).is_nil());
+    CHECK_EQ(Value(true).as_bool(), true);
+    CHECK_EQ(Value(42).as_int(), 42);
+    CHECK_EQ(Value(uint8_t(7)).type(), RPL_TYPE_INT);
+    CHECK_EQ(Value(-5LL).as<int>(), -5);
+    CHECK_EQ(Value(2.5).as_double(), 2.5);
+    CHECK_EQ(Value(2.5f).as<float>(), 2.5f);
+    CHECK_EQ(Value(3).as_double(), 3.0);  // int widens to double
+    CHECK_EQ(Value("hi").as_string(), std::string("hi"));
+    CHECK_EQ(Value(std::string("abc")).as<std::string>(), std::string("abc"));
+    std::string_view sv("xyz123", 3);
+    Value svv(sv);  // a string_view borrows from its value: keep it alive
+    CHECK_EQ(svv.as<std::string_view>(), std::string_view("xyz"));
+    std::string with_nul("a\0b", 3);
+    CHECK_EQ(Value(with_nul).as_string().size(), size_t(3));
+
+    // Wrong types throw, never convert silently.
+    CHECK_THROWS(Value("x").as_int(), RPL_ERR_KIND);
+    CHECK_THROWS(Value(1).as_string(), RPL_ERR_KIND);
+    CHECK_THROWS(Value(1).as_bool(), RPL_ERR_KIND);
+    CHECK_THROWS(Value(1)[0], RPL_ERR_KIND);
+
+    // Copy and move of boxed values.
+    Value s("shared string");
+    Value c = s;
+    Value m = std::move(c);
+    CHECK(c.is_nil());
+    CHECK(m == s);
+    m = Value(1);
+    CHECK(s.as_string() == "shared string");
+    Value a2;
+    a2 = s;
+    Value &self = a2;
+    a2 = self;  // self-assignment is safe
+    CHECK(a2 == s);
+
+    // Tuples from vectors and std::tuple, back again.
+    Value t(std::vector<Value>{1, "two", 3.0});
+    CHECK(t.is_tuple());
+    CHECK_EQ(t.size(), size_t(3));
+    CHECK_EQ(t[1].as_string(), std::string("two"));
+    CHECK_THROWS(t[3], RPL_ERR_INVALID);
+    auto tup = t.as<std::tuple<int, std::string, double>>();
+    CHECK_EQ(std::get<0>(tup), 1);
+    CHECK_EQ(std::get<1>(tup), std::string("two"));
+    CHECK_THROWS((t.as<std::tuple<int, int>>()), RPL_ERR_KIND);
+    Value t2(std::make_tuple(1, std::string("two"), 3.0));
+    CHECK(t == t2);
+    Value vi(std::vector<int>{4, 5, 6});
+    CHECK(vi.as<std::vector<int>>() == std::vector<int>({4, 5, 6}));
+    Value nested(std::vector<Value>{Value(std::vector<int>{1, 2}), "x"});
+    CHECK_EQ(nested.to_string(), std::string("((1, 2), \"x\")"));
+    CHECK(Value::tuple({}).is_tuple());
+    CHECK_EQ(Value::tuple({}).size(), size_t(0));
+
+    // Bytes and pointers (the destructor runs with the last reference).
+    unsigned char raw[3] = {0, 1, 2};
+    Value b = Value::bytes(raw, 3);
+    CHECK_EQ(b.type(), RPL_TYPE_BYTES);
+    CHECK(b.as_bytes() == std::vector<unsigned char>({0, 1, 2}));
+    static int freed = 0;
+    int target = 9;
+    {
+        Value p = Value::pointer(&target, [](void *) { freed++; });
+        Value p2 = p;
+        CHECK_EQ(p2.as_pointer(), static_cast<void *>(&target));
+    }
+    CHECK_EQ(freed, 1);
+
+    // Equality and the raw view.
+    CHECK(Value(1) == Value(1));
+    CHECK(Value(1) != Value(2));
+    CHECK(Value(1) != Value(1.0));
+    rpl_value raw1 = rpl_int(77);
+    CHECK_EQ(Value::view(&raw1).as_int(), 77);
+    Value adopted = Value::adopt(rpl_string("adopted"));
+    rpl_value out = adopted.release();
+    CHECK(adopted.is_nil());
+    CHECK_EQ(std::string(rpl_value_string(&out, nullptr)), std::string("adopted"));
+    rpl_value_release(&out);
+
+    // Events.
+    Value en = Value::event_next(5);
+    CHECK(en.is_event());
+    CHECK_EQ(en.event_kind(), RPL_EVENT_NEXT);
+    CHECK_EQ(en.event_value().as_int(), 5);
+    Value ee = Value::event_error(SignalError("d", 7, "boom"));
+    CHECK_EQ(ee.event_kind(), RPL_EVENT_ERROR);
+    CHECK_EQ(ee.event_error().code(), 7);
+    CHECK_EQ(Value::event_completed().event_kind(), RPL_EVENT_COMPLETED);
+    CHECK_EQ(Value::event_completed().to_string(), std::string("completed"));
+
+    // Signal values.
+    Signal sig = Signal::just(3);
+    Value sv2(sig);
+    CHECK_EQ(sv2.type(), RPL_TYPE_SIGNAL);
+    CHECK(sv2.as_signal() == sig);
+    CHECK(sv2.as<Signal>().first().as_int() == 3);
+}
+
+static void test_errors() {
+    SignalError e("my.domain", 42, "it broke");
+    CHECK_EQ(e.domain(), std::string("my.domain"));
+    CHECK_EQ(e.code(), 42);
+    CHECK_EQ(e.message(), std::string("it broke"));
+    SignalError e2("my.domain", 42, "other text");
+    CHECK(e.same_as(e2));
+    SignalError dflt("", 1, "");
+    CHECK_EQ(dflt.domain(), std::string(RPL_ERROR_DOMAIN));
+    SignalError copy = e;
+    CHECK(copy == e);  // same handle
+
+    // A failed C call throws ripple::Error with the status and message.
+    Signal none;
+    try {
+        none.subscribe([](const Value &) {});
+        CHECK(false);
+    } catch (const Error &x) {
+        CHECK_EQ(x.status(), RPL_ERR_NULL);
+        CHECK(std::string(x.what()).find("rpl_signal_subscribe") != std::string::npos);
+    }
+    CHECK_THROWS(none.first(), RPL_ERR_NULL);
+    CHECK_THROWS(none.wait(), RPL_ERR_NULL);
+    CHECK_THROWS(Subscriber().send_next(1), RPL_ERR_NULL);
+}
+
+static void test_error_from_blocking() {
+    try {
+        Signal::error(SignalError("d", 9, "bad")).first();
+        CHECK(false);
+    } catch (const Error &x) {
+        CHECK_EQ(x.status(), RPL_ERR_FAILED);
+        CHECK(static_cast<bool>(x.signal_error()));
+        CHECK_EQ(x.signal_error().code(), 9);
+        CHECK_EQ(x.signal_error().message(), std::string("bad"));
+    }
+    CHECK_THROWS(Signal::empty().first(), RPL_ERR_NO_VALUE);
+    CHECK_THROWS(Signal::never().first(10ms), RPL_ERR_TIMEOUT);
+    CHECK_THROWS(Signal::never().wait(5ms), RPL_ERR_TIMEOUT);
+    CHECK_THROWS(Signal::never().to_vector(5ms), RPL_ERR_TIMEOUT);
+    CHECK_THROWS(Signal::error("x").wait(), RPL_ERR_FAILED);
+    // A generic error.
+    try {
+        Signal::error().wait();
+    } catch (const Error &x) {
+        CHECK_EQ(x.signal_error().domain(), std::string(RPL_ERROR_DOMAIN));
+        CHECK_EQ(x.signal_error().code(), RPL_ERROR_GENERIC);
+    }
+}
+
+static void test_disposables() {
+    auto counter = std::make_shared<int>(0);
+    {
+        Disposable d = Disposable::create([counter] { (*counter)++; });
+        CHECK(!d.is_disposed());
+        CHECK_EQ(counter.use_count(), 2);
+        Disposable d2 = d;  // copy retains: the same disposable
+        d2.dispose();
+        d.dispose();
+        CHECK(d.is_disposed());
+        CHECK_EQ(*counter, 1);
+        CHECK_EQ(counter.use_count(), 1);  // the lambda is freed once it ran
+    }
+    {
+        Disposable d = Disposable::create([counter] { (*counter)++; });
+        Disposable moved = std::move(d);
+        CHECK(!d);
+        CHECK(d.is_disposed());  // a null disposable counts as disposed
+        d.dispose();             // no-op
+        CHECK_EQ(*counter, 1);
+        moved.dispose();
+        CHECK_EQ(*counter, 2);
+    }
+    CHECK_EQ(*counter, 2);
+    CHECK_EQ(counter.use_count(), 1);
+    {
+        // A cleanup lambda owned by a subscription runs and is freed even when
+        // the subscription is freed without dispose (rule 6a).
+        Signal::create([counter](const Subscriber &) { return [counter] { (*counter)++; }; }).subscribe();
+    }
+    CHECK_EQ(*counter, 3);
+    CHECK_EQ(counter.use_count(), 1);
+
+    // An exception thrown by a dispose lambda goes to the handler.
+    handled = 0;
+    auto old = set_exception_handler(counting_handler);
+    Disposable::create([] { throw std::runtime_error("dispose failed"); }).dispose();
+    CHECK_EQ(handled.load(), 1);
+    set_exception_handler(old);
+
+    Disposable plain = Disposable::create();
+    plain.dispose();
+    CHECK(plain.is_disposed());
+
+    CompoundDisposable comp;
+    int a = 0, b = 0;
+    Disposable da = Disposable::create([&a] { a++; });
+    Disposable db = Disposable::create([&b] { b++; });
+    comp.add(da);
+    comp += db;
+    comp.remove(db);
+    comp.dispose();
+    CHECK_EQ(a, 1);
+    CHECK_EQ(b, 0);
+    CHECK(da.is_disposed());
+    CHECK(!db.is_disposed());
+    Disposable late = Disposable::create([&b] { b++; });
+    comp.add(late);  // added to a disposed compound: disposed at once
+    CHECK_EQ(b, 1);
+    db.dispose();
+
+    SerialDisposable serial;
+    int x = 0, y = 0;
+    Disposable dx = Disposable::create([&x] { x++; });
+    Disposable dy = Disposable::create([&y] { y++; });
+    CHECK(!serial.swap(dx));
+    Disposable old_one = serial.swap(dy);
+    CHECK(old_one == dx);
+    CHECK_EQ(x, 0);  // swap does not dispose the old one
+    serial.dispose();
+    CHECK_EQ(y, 1);
+    Disposable dz = Disposable::create([&x] { x++; });
+    serial.set(dz);  // into a disposed serial: disposed at once
+    CHECK_EQ(x, 1);
+    dx.dispose();
+
+    // Scoped: disposes on scope exit, on reassignment, not after release().
+    int s1 = 0;
+    {
+        ScopedDisposable sd(Disposable::create([&s1] { s1++; }));
+        CHECK(!sd.is_disposed());
+    }
+    CHECK_EQ(s1, 1);
+    {
+        ScopedDisposable sd(Disposable::create([&s1] { s1++; }));
+        sd = ScopedDisposable(Disposable::create([&s1] { s1 += 10; }));
+        CHECK_EQ(s1, 2);
+        ScopedDisposable moved = std::move(sd);
+        CHECK_EQ(s1, 2);
+    }
+    CHECK_EQ(s1, 12);
+    Disposable kept;
+    {
+        ScopedDisposable sd(Disposable::create([&s1] { s1++; }));
+        kept = sd.release();
+    }
+    CHECK_EQ(s1, 12);
+    kept.dispose();
+    CHECK_EQ(s1, 13);
+}
+
+static void test_create_and_subscribe() {
+    int subscriptions = 0;
+    Signal s = Signal::create([&subscriptions](const Subscriber &sub) {
+        subscriptions++;
+        sub.send_next(1);
+        sub.send_next("two");
+        sub.send_completed();
+        sub.send_next(3);  // ignored after completed
+    });
+    auto log = std::make_shared<Log>();
+    record(s, log);
+    record(s, log);  // cold: runs again
+    CHECK_EQ(subscriptions, 2);
+    CHECK_EQ(log->values.size(), size_t(4));
+    CHECK_EQ(log->completed, 2);
+    CHECK_EQ(log->values[1].as_string(), std::string("two"));
+
+    // Typed on_next lambdas convert the value.
+    int64_t sum = 0;
+    Signal::of({1, 2, 3}).subscribe([&sum](int64_t x) { sum += x; });
+    CHECK_EQ(sum, 6);
+    std::string joined;
+    Signal::of({"a", "b"}).subscribe([&joined](std::string x) { joined += x; });
+    CHECK_EQ(joined, std::string("ab"));
+    double total = 0;
+    Signal::of({1.5, 2}).subscribe([&total](double x) { total += x; });
+    CHECK_EQ(total, 3.5);
+
+    // subscribe with no arguments just runs the signal.
+    int runs = 0;
+    Signal::create([&runs](const Subscriber &) { runs++; }).subscribe();
+    CHECK_EQ(runs, 1);
+
+    // just / empty / never / error.
+    CHECK_EQ(Signal::just("v").first().as_string(), std::string("v"));
+    auto l2 = std::make_shared<Log>();
+    record(Signal::empty(), l2);
+    CHECK_EQ(l2->completed, 1);
+    auto l3 = std::make_shared<Log>();
+    Disposable dn = record(Signal::never(), l3);
+    CHECK(!dn.is_disposed());
+    dn.dispose();
+    CHECK(dn.is_disposed());
+    auto l4 = std::make_shared<Log>();
+    record(Signal::error("oops"), l4);
+    CHECK_EQ(l4->errors, 1);
+    CHECK_EQ(l4->error_message, std::string("oops"));
+
+    // The create lambda may return a Disposable or a cleanup callable.
+    int cleaned = 0;
+    Signal with_cleanup = Signal::create([&cleaned](const Subscriber &) {
+        return [&cleaned] { cleaned++; };
+    });
+    Disposable d1 = with_cleanup.subscribe();
+    CHECK_EQ(cleaned, 0);
+    d1.dispose();
+    CHECK_EQ(cleaned, 1);
+    Signal with_disp = Signal::create([&cleaned](const Subscriber &sub) {
+        sub.send_completed();  // terminal: the returned disposable runs at once
+        return Disposable::create([&cleaned] { cleaned += 10; });
+    });
+    with_disp.subscribe();
+    CHECK_EQ(cleaned, 11);
+
+    // Defer runs its factory at each subscription.
+    int made = 0;
+    Signal deferred = Signal::defer([&made] { return Signal::just(++made); });
+    CHECK_EQ(deferred.first().as_int(), 1);
+    CHECK_EQ(deferred.first().as_int(), 2);
+}
+
+static void test_subscriber_kept_across_threads() {
+    Subscriber kept;
+    Signal s = Signal::create([&kept](const Subscriber &sub) { kept = sub; });
+    std::atomic<int64_t> sum{0};
+    std::atomic<int> done{0};
+    Disposable d = s.subscribe([&sum](int64_t x) { sum += x; }, nullptr, [&done] { done++; });
+    std::thread t([kept] {
+        for (int i = 1; i <= 100; i++) kept.send_next(i);
+        kept.send_completed();
+    });
+    t.join();
+    CHECK_EQ(sum.load(), 5050);
+    CHECK_EQ(done.load(), 1);
+    CHECK(kept.is_disposed());
+    CHECK(d.is_disposed());
+
+    // Disposing stops delivery; later sends are ignored.
+    Subscriber k2;
+    int got = 0;
+    Disposable d2 = Signal::create([&k2](const Subscriber &sub) { k2 = sub; }).subscribe([&got](int64_t) { got++; });
+    k2.send_next(1);
+    d2.dispose();
+    k2.send_next(2);
+    CHECK_EQ(got, 1);
+    CHECK(k2.is_disposed());
+}
+
+static void test_exceptions() {
+    handled = 0;
+    auto old = set_exception_handler(counting_handler);
+
+    // In a create lambda: sent to the subscriber as an error.
+    Signal thrower = Signal::create([](const Subscriber &sub) {
+        sub.send_next(1);
+        throw std::runtime_error("producer failed");
+    });
+    auto log = std::make_shared<Log>();
+    record(thrower, log);
+    CHECK_EQ(log->values.size(), size_t(1));
+    CHECK_EQ(log->errors, 1);
+    CHECK_EQ(log->error_message, std::string("producer failed"));
+    try {
+        thrower.wait();
+        CHECK(false);
+    } catch (const Error &e) {
+        CHECK_EQ(e.status(), RPL_ERR_FAILED);
+        CHECK_EQ(e.signal_error().domain(), std::string(kExceptionDomain));
+        CHECK_EQ(e.signal_error().code(), RPL_ERROR_CALLBACK);
+    }
+    // A thrown ripple::Error carrying a SignalError is sent as that error.
+    Signal typed = Signal::create([](const Subscriber &) -> void { throw Error(SignalError("app", 77, "typed")); });
+    try {
+        typed.wait();
+    } catch (const Error &e) {
+        CHECK_EQ(e.signal_error().domain(), std::string("app"));
+        CHECK_EQ(e.signal_error().code(), 77);
+    }
+    // A non-std exception.
+    Signal weird = Signal::create([](const Subscriber &) -> void { throw 5; });
+    CHECK_THROWS(weird.wait(), RPL_ERR_FAILED);
+
+    // In a defer factory: the subscription fails.
+    Signal bad_defer = Signal::defer([]() -> Signal { throw std::runtime_error("no factory"); });
+    CHECK_THROWS(bad_defer.first(), RPL_ERR_FAILED);
+
+    // In observer callbacks: to the handler; delivery goes on.
+    int seen = 0;
+    Signal::of({1, 2, 3}).subscribe(
+        [&seen](int64_t x) { seen++; if (x == 2) throw std::runtime_error("on_next"); },
+        nullptr, [] { throw std::logic_error("on_completed"); });
+    CHECK_EQ(seen, 3);
+    CHECK_EQ(handled.load(), 2);
+    Signal::error("e").subscribe(detail::Ignore{}, [](const SignalError &) { throw 1; });
+    CHECK_EQ(handled.load(), 3);
+    // A conversion failure in a typed lambda is an exception too.
+    Signal::just("not an int").subscribe([](int64_t) {});
+    CHECK_EQ(handled.load(), 4);
+
+    // A throwing handler is contained.
+    set_exception_handler([](std::exception_ptr, const char *) { throw 1; });
+    Signal::just(1).subscribe([](const Value &) { throw 2; });
+    set_exception_handler(nullptr);  // back to the default (prints)
+    set_exception_handler(old);
+}
+
+static void test_handles_and_lifetimes() {
+    auto counter = std::make_shared<int>(0);
+    {
+        Signal a = Signal::create([counter](const Subscriber &s) { s.send_next(*counter); s.send_completed(); });
+        CHECK_EQ(counter.use_count(), 2);
+        Signal b = a;  // retain
+        CHECK(a == b);
+        Signal c = std::move(a);
+        CHECK(!a);
+        CHECK(c == b);
+        b = Signal();  // release one reference; c still holds the signal
+        CHECK_EQ(counter.use_count(), 2);
+        CHECK_EQ(c.first().as_int(), 0);
+        b = c;
+        Signal &bself = b;
+        b = bself;
+        c = std::move(b);
+        CHECK_EQ(counter.use_count(), 2);
+    }
+    CHECK_EQ(counter.use_count(), 1);  // signal freed: its lambda is freed
+
+    // Observer lambdas are freed when the subscription ends: on completion...
+    {
+        Signal s = Signal::of({1, 2});
+        s.subscribe([counter](const Value &) {}, [counter](const SignalError &) {}, [counter] {});
+        CHECK_EQ(counter.use_count(), 1);
+    }
+    // ... on dispose ...
+    {
+        Signal s = Signal::never();
+        Disposable d = s.subscribe([counter](const Value &) {});
+        CHECK_EQ(counter.use_count(), 2);
+        d.dispose();
+        CHECK_EQ(counter.use_count(), 1);
+    }
+    // ... on scope exit of a scoped subscription ...
+    {
+        Signal s = Signal::never();
+        auto sub = s.subscribe_scoped([counter](const Value &) {});
+        CHECK_EQ(counter.use_count(), 2);
+    }
+    CHECK_EQ(counter.use_count(), 1);
+    // ... and when nothing can send to it any more (rule 6a).
+    {
+        Subscriber kept;
+        {
+            Signal s = Signal::create([&kept, counter](const Subscriber &sub) { kept = sub; });
+            s.subscribe([counter](const Value &) {});  // handle dropped at once
+            CHECK(counter.use_count() >= 3);
+        }
+        kept = Subscriber();  // the last thing that could send
+    }
+    CHECK_EQ(counter.use_count(), 1);
+    // Defer's factory lambda lives as long as the signal.
+    {
+        Signal d = Signal::defer([counter] { return Signal::just(1); });
+        CHECK_EQ(d.first().as_int(), 1);
+        CHECK_EQ(counter.use_count(), 2);
+    }
+    CHECK_EQ(counter.use_count(), 1);
+    // adopt / borrow.
+    rpl_signal_t *raw = rpl_signal_empty();
+    {
+        Signal borrowed = Signal::borrow(raw);
+        Signal adopted = Signal::adopt(raw);
+        CHECK(borrowed == adopted);
+    }
+    Subscriber none;
+    CHECK(none.is_disposed());
+}
+
+int main() {
+    std::fprintf(stderr, "ripple.hpp tests against libripple %s\n", rpl_version_string());
+    RUN(test_values);
+    RUN(test_errors);
+    RUN(test_error_from_blocking);
+    RUN(test_disposables);
+    RUN(test_create_and_subscribe);
+    RUN(test_subscriber_kept_across_threads);
+    RUN(test_exceptions);
+    RUN(test_handles_and_lifetimes);
+    std::printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

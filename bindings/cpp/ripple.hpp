@@ -64,6 +64,8 @@ inline constexpr const char *kExceptionDomain = "ripple.cpp";
 /// Timeouts and intervals. `forever` maps to RPL_FOREVER.
 using Duration = std::chrono::nanoseconds;
 inline constexpr Duration forever = Duration::max();
+/// Count meaning "without limit" for retry and repeat (RPL_FOREVER_COUNT).
+inline constexpr size_t forever_count = static_cast<size_t>(-1);
 
 namespace detail {
 inline uint64_t to_ns(Duration d) {
@@ -486,13 +488,13 @@ struct Convert<std::tuple<T...>> {
 namespace detail {
 /// Calls f with a borrowed value: as `const Value &` when f accepts it,
 /// otherwise converted to f's declared parameter type.
-template <class F>
-decltype(auto) call_with(F &f, const Value &v) {
-    if constexpr (std::is_invocable_v<F &, const Value &>) return f(v);
-    else return f(v.template as<arg_t<F, 0>>());
+template <class F, class... Extra>
+decltype(auto) call_with(F &f, const Value &v, Extra &...extra) {
+    if constexpr (std::is_invocable_v<F &, const Value &, Extra &...>) return f(v, extra...);
+    else return f(v.template as<arg_t<F, 0>>(), extra...);
 }
 template <class F>
-decltype(auto) call_with(F &f, const Value &a, const Value &b) {
+decltype(auto) call_with2(F &f, const Value &a, const Value &b) {
     if constexpr (std::is_invocable_v<F &, const Value &, const Value &>) return f(a, b);
     else return f(a.template as<arg_t<F, 0>>(), b.template as<arg_t<F, 1>>());
 }
@@ -774,11 +776,83 @@ class Signal : public detail::Handle<rpl_signal_t> {
     template <class T>
     std::vector<T> to_vector(Duration timeout = forever) const { return to_array(timeout).template as<std::vector<T>>(); }
 
-    // ---- Operators ------------------------------------------------------
-    // (generated from the C API as it grows; see below)
+    // ---- Operators: combining and higher-order --------------------------
+
+    /// RAC's bind: f(v, bool &stop) -> Signal for each value; the returned
+    /// signals run merged. Returning an empty Signal, or setting stop, ends
+    /// the source side. A throw fails the result with the exception's error.
+    template <class F>
+    Signal bind(F &&f) const {
+        using B = detail::Box<std::decay_t<F>>;
+        return adopt(detail::check(rpl_signal_bind(
+            h_,
+            [](void *c, const rpl_value *v, bool *stop) -> rpl_signal_t * {
+                return signal_result([&] { return detail::call_with(detail::unbox<std::decay_t<F>>(c), Value::view(v), *stop); });
+            },
+            detail::box(std::forward<F>(f)), &B::release)));
+    }
+    /// f(v) -> Signal for each value; merges every returned signal. An empty
+    /// Signal is an empty inner signal; a throw fails the result.
+    template <class F>
+    Signal flatten_map(F &&f) const {
+        using B = detail::Box<std::decay_t<F>>;
+        return adopt(detail::check(rpl_signal_flatten_map(
+            h_,
+            [](void *c, const rpl_value *v) -> rpl_signal_t * {
+                return signal_result([&] { return detail::call_with(detail::unbox<std::decay_t<F>>(c), Value::view(v)); });
+            },
+            detail::box(std::forward<F>(f)), &B::release)));
+    }
+    /// For a signal of signal values: merges the inner signals.
+    Signal flatten() const { return adopt(detail::check(rpl_signal_flatten(h_))); }
+    /// For a signal of signal values: only the latest inner signal's events.
+    Signal switch_to_latest() const { return adopt(detail::check(rpl_signal_switch_to_latest(h_))); }
+    /// This signal's events, then next's.
+    Signal concat(const Signal &next) const { return adopt(detail::check(rpl_signal_concat(h_, next.h_))); }
+    /// Values of all signals as they arrive.
+    static Signal merge(const std::vector<Signal> &sigs) { return adopt(detail::check(rpl_signal_merge(raw(sigs).data(), sigs.size()))); }
+    Signal merge(const Signal &other) const { return merge({*this, other}); }
+    /// Tuples of every input's latest value.
+    static Signal combine_latest(const std::vector<Signal> &sigs) {
+        return adopt(detail::check(rpl_signal_combine_latest(raw(sigs).data(), sigs.size())));
+    }
+    Signal combine_latest(const Signal &other) const { return combine_latest({*this, other}); }
+    /// Tuples of the i-th values of every input.
+    static Signal zip(const std::vector<Signal> &sigs) { return adopt(detail::check(rpl_signal_zip(raw(sigs).data(), sigs.size()))); }
+    Signal zip(const Signal &other) const { return zip({*this, other}); }
+    /// v first, then this signal's events.
+    Signal start_with(Value v) const { return adopt(detail::check(rpl_signal_start_with(h_, v.release()))); }
+    /// Ignores this signal's values; on completion, next's events.
+    Signal then(const Signal &next) const { return adopt(detail::check(rpl_signal_then(h_, next.h_))); }
+    /// Events until trigger sends a value or completes.
+    Signal take_until(const Signal &trigger) const { return adopt(detail::check(rpl_signal_take_until(h_, trigger.h_))); }
+    /// On an error, f(SignalError) -> Signal to continue with. An empty
+    /// Signal passes the error on; a throw fails with the exception's error.
+    template <class F>
+    Signal catch_error(F &&f) const {
+        using B = detail::Box<std::decay_t<F>>;
+        return adopt(detail::check(rpl_signal_catch(
+            h_,
+            [](void *c, const rpl_error_t *e) -> rpl_signal_t * {
+                return signal_result([&] { return detail::unbox<std::decay_t<F>>(c)(SignalError::borrow(e)); });
+            },
+            detail::box(std::forward<F>(f)), &B::release)));
+    }
+    /// On an error, continues with replacement.
+    Signal catch_to(const Signal &replacement) const { return adopt(detail::check(rpl_signal_catch_to(h_, replacement.h_))); }
+    /// Resubscribes at most n times after an error (forever_count: no limit).
+    Signal retry(size_t n = forever_count) const { return adopt(detail::check(rpl_signal_retry(h_, n))); }
+    /// Subscribes n times in all, one after the other (forever_count: forever).
+    Signal repeat(size_t n = forever_count) const { return adopt(detail::check(rpl_signal_repeat(h_, n))); }
 
   protected:
     explicit Signal(rpl_signal_t *s) noexcept : Handle(s) {}
+    static std::vector<rpl_signal_t *> raw(const std::vector<Signal> &sigs) {
+        std::vector<rpl_signal_t *> r;
+        r.reserve(sigs.size());
+        for (auto &x : sigs) r.push_back(x.get());
+        return r;
+    }
 
     /// Runs f() -> Signal for a C callback that returns a +1 signal; an
     /// exception becomes Signal::error.
@@ -793,13 +867,6 @@ class Signal : public detail::Handle<rpl_signal_t> {
             rpl_release(e);
             return r;
         }
-    }
-    /// Wraps an operator callback lambda in a heap context for a C operator
-    /// taking (..., fn, ctx, release).
-    template <class F, class Call>
-    static Signal op(Call &&call, F &&f) {
-        using B = std::decay_t<decltype(*detail::box(std::forward<F>(f)))>;
-        return adopt(detail::check(call(static_cast<B *>(nullptr), detail::box(std::forward<F>(f)), &B::release)));
     }
 };
 

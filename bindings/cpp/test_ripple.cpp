@@ -549,6 +549,106 @@ static void test_handles_and_lifetimes() {
     CHECK(none.is_disposed());
 }
 
+// A signal that sends its values, then fails with message (after `fail_after`
+// successful runs it completes instead). Counts its subscriptions.
+static Signal flaky(std::shared_ptr<int> runs, int fail_times) {
+    return Signal::create([runs, fail_times](const Subscriber &s) {
+        int n = ++*runs;
+        s.send_next(n);
+        if (n <= fail_times) s.send_error("flaky");
+        else s.send_completed();
+    });
+}
+
+static void test_combining() {
+    auto counter = std::make_shared<int>(0);
+    {
+        // flatten_map with typed lambdas, and its capture's lifetime.
+        Signal fm = Signal::of({1, 2, 3}).flatten_map([counter](int64_t x) {
+            return Signal::of({x, x * 10});
+        });
+        CHECK(ints(fm.to_vector()) == I({1, 10, 2, 20, 3, 30}));
+        CHECK_EQ(counter.use_count(), 2);
+        // An empty Signal is an empty inner signal.
+        CHECK(ints(Signal::of({1, 2}).flatten_map([](const Value &) { return Signal(); }).to_vector()).empty());
+        // A throw fails the result with the exception's error.
+        Signal bad = Signal::of({1, 2}).flatten_map([](int64_t x) -> Signal {
+            if (x == 2) throw std::runtime_error("no signal for 2");
+            return Signal::just(x);
+        });
+        auto log = std::make_shared<Log>();
+        record(bad, log);
+        CHECK(ints(log->values) == I({1}));
+        CHECK_EQ(log->error_message, std::string("no signal for 2"));
+
+        // bind with stop.
+        Signal b = Signal::of({1, 2, 3, 4}).bind([counter](int64_t x, bool &stop) {
+            if (x == 3) stop = true;
+            return Signal::just(x * 2);
+        });
+        CHECK(ints(b.to_vector()) == I({2, 4, 6}));
+        Signal b2 = Signal::of({1, 2, 3}).bind([](const Value &v, bool &) {
+            return v.as_int() == 2 ? Signal() : Signal::just(v);  // empty: stop
+        });
+        CHECK(ints(b2.to_vector()) == I({1}));
+
+        // flatten / switch_to_latest of signal values.
+        Signal outer = Signal::of({Value(Signal::just(1)), Value(Signal::of({2, 3}))});
+        CHECK(ints(outer.flatten().to_vector()) == I({1, 2, 3}));
+        CHECK(ints(outer.switch_to_latest().to_vector()) == I({1, 2, 3}));
+
+        // concat, merge, combine_latest, zip, start_with, then, take_until.
+        Signal a = Signal::of({1, 2}), c = Signal::of({3});
+        CHECK(ints(a.concat(c).to_vector()) == I({1, 2, 3}));
+        CHECK(ints(a.merge(c).to_vector()) == I({1, 2, 3}));
+        CHECK(ints(Signal::merge({a, c, a}).to_vector()) == I({1, 2, 3, 1, 2}));
+        CHECK(Signal::merge(std::vector<Signal>{}).to_vector().empty());
+        auto zipped = a.zip(Signal::of({"x", "y", "z"})).to_vector<std::tuple<int, std::string>>();
+        CHECK_EQ(zipped.size(), size_t(2));
+        CHECK(zipped[1] == std::make_tuple(2, std::string("y")));
+        CHECK_EQ(Signal::zip({a, a, a}).first().to_string(), std::string("(1, 1, 1)"));
+        auto latest = a.combine_latest(c).to_vector();
+        CHECK_EQ(latest.size(), size_t(1));
+        CHECK_EQ(latest[0].to_string(), std::string("(2, 3)"));
+        CHECK_EQ(Signal::combine_latest({c, c}).first().to_string(), std::string("(3, 3)"));
+        CHECK(ints(a.start_with(0).to_vector()) == I({0, 1, 2}));
+        CHECK(ints(a.then(c).to_vector()) == I({3}));
+        CHECK(Signal::never().take_until(Signal::just(1)).to_vector(1s).empty());
+        CHECK(ints(a.take_until(Signal::never()).to_vector()) == I({1, 2}));
+
+        // catch_error / catch_to.
+        Signal failing = Signal::create([](const Subscriber &s) { s.send_next(1); s.send_error("e1"); });
+        std::string seen;
+        Signal caught = failing.catch_error([&seen, counter](const SignalError &e) {
+            seen = e.message();
+            return Signal::just(99);
+        });
+        CHECK(ints(caught.to_vector()) == I({1, 99}));
+        CHECK_EQ(seen, std::string("e1"));
+        CHECK_THROWS(failing.catch_error([](const SignalError &) { return Signal(); }).wait(), RPL_ERR_FAILED);
+        try {
+            failing.catch_error([](const SignalError &) -> Signal { throw std::runtime_error("in catch"); }).wait();
+            CHECK(false);
+        } catch (const Error &e) {
+            CHECK_EQ(e.signal_error().message(), std::string("in catch"));
+        }
+        CHECK(ints(failing.catch_to(Signal::just(7)).to_vector()) == I({1, 7}));
+
+        // retry / repeat.
+        auto runs = std::make_shared<int>(0);
+        CHECK(ints(flaky(runs, 2).retry(5).to_vector()) == I({1, 2, 3}));
+        *runs = 0;
+        CHECK_THROWS(flaky(runs, 2).retry(1).wait(), RPL_ERR_FAILED);
+        CHECK_EQ(*runs, 2);
+        *runs = 0;
+        CHECK(ints(flaky(runs, 0).retry().to_vector()) == I({1}));
+        CHECK(ints(Signal::just(5).repeat(3).to_vector()) == I({5, 5, 5}));
+        CHECK(ints(Signal::just(5).repeat().take_until(Signal::never()).take_until(Signal::just(0)).to_vector()).empty());
+        CHECK(Signal::just(5).repeat(0).to_vector().empty());
+    }
+    CHECK_EQ(counter.use_count(), 1);  // every operator lambda freed with its signal
+}
+
 int main() {
     std::fprintf(stderr, "ripple.hpp tests against libripple %s\n", rpl_version_string());
     RUN(test_values);
@@ -559,6 +659,7 @@ int main() {
     RUN(test_subscriber_kept_across_threads);
     RUN(test_exceptions);
     RUN(test_handles_and_lifetimes);
+    RUN(test_combining);
     std::printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

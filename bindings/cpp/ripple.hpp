@@ -501,8 +501,7 @@ decltype(auto) call_with2(F &f, const Value &a, const Value &b) {
 /// Converts a callback result to an owned rpl_value.
 template <class R>
 rpl_value to_c(R &&r) {
-    if constexpr (std::is_same_v<std::decay_t<R>, Value>) return Value(std::forward<R>(r)).release();
-    else return Value(std::forward<R>(r)).release();
+    return Value(std::forward<R>(r)).release();
 }
 }  // namespace detail
 
@@ -656,6 +655,69 @@ struct Observer {
 struct Ignore {
     void operator()(const Value &) const noexcept {}
 };
+
+/// C trampolines for operator callbacks holding an F in a Box. Exceptions go
+/// to the handler; the callback then yields a neutral result.
+template <class F>
+struct Tramp {
+    static F &fn(void *ctx) { return unbox<F>(ctx); }
+    static rpl_value map(void *ctx, const rpl_value *v) {
+        try {
+            return to_c(call_with(fn(ctx), Value::view(v)));
+        } catch (...) {
+            report(std::current_exception(), "map");
+            return rpl_nil();
+        }
+    }
+    static bool predicate(void *ctx, const rpl_value *v) {
+        try {
+            return static_cast<bool>(call_with(fn(ctx), Value::view(v)));
+        } catch (...) {
+            report(std::current_exception(), "predicate");
+            return false;
+        }
+    }
+    static rpl_value reduce(void *ctx, const rpl_value *acc, const rpl_value *v) {
+        try {
+            return to_c(call_with2(fn(ctx), Value::view(acc), Value::view(v)));
+        } catch (...) {
+            report(std::current_exception(), "reduce");
+            return rpl_value_copy(acc);
+        }
+    }
+    static void do_next(void *ctx, const rpl_value *v) {
+        try {
+            call_with(fn(ctx), Value::view(v));
+        } catch (...) {
+            report(std::current_exception(), "do_next");
+        }
+    }
+    static void do_error(void *ctx, const rpl_error_t *e) {
+        try {
+            fn(ctx)(SignalError::borrow(e));
+        } catch (...) {
+            report(std::current_exception(), "do_error");
+        }
+    }
+    static void do_completed(void *ctx) {
+        try {
+            fn(ctx)();
+        } catch (...) {
+            report(std::current_exception(), "do_completed");
+        }
+    }
+    /// try_map: the result as a next event, or the exception as an error event.
+    static rpl_value map_event(void *ctx, const rpl_value *v) {
+        try {
+            return rpl_event_next(to_c(call_with(fn(ctx), Value::view(v))));
+        } catch (...) {
+            rpl_error_t *e = error_from(std::current_exception());
+            rpl_value r = rpl_event_error(e);
+            rpl_release(e);
+            return r;
+        }
+    }
+};
 }  // namespace detail
 
 // ===========================================================================
@@ -776,6 +838,68 @@ class Signal : public detail::Handle<rpl_signal_t> {
     template <class T>
     std::vector<T> to_vector(Duration timeout = forever) const { return to_array(timeout).template as<std::vector<T>>(); }
 
+    // ---- Operators: single-input (fused) --------------------------------
+
+    /// f(v) for each value. f may take `const Value &` or a typed argument and
+    /// return anything convertible to Value. A throw goes to the exception
+    /// handler and sends nil; use try_map to fail the signal instead.
+    template <class F>
+    Signal map(F &&f) const { return with_fn<F>(rpl_signal_map, &detail::Tramp<std::decay_t<F>>::map, std::forward<F>(f)); }
+    /// Like map, but a throw fails the signal with the exception's error.
+    /// Costs one event box per value (map to events, then dematerialize).
+    template <class F>
+    Signal try_map(F &&f) const {
+        return with_fn<F>(rpl_signal_map, &detail::Tramp<std::decay_t<F>>::map_event, std::forward<F>(f)).dematerialize();
+    }
+    /// The values for which f(v) is true (a throw counts as false).
+    template <class F>
+    Signal filter(F &&f) const { return with_fn<F>(rpl_signal_filter, &detail::Tramp<std::decay_t<F>>::predicate, std::forward<F>(f)); }
+    /// Running accumulations f(acc, v), starting from initial (not sent). A
+    /// throw keeps the accumulator unchanged.
+    template <class F>
+    Signal scan(Value initial, F &&f) const {
+        using B = detail::Box<std::decay_t<F>>;
+        return adopt(detail::check(rpl_signal_scan(h_, initial.release(), &detail::Tramp<std::decay_t<F>>::reduce,
+                                                   detail::box(std::forward<F>(f)), &B::release)));
+    }
+    /// Like scan, but only the final accumulation, at completion.
+    template <class F>
+    Signal aggregate(Value initial, F &&f) const {
+        using B = detail::Box<std::decay_t<F>>;
+        return adopt(detail::check(rpl_signal_aggregate(h_, initial.release(), &detail::Tramp<std::decay_t<F>>::reduce,
+                                                        detail::box(std::forward<F>(f)), &B::release)));
+    }
+    /// Drops values equal to the previous one.
+    Signal distinct_until_changed() const { return adopt(detail::check(rpl_signal_distinct_until_changed(h_))); }
+    /// Every event as an event value; never fails.
+    Signal materialize() const { return adopt(detail::check(rpl_signal_materialize(h_))); }
+    /// Event values back into events.
+    Signal dematerialize() const { return adopt(detail::check(rpl_signal_dematerialize(h_))); }
+    /// One tuple of every value, at completion.
+    Signal collect() const { return adopt(detail::check(rpl_signal_collect(h_))); }
+    Signal take(size_t n) const { return adopt(detail::check(rpl_signal_take(h_, n))); }
+    Signal skip(size_t n) const { return adopt(detail::check(rpl_signal_skip(h_, n))); }
+    Signal take_last(size_t n) const { return adopt(detail::check(rpl_signal_take_last(h_, n))); }
+    /// Values while f(v) is true, then completes (a throw counts as false).
+    template <class F>
+    Signal take_while(F &&f) const {
+        return with_fn<F>(rpl_signal_take_while, &detail::Tramp<std::decay_t<F>>::predicate, std::forward<F>(f));
+    }
+    /// Drops values while f(v) is true (a throw counts as false).
+    template <class F>
+    Signal skip_while(F &&f) const {
+        return with_fn<F>(rpl_signal_skip_while, &detail::Tramp<std::decay_t<F>>::predicate, std::forward<F>(f));
+    }
+    /// Side effects before each event is forwarded; throws go to the handler.
+    template <class F>
+    Signal do_next(F &&f) const { return with_fn<F>(rpl_signal_do_next, &detail::Tramp<std::decay_t<F>>::do_next, std::forward<F>(f)); }
+    template <class F>
+    Signal do_error(F &&f) const { return with_fn<F>(rpl_signal_do_error, &detail::Tramp<std::decay_t<F>>::do_error, std::forward<F>(f)); }
+    template <class F>
+    Signal do_completed(F &&f) const {
+        return with_fn<F>(rpl_signal_do_completed, &detail::Tramp<std::decay_t<F>>::do_completed, std::forward<F>(f));
+    }
+
     // ---- Operators: combining and higher-order --------------------------
 
     /// RAC's bind: f(v, bool &stop) -> Signal for each value; the returned
@@ -847,6 +971,12 @@ class Signal : public detail::Handle<rpl_signal_t> {
 
   protected:
     explicit Signal(rpl_signal_t *s) noexcept : Handle(s) {}
+    /// Calls a C operator taking (sig, fn, ctx, release) with f boxed.
+    template <class F, class CFn, class Tr>
+    Signal with_fn(CFn c_op, Tr trampoline, F &&f) const {
+        using B = detail::Box<std::decay_t<F>>;
+        return adopt(detail::check(c_op(h_, trampoline, detail::box(std::forward<F>(f)), &B::release)));
+    }
     static std::vector<rpl_signal_t *> raw(const std::vector<Signal> &sigs) {
         std::vector<rpl_signal_t *> r;
         r.reserve(sigs.size());

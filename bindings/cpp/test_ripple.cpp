@@ -649,6 +649,101 @@ static void test_combining() {
     CHECK_EQ(counter.use_count(), 1);  // every operator lambda freed with its signal
 }
 
+static void test_single_input() {
+    auto counter = std::make_shared<int>(0);
+    handled = 0;
+    auto old = set_exception_handler(counting_handler);
+    {
+        Signal src = Signal::of({1, 2, 3, 4, 5});
+        // The chain from the README: typed lambdas, fused operators.
+        Signal chain = src.map([counter](int64_t x) { return x * 10; })
+                           .filter([counter](int64_t x) { return x != 20; })
+                           .map([](const Value &v) { return "n" + std::to_string(v.as_int()); });
+        CHECK(chain.to_vector<std::string>() == std::vector<std::string>({"n10", "n30", "n40", "n50"}));
+        CHECK_EQ(counter.use_count(), 3);
+        // map to every kind of value.
+        CHECK(src.map([](int64_t x) { return x > 2; }).to_vector<bool>() == std::vector<bool>({false, false, true, true, true}));
+        CHECK_EQ(src.map([](int64_t x) { return x / 2.0; }).first<double>(), 0.5);
+        CHECK_EQ(src.map([](int64_t x) { return std::make_tuple(x, std::string("s")); }).first().to_string(),
+                 std::string("(1, \"s\")"));
+        CHECK_EQ(src.map([](int64_t) { return Value(); }).first().type(), RPL_TYPE_NIL);
+        Value boxed("boxed");
+        CHECK_EQ(src.map([boxed](const Value &) { return boxed; }).first().as_string(), std::string("boxed"));
+        // A throwing map goes to the handler and sends nil; try_map fails.
+        auto vs = src.map([](int64_t x) -> int64_t { if (x == 2) throw std::runtime_error("two"); return x; }).to_vector();
+        CHECK_EQ(vs.size(), size_t(5));
+        CHECK(vs[1].is_nil());
+        CHECK_EQ(handled.load(), 1);
+        auto log = std::make_shared<Log>();
+        record(src.try_map([counter](int64_t x) -> int64_t { if (x == 3) throw std::runtime_error("three"); return -x; }), log);
+        CHECK(ints(log->values) == I({-1, -2}));
+        CHECK_EQ(log->errors, 1);
+        CHECK_EQ(log->error_message, std::string("three"));
+        CHECK(ints(src.try_map([](int64_t x) { return x + 1; }).to_vector()) == I({2, 3, 4, 5, 6}));
+        // Throwing predicates count as false.
+        CHECK(ints(src.filter([](int64_t x) -> bool { if (x > 3) throw 1; return true; }).to_vector()) == I({1, 2, 3}));
+        CHECK_EQ(handled.load(), 3);
+        // A conversion failure inside a typed lambda is the same.
+        CHECK(Signal::just("s").filter([](int64_t) { return true; }).to_vector().empty());
+
+        // scan / aggregate.
+        CHECK(ints(src.scan(0, [counter](int64_t acc, int64_t x) { return acc + x; }).to_vector()) == I({1, 3, 6, 10, 15}));
+        CHECK_EQ(src.aggregate(0, [](int64_t acc, int64_t x) { return acc + x; }).first().as_int(), 15);
+        CHECK_EQ(Signal::empty().aggregate("init", [](const Value &a, const Value &) { return a; }).first().as_string(),
+                 std::string("init"));
+        CHECK_EQ(src.aggregate(std::string(""), [](std::string acc, int64_t x) { return acc + std::to_string(x); })
+                     .first<std::string>(),
+                 std::string("12345"));
+        // A throwing reducer keeps the accumulator.
+        CHECK(ints(src.scan(0, [](int64_t acc, int64_t x) -> int64_t { if (x == 2) throw 1; return acc + x; }).to_vector()) ==
+              I({1, 1, 4, 8, 13}));
+
+        // distinct, materialize / dematerialize, collect.
+        CHECK(ints(Signal::of({1, 2, 2, 1, 1}).distinct_until_changed().to_vector()) == I({1, 2, 1}));
+        auto events = Signal::of({1}).materialize().to_vector();
+        CHECK_EQ(events.size(), size_t(2));
+        CHECK_EQ(events[0].to_string(), std::string("next(1)"));
+        CHECK_EQ(events[1].event_kind(), RPL_EVENT_COMPLETED);
+        auto errs = Signal::error("m").materialize().to_vector();
+        CHECK_EQ(errs[0].event_kind(), RPL_EVENT_ERROR);
+        CHECK_EQ(errs[0].event_error().message(), std::string("m"));
+        CHECK(ints(src.materialize().dematerialize().to_vector()) == I({1, 2, 3, 4, 5}));
+        try {
+            src.dematerialize().wait();
+            CHECK(false);
+        } catch (const Error &e) {
+            CHECK_EQ(e.signal_error().code(), RPL_ERROR_TYPE);
+        }
+        CHECK(src.collect().first().as<std::vector<int>>() == std::vector<int>({1, 2, 3, 4, 5}));
+        CHECK_EQ(Signal::empty().collect().first().size(), size_t(0));
+
+        // take / skip / take_last / take_while / skip_while.
+        CHECK(ints(src.take(2).to_vector()) == I({1, 2}));
+        CHECK(ints(Signal::never().start_with(7).take(1).to_vector()) == I({7}));
+        CHECK(ints(src.skip(3).to_vector()) == I({4, 5}));
+        CHECK(ints(src.take_last(2).to_vector()) == I({4, 5}));
+        CHECK(ints(src.take_while([counter](int64_t x) { return x < 3; }).to_vector()) == I({1, 2}));
+        CHECK(ints(src.skip_while([](const Value &v) { return v.as_int() < 4; }).to_vector()) == I({4, 5}));
+
+        // do_next / do_error / do_completed, with throwing side effects.
+        int nexts = 0, errors = 0, completions = 0;
+        src.do_next([&nexts, counter](int64_t) { nexts++; })
+            .do_completed([&completions] { completions++; })
+            .do_next([](const Value &) { throw std::runtime_error("side effect"); })
+            .subscribe();
+        CHECK_EQ(nexts, 5);
+        CHECK_EQ(completions, 1);
+        Signal::error("x").do_error([&errors](const SignalError &e) { errors += e.message() == "x"; }).subscribe();
+        CHECK_EQ(errors, 1);
+        // take disposes the source: no further side effects.
+        nexts = 0;
+        src.do_next([&nexts](const Value &) { nexts++; }).take(2).subscribe();
+        CHECK_EQ(nexts, 2);
+    }
+    CHECK_EQ(counter.use_count(), 1);
+    set_exception_handler(old);
+}
+
 int main() {
     std::fprintf(stderr, "ripple.hpp tests against libripple %s\n", rpl_version_string());
     RUN(test_values);
@@ -660,6 +755,7 @@ int main() {
     RUN(test_exceptions);
     RUN(test_handles_and_lifetimes);
     RUN(test_combining);
+    RUN(test_single_input);
     std::printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

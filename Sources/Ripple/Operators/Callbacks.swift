@@ -73,9 +73,10 @@ public class UnaryOperatorSignal: Signal {
 /// source): the order of semantics.md rule 5. Sinks above this one see no
 /// terminal event, so a `do_completed` upstream of a `take` does not run, and
 /// a value sent back into the source from the terminal callback is dropped by
-/// the subscriber. If the root is already done (an upstream sink is emitting
-/// from its own terminal event, like `collect` or `take_last`), nothing is
-/// sent now and the upstream terminal event passes through once.
+/// the subscriber. If the root is already done because an upstream sink is
+/// emitting from its own terminal event (`collect`, `take_last`,
+/// `materialize`), this sink's terminal event is sent now and the upstream
+/// one is ignored; if it is done because it was disposed, nothing is sent.
 class StoppingSink: ForwardingSink {
     /// No more values go downstream.
     @exclusivity(unchecked) final var stopped = false
@@ -102,6 +103,8 @@ class StoppingSink: ForwardingSink {
         if root.markDone() {
             terminate(error)
             root.disposeResources()
+        } else if !root.resourcesDisposedLocked {
+            terminate(error)  // inside an upstream terminal event, which disposes the resources next
         }
     }
 
@@ -120,5 +123,14 @@ class StoppingSink: ForwardingSink {
     override func onCompleted() {
         stopped = true
         terminate(nil)
+    }
+}
+
+extension Subscriber {
+    /// Whether the resources have been disposed: after a dispose, or after a
+    /// terminal event has been delivered (not while it is being delivered).
+    var resourcesDisposedLocked: Bool {
+        let lock = slowLock
+        return lock.withLock { resourcesDisposed }
     }
 }

@@ -35,6 +35,6 @@ final class CatchSink: Sink {
             relay.sendError(error)
             return
         }
-        relay.holdUpstream(replacement.subscribe(RelaySink(relay)))
+        relay.holdUpstream(replacement.subscribe(InputRelaySink(relay)))
     }
 }

@@ -36,7 +36,7 @@ final class ConcatFirstSink: Sink {
     override func onError(_ error: RippleError) { relay.sendError(error) }
     override func onCompleted() {
         if relay.isDisposed { return }
-        relay.holdUpstream(second.subscribe(RelaySink(relay)))
+        relay.holdUpstream(second.subscribe(InputRelaySink(relay)))
     }
 }
 
@@ -56,7 +56,7 @@ public final class StartWithSignal: Signal {
         let relay = Subscriber(sink)
         relay.start()
         relay.sendNext(value.retained())
-        if !relay.isDisposed { relay.holdUpstream(source.subscribe(RelaySink(relay))) }
+        if !relay.isDisposed { relay.holdUpstream(source.subscribe(InputRelaySink(relay))) }
         return relay
     }
 }

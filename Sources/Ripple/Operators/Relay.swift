@@ -36,7 +36,7 @@ extension Subscriber {
 }
 
 /// Forwards every event of one input into a relay.
-final class RelaySink: Sink {
+final class InputRelaySink: Sink {
     let relay: Subscriber
     init(_ relay: Subscriber) { self.relay = relay }
     override func onNext(_ value: borrowing Value) { relay.sendNext(value.retained()) }

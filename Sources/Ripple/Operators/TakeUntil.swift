@@ -15,7 +15,7 @@ public final class TakeUntilSignal: Signal {
         let relay = Subscriber(sink)
         relay.start()
         relay.holdUpstream(trigger.subscribe(TakeUntilTriggerSink(relay)))
-        if !relay.isDisposed { relay.holdUpstream(source.subscribe(RelaySink(relay))) }
+        if !relay.isDisposed { relay.holdUpstream(source.subscribe(InputRelaySink(relay))) }
         return relay
     }
 }

@@ -57,6 +57,9 @@ namespace ripple {
 class Value;
 class Signal;
 class SignalError;
+class Subject;
+class Connection;
+class Scheduler;
 
 /// Domain of errors made from C++ exceptions thrown by callbacks.
 inline constexpr const char *kExceptionDomain = "ripple.cpp";
@@ -900,6 +903,37 @@ class Signal : public detail::Handle<rpl_signal_t> {
         return with_fn<F>(rpl_signal_do_completed, &detail::Tramp<std::decay_t<F>>::do_completed, std::forward<F>(f));
     }
 
+    // ---- Subjects and multicast -----------------------------------------
+
+    /// Sends this signal's events into subject (see Subject::subscribe_to).
+    inline Disposable subscribe_subject(const Subject &subject) const;
+    /// A connection multicasting this signal through a new plain subject.
+    inline Connection publish() const;
+    /// A connection multicasting this signal through subject.
+    inline Connection multicast(const Subject &subject) const;
+    /// Multicast through an unlimited replay subject, connected at once.
+    Signal replay() const { return adopt(detail::check(rpl_signal_replay(h_))); }
+    /// Like replay, keeping only the latest value.
+    Signal replay_last() const { return adopt(detail::check(rpl_signal_replay_last(h_))); }
+    /// Like replay, connected on the first subscription.
+    Signal replay_lazily() const { return adopt(detail::check(rpl_signal_replay_lazily(h_))); }
+
+    // ---- Operators: schedulers and time ---------------------------------
+
+    /// Runs the subscription as work on s.
+    inline Signal subscribe_on(const Scheduler &s) const;
+    /// Delivers every event on s.
+    inline Signal deliver_on(const Scheduler &s) const;
+    /// Delays values and completion by d on s.
+    inline Signal delay(Duration d, const Scheduler &s) const;
+    /// Sends a value only after d passes without a newer one (RAC throttle).
+    inline Signal throttle(Duration d, const Scheduler &s) const;
+    /// Fails with a timeout error (domain "ripple", RPL_ERROR_TIMEOUT) when
+    /// not terminated within d of subscription.
+    inline Signal timeout(Duration d, const Scheduler &s) const;
+    /// Sends 0, 1, 2, ... every d on s; never completes.
+    static inline Signal interval(Duration d, const Scheduler &s);
+
     // ---- Operators: combining and higher-order --------------------------
 
     /// RAC's bind: f(v, bool &stop) -> Signal for each value; the returned
@@ -1016,6 +1050,215 @@ rpl_disposable_t *cleanup_of(R &&r) {
     else return Disposable::create(std::forward<R>(r)).release();
 }
 }  // namespace detail
+
+// ===========================================================================
+// Subjects
+// ===========================================================================
+
+/// A plain subject: a hot signal you send into. It is a Signal, so every
+/// operator and subscribe work on it. Subscribers get what is sent after they
+/// subscribed; a late subscriber to a terminated subject gets the terminal
+/// event at once.
+class Subject : public Signal {
+  public:
+    Subject() : Signal(to_signal(detail::check(rpl_subject_create()))) {}
+    static Subject adopt(rpl_subject_t *s) noexcept { return Subject(s); }
+    /// The raw subject handle, borrowed.
+    rpl_subject_t *subject() const noexcept { return reinterpret_cast<rpl_subject_t *>(h_); }
+
+    /// Sends to every subscriber (ignored after the terminal event).
+    void send_next(Value v) const { detail::check(rpl_subject_send_next(subject(), v.release())); }
+    void send_error(const SignalError &e = {}) const { detail::check(rpl_subject_send_error(subject(), e.get())); }
+    void send_error(std::string_view message) const { send_error(SignalError(kExceptionDomain, RPL_ERROR_CALLBACK, message)); }
+    void send_completed() const { detail::check(rpl_subject_send_completed(subject())); }
+    /// Subscribes this subject to source: source's events are sent into it.
+    Disposable subscribe_to(const Signal &source) const {
+        return Disposable::adopt(detail::check(rpl_signal_subscribe_subject(source.get(), subject())));
+    }
+    /// Live subscriptions right now (a snapshot).
+    size_t subscriber_count() const noexcept { return rpl_subject_subscriber_count(subject()); }
+    bool is_terminated() const noexcept { return rpl_subject_is_terminated(subject()); }
+
+  protected:
+    explicit Subject(rpl_subject_t *adopted) noexcept : Signal(to_signal(adopted)) {}
+    static rpl_signal_t *to_signal(rpl_subject_t *s) noexcept { return reinterpret_cast<rpl_signal_t *>(s); }
+};
+
+/// A subject with a current value: a subscriber first gets it (initial until
+/// something is sent), then live events.
+class BehaviorSubject : public Subject {
+  public:
+    explicit BehaviorSubject(Value initial = Value())
+        : Subject(detail::check(rpl_behavior_subject_create(initial.release()))) {}
+    /// The current value (the last sent, or the initial one).
+    Value value() const {
+        rpl_value out;
+        detail::check(rpl_behavior_subject_value(subject(), &out));
+        return Value::adopt(out);
+    }
+    template <class T>
+    T value() const { return value().template as<T>(); }
+};
+
+/// A subject replaying the last `capacity` values (unlimited by default) to
+/// each new subscriber, then its terminal event if any, then live events.
+class ReplaySubject : public Subject {
+  public:
+    static constexpr size_t unlimited = static_cast<size_t>(-1);  // RPL_REPLAY_UNLIMITED
+    explicit ReplaySubject(size_t capacity = unlimited) : Subject(detail::check(rpl_replay_subject_create(capacity))) {}
+};
+
+// ===========================================================================
+// Multicast connections
+// ===========================================================================
+
+/// One shared subscription of a cold signal through a subject.
+class Connection : public detail::Handle<rpl_connection_t> {
+  public:
+    Connection() noexcept = default;
+    static Connection adopt(rpl_connection_t *c) noexcept { return Connection(c); }
+    /// The signal subscribers subscribe to (the connection's subject).
+    Signal signal() const { return Signal::borrow(detail::check(rpl_connection_signal(h_))); }
+    /// Subscribes the subject to the source, once; later calls return the
+    /// same connection disposable until it is disposed.
+    Disposable connect() const { return Disposable::adopt(detail::check(rpl_connection_connect(h_))); }
+    /// Connects on the first subscriber, disconnects when none is left.
+    Signal autoconnect() const { return Signal::adopt(detail::check(rpl_connection_autoconnect(h_))); }
+
+  private:
+    explicit Connection(rpl_connection_t *c) noexcept : Handle(c) {}
+};
+
+inline Disposable Signal::subscribe_subject(const Subject &subject) const { return subject.subscribe_to(*this); }
+inline Connection Signal::publish() const { return Connection::adopt(detail::check(rpl_signal_publish(h_))); }
+inline Connection Signal::multicast(const Subject &subject) const {
+    return Connection::adopt(detail::check(rpl_signal_multicast(h_, subject.subject())));
+}
+
+// ===========================================================================
+// Schedulers
+// ===========================================================================
+
+namespace detail {
+template <class F>
+struct Work {
+    static void run(void *ctx) {
+        try {
+            unbox<F>(ctx)();
+        } catch (...) {
+            report(std::current_exception(), "scheduled work");
+        }
+    }
+};
+}  // namespace detail
+
+/// A scheduler (rpl_scheduler_t). Work lambdas are freed after they ran or
+/// were cancelled; an exception from one goes to the exception handler.
+class Scheduler : public detail::Handle<rpl_scheduler_t> {
+  public:
+    Scheduler() noexcept = default;
+    static Scheduler adopt(rpl_scheduler_t *s) noexcept { return Scheduler(s); }
+    static Scheduler borrow(rpl_scheduler_t *s) noexcept {
+        return Scheduler(static_cast<rpl_scheduler_t *>(rpl_retain(s)));
+    }
+    /// Runs work on the calling thread, at once (a trampoline when nested).
+    static Scheduler immediate() { return borrow(rpl_scheduler_immediate()); }
+    /// The shared background thread pool.
+    static Scheduler background() { return borrow(rpl_scheduler_background()); }
+    /// A new serial scheduler with a thread of its own.
+    static Scheduler serial(const std::string &label = "") {
+        return adopt(detail::check(rpl_scheduler_create_serial(label.empty() ? nullptr : label.c_str())));
+    }
+    /// The scheduler running the calling code; empty outside scheduled work.
+    static Scheduler current() noexcept { return borrow(rpl_scheduler_current()); }
+
+    /// The scheduler's clock (virtual time on a test scheduler).
+    Duration now() const { return Duration(static_cast<Duration::rep>(rpl_scheduler_now(h_))); }
+    /// Runs f as soon as possible; the disposable cancels it.
+    template <class F>
+    Disposable schedule(F &&f) const {
+        using B = detail::Box<std::decay_t<F>>;
+        return Disposable::adopt(detail::check(
+            rpl_scheduler_schedule(h_, &detail::Work<std::decay_t<F>>::run, detail::box(std::forward<F>(f)), &B::release)));
+    }
+    /// Runs f once d has passed.
+    template <class F>
+    Disposable after(Duration d, F &&f) const {
+        using B = detail::Box<std::decay_t<F>>;
+        return Disposable::adopt(detail::check(rpl_scheduler_after(
+            h_, detail::to_ns(d), &detail::Work<std::decay_t<F>>::run, detail::box(std::forward<F>(f)), &B::release)));
+    }
+    /// Runs f after delay, then every interval, until disposed.
+    template <class F>
+    Disposable repeat(Duration delay, Duration interval, F &&f) const {
+        using B = detail::Box<std::decay_t<F>>;
+        return Disposable::adopt(detail::check(rpl_scheduler_repeat(h_, detail::to_ns(delay), detail::to_ns(interval),
+                                                                    &detail::Work<std::decay_t<F>>::run,
+                                                                    detail::box(std::forward<F>(f)), &B::release)));
+    }
+
+  protected:
+    explicit Scheduler(rpl_scheduler_t *s) noexcept : Handle(s) {}
+};
+
+/// A scheduler with a virtual clock starting at 0: work runs only inside
+/// advance_by / run, on the calling thread.
+class TestScheduler : public Scheduler {
+  public:
+    TestScheduler() : Scheduler(detail::check(rpl_test_scheduler_create())) {}
+    /// Moves the clock forward by d, running what falls due.
+    void advance_by(Duration d) const { detail::check(rpl_test_scheduler_advance_by(h_, detail::to_ns(d))); }
+    /// Runs everything pending (never with repeating work pending).
+    void run() const { detail::check(rpl_test_scheduler_run(h_)); }
+};
+
+/// A scheduler driven by the program's own loop, on the thread that asks.
+class RunLoop : public detail::Handle<rpl_run_loop_t> {
+  public:
+    RunLoop() : Handle(detail::check(rpl_run_loop_create())) {}
+    /// The run loop as a scheduler (the same object).
+    Scheduler scheduler() const { return Scheduler::borrow(detail::check(rpl_run_loop_scheduler(h_))); }
+    /// Readable (POLLIN) while work is ready or due; owned by the loop.
+    int fd() const {
+        int fd = rpl_run_loop_fd(h_);
+        if (fd < 0) throw Error::last();
+        return fd;
+    }
+    /// Runs ready and due work until none is left; returns how many ran.
+    int64_t run_until_idle() const { return checked(rpl_run_loop_run_until_idle(h_)); }
+    /// Runs at most one item; true if one ran.
+    bool run_one() const { return checked(rpl_run_loop_run_one(h_)) > 0; }
+    /// Runs work, sleeping while there is none, until stop().
+    void run() const { detail::check(rpl_run_loop_run(h_)); }
+    /// Makes run() return after its current item. Any thread.
+    void stop() const { detail::check(rpl_run_loop_stop(h_)); }
+    /// Time until the loop next has work: zero if ready, forever if none.
+    Duration next_timeout() const {
+        uint64_t ns = rpl_run_loop_next_timeout(h_);
+        return ns == UINT64_MAX ? forever : Duration(static_cast<Duration::rep>(ns));
+    }
+
+  private:
+    static int64_t checked(int64_t n) {
+        if (n < 0) throw Error(static_cast<rpl_status>(n), rpl_last_error_message());
+        return n;
+    }
+};
+
+inline Signal Signal::subscribe_on(const Scheduler &s) const { return adopt(detail::check(rpl_signal_subscribe_on(h_, s.get()))); }
+inline Signal Signal::deliver_on(const Scheduler &s) const { return adopt(detail::check(rpl_signal_deliver_on(h_, s.get()))); }
+inline Signal Signal::delay(Duration d, const Scheduler &s) const {
+    return adopt(detail::check(rpl_signal_delay(h_, detail::to_ns(d), s.get())));
+}
+inline Signal Signal::throttle(Duration d, const Scheduler &s) const {
+    return adopt(detail::check(rpl_signal_throttle(h_, detail::to_ns(d), s.get())));
+}
+inline Signal Signal::timeout(Duration d, const Scheduler &s) const {
+    return adopt(detail::check(rpl_signal_timeout(h_, detail::to_ns(d), s.get())));
+}
+inline Signal Signal::interval(Duration d, const Scheduler &s) {
+    return adopt(detail::check(rpl_signal_interval(detail::to_ns(d), s.get())));
+}
 
 template <class F>
 Disposable Disposable::create(F &&f) {

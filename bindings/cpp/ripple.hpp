@@ -270,25 +270,25 @@ struct Convert;  // Convert<T>::to(const Value&) -> T, specialised below.
 /// `const rpl_value *` is viewed as a `const Value &` at no cost.
 class Value {
   public:
-    Value() noexcept : v_(rpl_nil()) {}
-    Value(std::nullptr_t) noexcept : v_(rpl_nil()) {}
-    Value(bool b) noexcept : v_(rpl_bool(b)) {}
+    Value() noexcept : v_(scalar(RPL_TYPE_NIL)) {}
+    Value(std::nullptr_t) noexcept : v_(scalar(RPL_TYPE_NIL)) {}
+    Value(bool b) noexcept : v_(scalar(RPL_TYPE_BOOL)) { v_.as.b = b; }
     template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
-    Value(T i) noexcept : v_(rpl_int(static_cast<int64_t>(i))) {}
+    Value(T i) noexcept : v_(scalar(RPL_TYPE_INT)) { v_.as.i = static_cast<int64_t>(i); }
     template <class T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
-    Value(T d) noexcept : v_(rpl_double(static_cast<double>(d))) {}
+    Value(T d) noexcept : v_(scalar(RPL_TYPE_DOUBLE)) { v_.as.d = static_cast<double>(d); }
     Value(const char *s) noexcept : v_(rpl_string(s)) {}
     Value(std::string_view s) noexcept : v_(rpl_string_n(s.data(), s.size())) {}
     Value(const std::string &s) noexcept : v_(rpl_string_n(s.data(), s.size())) {}
     /// A tuple.
     Value(std::vector<Value> items) noexcept : v_(make_tuple(items)) {}
     template <class T, std::enable_if_t<!std::is_same_v<T, Value>, int> = 0>
-    Value(const std::vector<T> &items) : v_(rpl_nil()) {
+    Value(const std::vector<T> &items) : v_(scalar(RPL_TYPE_NIL)) {
         std::vector<Value> vs(items.begin(), items.end());
         v_ = make_tuple(vs);
     }
     template <class... T>
-    Value(const std::tuple<T...> &t) : v_(rpl_nil()) {
+    Value(const std::tuple<T...> &t) : v_(scalar(RPL_TYPE_NIL)) {
         std::vector<Value> vs;
         vs.reserve(sizeof...(T));
         std::apply([&](const auto &...x) { (vs.emplace_back(x), ...); }, t);
@@ -313,24 +313,24 @@ class Value {
     /// Views a borrowed value without copying it.
     static const Value &view(const rpl_value *v) noexcept { return *reinterpret_cast<const Value *>(v); }
 
-    Value(const Value &o) noexcept : v_(rpl_value_copy(&o.v_)) {}
-    Value(Value &&o) noexcept : v_(o.v_) { o.v_ = rpl_nil(); }
+    Value(const Value &o) noexcept : v_(o.boxed() ? rpl_value_copy(&o.v_) : o.v_) {}
+    Value(Value &&o) noexcept : v_(o.v_) { o.v_ = scalar(RPL_TYPE_NIL); }
     Value &operator=(const Value &o) noexcept {
-        if (this != &o) { rpl_value n = rpl_value_copy(&o.v_); rpl_value_release(&v_); v_ = n; }
+        if (this != &o) { rpl_value n = o.boxed() ? rpl_value_copy(&o.v_) : o.v_; drop(); v_ = n; }
         return *this;
     }
     Value &operator=(Value &&o) noexcept {
-        if (this != &o) { rpl_value_release(&v_); v_ = o.v_; o.v_ = rpl_nil(); }
+        if (this != &o) { drop(); v_ = o.v_; o.v_ = scalar(RPL_TYPE_NIL); }
         return *this;
     }
-    ~Value() { rpl_value_release(&v_); }
+    ~Value() { drop(); }
 
     /// The raw value, borrowed.
     const rpl_value *c() const noexcept { return &v_; }
     /// Gives up ownership (the value is consumed by whoever takes it).
-    rpl_value release() noexcept { rpl_value v = v_; v_ = rpl_nil(); return v; }
+    rpl_value release() noexcept { rpl_value v = v_; v_ = scalar(RPL_TYPE_NIL); return v; }
 
-    rpl_type type() const noexcept { return rpl_value_type(&v_); }
+    rpl_type type() const noexcept { return static_cast<rpl_type>(v_.type); }
     bool is_nil() const noexcept { return type() == RPL_TYPE_NIL; }
     bool is_bool() const noexcept { return type() == RPL_TYPE_BOOL; }
     bool is_int() const noexcept { return type() == RPL_TYPE_INT; }
@@ -340,12 +340,12 @@ class Value {
 
     /// Strict accessors: the wrong type throws Error(RPL_ERR_KIND). as_double
     /// also accepts an int.
-    int64_t as_int() const { expect(RPL_TYPE_INT, "an int"); return rpl_value_int(&v_); }
-    bool as_bool() const { expect(RPL_TYPE_BOOL, "a bool"); return rpl_value_bool(&v_); }
+    int64_t as_int() const { expect(RPL_TYPE_INT, "an int"); return v_.as.i; }
+    bool as_bool() const { expect(RPL_TYPE_BOOL, "a bool"); return v_.as.b; }
     double as_double() const {
-        if (is_int()) return static_cast<double>(rpl_value_int(&v_));
+        if (is_int()) return static_cast<double>(v_.as.i);
         expect(RPL_TYPE_DOUBLE, "a double");
-        return rpl_value_double(&v_);
+        return v_.as.d;
     }
     /// Borrowed from this value.
     std::string_view as_string_view() const {
@@ -435,6 +435,19 @@ class Value {
     }
 
   private:
+    // Scalars are built, read and dropped inline: their layout is part of the
+    // ABI (the struct is public so it can live on the stack) and scalars need
+    // no release. Boxed payloads always go through the library.
+    static rpl_value scalar(rpl_type t) noexcept {
+        rpl_value v;
+        std::memset(&v, 0, sizeof v);
+        v.type = static_cast<uint32_t>(t);
+        return v;
+    }
+    bool boxed() const noexcept { return v_.type >= RPL_TYPE_STRING; }
+    void drop() noexcept {
+        if (boxed()) rpl_value_release(&v_);
+    }
     static rpl_value make_tuple(std::vector<Value> &items) noexcept {
         // rpl_tuple consumes the items: hand over our references.
         std::vector<rpl_value> raw;

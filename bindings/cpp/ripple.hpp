@@ -61,6 +61,12 @@ class Subject;
 class Connection;
 class Scheduler;
 
+/// The loaded library's version (RPL_VERSION_NUMBER form) and string.
+inline unsigned version() noexcept { return rpl_version(); }
+inline const char *version_string() noexcept { return rpl_version_string(); }
+/// True when the loaded library has the major version this header was built for.
+inline bool version_compatible() noexcept { return rpl_version() / 10000 == RPL_VERSION_MAJOR; }
+
 /// Domain of errors made from C++ exceptions thrown by callbacks.
 inline constexpr const char *kExceptionDomain = "ripple.cpp";
 
@@ -821,6 +827,11 @@ class Signal : public detail::Handle<rpl_signal_t> {
         obs.release = &O::release;
         obs.ctx = new O{std::forward<N>(on_next), std::move(on_error), std::move(on_completed)};
         return Disposable::adopt(detail::check(rpl_signal_subscribe(h_, &obs)));
+    }
+    /// subscribe() without a value callback.
+    Disposable subscribe(std::nullptr_t, std::function<void(const SignalError &)> on_error,
+                         std::function<void()> on_completed = nullptr) const {
+        return subscribe(detail::Ignore{}, std::move(on_error), std::move(on_completed));
     }
     /// subscribe(), disposed when the returned object goes out of scope.
     template <class N = detail::Ignore>

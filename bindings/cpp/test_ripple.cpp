@@ -465,7 +465,7 @@ static void test_exceptions() {
         nullptr, [] { throw std::logic_error("on_completed"); });
     CHECK_EQ(seen, 3);
     CHECK_EQ(handled.load(), 2);
-    Signal::error("e").subscribe(detail::Ignore{}, [](const SignalError &) { throw 1; });
+    Signal::error("e").subscribe(nullptr, [](const SignalError &) { throw 1; });
     CHECK_EQ(handled.load(), 3);
     // A conversion failure in a typed lambda is an exception too.
     Signal::just("not an int").subscribe([](int64_t) {});
@@ -1047,7 +1047,9 @@ static void test_schedulers() {
 }
 
 int main() {
-    std::fprintf(stderr, "ripple.hpp tests against libripple %s\n", rpl_version_string());
+    std::fprintf(stderr, "ripple.hpp tests against libripple %s\n", ripple::version_string());
+    CHECK(ripple::version_compatible());
+    CHECK_EQ(ripple::version(), unsigned(RPL_VERSION_NUMBER));
     RUN(test_values);
     RUN(test_errors);
     RUN(test_error_from_blocking);

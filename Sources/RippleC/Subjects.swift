@@ -26,14 +26,27 @@ public func rpl_replay_subject_create(_ capacity: Int) -> OpaquePointer? {
     return retainedHandle(ReplaySubject(capacity: cap >= UInt(Int.max) ? Int.max : Int(cap)))
 }
 
+/// The subject behind a handle, borrowed without touching its reference
+/// count: a subject that a source subscription or a removal entry refers to
+/// weakly has a side table, which makes every retain and release slow. The
+/// caller's reference keeps it alive for the call.
+@inline(__always)
+func borrowedSubject(_ p: OpaquePointer?) -> Unmanaged<Subject>? {
+    guard let p else { return nil }
+    let o = Unmanaged<RippleObject>.fromOpaque(UnsafeRawPointer(p))
+    guard o._withUnsafeGuaranteedRef({ $0.kind == .subject }) else { return nil }
+    return Unmanaged<Subject>.fromOpaque(UnsafeRawPointer(p))
+}
+
 @c @implementation
 public func rpl_subject_send_next(_ s: OpaquePointer?, _ v: rpl_value) -> rpl_status {
     let value = toValue(v)
-    guard let subject = subjectArg(s, "rpl_subject_send_next") else {
+    guard let subject = borrowedSubject(s) else {
+        _ = subjectArg(s, "rpl_subject_send_next")  // records the error
         value.release()
         return rpl_last_error()
     }
-    subject.sendNext(value)
+    subject._withUnsafeGuaranteedRef { $0.sendNext(value) }
     return 0
 }
 

@@ -54,7 +54,7 @@ static rpl_observer rec_observer(rec_t *r) {
     return o;
 }
 /* Subscribes r to sig (a signal or a subject). */
-static rpl_disposable_t *rec_sub(void *sig, rec_t *r) {
+__attribute__((unused)) static rpl_disposable_t *rec_sub(void *sig, rec_t *r) {
     rpl_observer o = rec_observer(r);
     return rpl_signal_subscribe((rpl_signal_t *)sig, &o);
 }
@@ -64,7 +64,7 @@ static rpl_disposable_t *rec_sub(void *sig, rec_t *r) {
 } while (0)
 
 /* A value whose destructor counts, to check that values are consumed. */
-static int dtor_count;
-static void count_dtor(void *p) { (void)p; __atomic_fetch_add(&dtor_count, 1, __ATOMIC_SEQ_CST); }
+static int dtor_count __attribute__((unused));
+__attribute__((unused)) static void count_dtor(void *p) { (void)p; __atomic_fetch_add(&dtor_count, 1, __ATOMIC_SEQ_CST); }
 
 #endif

@@ -283,6 +283,7 @@ static int src_disposed;
 static void on_src_dispose(void *ctx) { (void)ctx; src_disposed++; }
 static rpl_subscriber_t *kept_src[4];
 static rpl_disposable_t *keep_src(void *ctx, rpl_subscriber_t *s) {
+    rpl_release(kept_src[(intptr_t)ctx]);
     kept_src[(intptr_t)ctx] = rpl_retain(s);
     return rpl_disposable_create(on_src_dispose, NULL);
 }
@@ -315,13 +316,12 @@ static void test_subject_as_subscriber(void) {
     rpl_subscriber_send_next(kept_src[0], rpl_int(5));
     CHECK_LOG(&a, "1 2 3 4 C R");
     /* a terminated subject's new source subscription is disposed at once */
-    rpl_subscriber_t *old0 = kept_src[0];
     rpl_disposable_t *c3 = rpl_signal_subscribe_subject(src0, s);
     CHECK(rpl_disposable_is_disposed(c3));
     CHECK_EQ_INT(src_disposed, 4);
-    rpl_release(old0);
     rpl_release(kept_src[0]);
     rpl_release(kept_src[1]);
+    kept_src[0] = kept_src[1] = NULL;
     rpl_release(c0);
     rpl_release(c1);
     rpl_release(c2);
@@ -387,6 +387,52 @@ static void test_release_rules(void) {
     rpl_release(h);
     CHECK_LOG(&c, "1 R");
     CHECK_LOG(&d, "5 R");
+}
+
+/* Rule 11: no subject lock is held while a callback runs. Every call below
+   takes the subject's lock, which is not recursive: held, they would
+   deadlock. */
+typedef struct { rec_t rec; rpl_subject_t *s; rpl_signal_t *src; int calls; } probe_t;
+static void probe_next(void *ctx, const rpl_value *v) {
+    probe_t *p = ctx;
+    rec_next(&p->rec, v);
+    rpl_value cur;
+    if (rpl_behavior_subject_value(p->s, &cur) == RPL_OK) {
+        CHECK(rpl_value_equal(&cur, v) || rpl_value_int(&cur) >= rpl_value_int(v));
+        rpl_value_release(&cur);
+    }
+    (void)rpl_subject_subscriber_count(p->s);
+    (void)rpl_subject_is_terminated(p->s);
+    rpl_disposable_t *c = rpl_signal_subscribe_subject(p->src, p->s); /* an empty source */
+    rpl_release(c);
+    rec_t extra = {0};
+    rpl_disposable_t *d = rec_sub(p->s, &extra);
+    rpl_disposable_dispose(d);
+    rpl_release(d);
+    p->calls++;
+}
+static void test_no_lock_in_callbacks(void) {
+    rpl_subject_t *kinds[3] = {rpl_subject_create(), rpl_behavior_subject_create(rpl_int(0)),
+                               rpl_replay_subject_create(2)};
+    rpl_signal_t *never = rpl_signal_never();
+    for (int k = 0; k < 3; k++) {
+        probe_t p;
+        memset(&p, 0, sizeof p);
+        p.s = kinds[k];
+        p.src = never;
+        rpl_observer o = rec_observer(&p.rec);
+        o.on_next = probe_next;
+        o.ctx = &p;
+        o.release = NULL;
+        rpl_subject_send_next(p.s, rpl_int(1));
+        rpl_disposable_t *d = rpl_signal_subscribe((rpl_signal_t *)p.s, &o);
+        rpl_subject_send_next(p.s, rpl_int(2));
+        rpl_subject_send_completed(p.s);
+        CHECK_EQ_INT(p.calls, k == 0 ? 1 : 2); /* behavior and replay replay 1 first */
+        rpl_release(d);
+        rpl_release(p.s);
+    }
+    rpl_release(never);
 }
 
 /* Re-entrancy: sending, subscribing and disposing from inside a callback. */
@@ -485,6 +531,7 @@ int main(void) {
     RUN(test_bad_input);
     RUN(test_subject_as_subscriber);
     RUN(test_release_rules);
+    RUN(test_no_lock_in_callbacks);
     fprintf(stderr, "  reentrant sends\n");
     /* Nested delivery (RAC): the nested sends reach b first, and the nested
        completion ends b before the outer values reach it. */

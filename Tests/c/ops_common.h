@@ -22,7 +22,7 @@ typedef struct {
     int after_terminal;       /* events after a terminal event (grammar check) */
 } rec_t;
 
-static void rec_next(void *ctx, const rpl_value *v) {
+static inline void rec_next(void *ctx, const rpl_value *v) {
     rec_t *r = ctx;
     if (r->completed || r->errors) r->after_terminal++;
     if (r->n < REC_MAX) {
@@ -33,27 +33,27 @@ static void rec_next(void *ctx, const rpl_value *v) {
     rpl_value_release(&r->last);
     r->last = rpl_value_copy(v);
 }
-static void rec_error(void *ctx, const rpl_error_t *e) {
+static inline void rec_error(void *ctx, const rpl_error_t *e) {
     rec_t *r = ctx;
     if (r->completed || r->errors) r->after_terminal++;
     r->errors++;
     r->error_code = rpl_error_code(e);
     snprintf(r->error_domain, sizeof r->error_domain, "%s", rpl_error_domain(e));
 }
-static void rec_completed(void *ctx) {
+static inline void rec_completed(void *ctx) {
     rec_t *r = ctx;
     if (r->completed || r->errors) r->after_terminal++;
     r->completed++;
 }
-static void rec_release(void *ctx) { ((rec_t *)ctx)->released++; }
+static inline void rec_release(void *ctx) { ((rec_t *)ctx)->released++; }
 
-static void rec_init(rec_t *r) {
+static inline void rec_init(rec_t *r) {
     memset(r, 0, sizeof *r);
     r->last = rpl_nil();
 }
-static void rec_clear(rec_t *r) { rpl_value_release(&r->last); }
+static inline void rec_clear(rec_t *r) { rpl_value_release(&r->last); }
 
-static rpl_observer rec_observer(rec_t *r) {
+static inline rpl_observer rec_observer(rec_t *r) {
     rpl_observer o = RPL_OBSERVER_INIT;
     o.on_next = rec_next;
     o.on_error = rec_error;
@@ -64,13 +64,13 @@ static rpl_observer rec_observer(rec_t *r) {
 }
 
 /* Subscribes r (initialized here) to s and returns the disposable. */
-static rpl_disposable_t *rec_subscribe(rpl_signal_t *s, rec_t *r) {
+static inline rpl_disposable_t *rec_subscribe(rpl_signal_t *s, rec_t *r) {
     rec_init(r);
     rpl_observer o = rec_observer(r);
     return rpl_signal_subscribe(s, &o);
 }
 
-static int rec_is(const rec_t *r, const int64_t *expected, int n) {
+static inline int rec_is(const rec_t *r, const int64_t *expected, int n) {
     if (r->n != n) {
         fprintf(stderr, "    got %d values:", r->n);
         for (int i = 0; i < r->n && i < REC_MAX; i++) fprintf(stderr, " %lld", (long long)r->ints[i]);
@@ -112,10 +112,10 @@ typedef struct {
     rpl_subscriber_t *sub;
 } src_t;
 
-static void src_on_dispose(void *ctx) { ((src_t *)ctx)->disposals++; }
-static void src_release(void *ctx) { ((src_t *)ctx)->released++; }
+static inline void src_on_dispose(void *ctx) { ((src_t *)ctx)->disposals++; }
+static inline void src_release(void *ctx) { ((src_t *)ctx)->released++; }
 
-static rpl_disposable_t *src_subscribe(void *ctx, rpl_subscriber_t *s) {
+static inline rpl_disposable_t *src_subscribe(void *ctx, rpl_subscriber_t *s) {
     src_t *p = ctx;
     p->subscriptions++;
     if (p->keep) {
@@ -132,7 +132,7 @@ static rpl_disposable_t *src_subscribe(void *ctx, rpl_subscriber_t *s) {
     return rpl_disposable_create(src_on_dispose, p);
 }
 
-static void src_init(src_t *p, int terminal, int n, const int64_t *values) {
+static inline void src_init(src_t *p, int terminal, int n, const int64_t *values) {
     memset(p, 0, sizeof *p);
     p->terminal = terminal;
     p->n = n;
@@ -144,8 +144,8 @@ static void src_init(src_t *p, int terminal, int n, const int64_t *values) {
 } while (0)
 #define SRC_INIT_EMPTY(p, terminal) src_init((p), (terminal), 0, NULL)
 
-static rpl_signal_t *src_signal(src_t *p) { return rpl_signal_create(src_subscribe, p, src_release); }
-static void src_clear(src_t *p) {
+static inline rpl_signal_t *src_signal(src_t *p) { return rpl_signal_create(src_subscribe, p, src_release); }
+static inline void src_clear(src_t *p) {
     rpl_release(p->sub);
     p->sub = NULL;
 }
@@ -156,10 +156,10 @@ typedef struct {
     int calls;
     int released;
 } fnctx_t;
-static void fnctx_release(void *ctx) { ((fnctx_t *)ctx)->released++; }
+static inline void fnctx_release(void *ctx) { ((fnctx_t *)ctx)->released++; }
 
 static int pointer_dtor_calls;
-static void pointer_dtor(void *p) { (void)p; pointer_dtor_calls++; }
+static inline void pointer_dtor(void *p) { (void)p; pointer_dtor_calls++; }
 
 /* ---- Checks every operator must pass ------------------------------------
    make(src, c) builds the operator over src with a callback context c whose
@@ -172,7 +172,7 @@ static int common_has_ctx = 1;
 
 /* An error from the source reaches the subscriber, once, as the only terminal
    event; the source's disposable is disposed. */
-static void common_error(make_fn make) {
+static inline void common_error(make_fn make) {
     src_t p;
     SRC_INIT_EMPTY(&p, SRC_FAIL);
     rpl_signal_t *s = src_signal(&p);
@@ -196,7 +196,7 @@ static void common_error(make_fn make) {
    ends delivery and runs the observer's release; the callback context lives
    while a subscription can call it and is released once, after the operator
    signal is freed. */
-static void common_dispose(make_fn make) {
+static inline void common_dispose(make_fn make) {
     src_t p;
     SRC_INIT_EMPTY(&p, SRC_OPEN);
     p.keep = 1;
@@ -232,7 +232,7 @@ static void common_dispose(make_fn make) {
 /* Releasing every handle without disposing frees the subscription once the
    source can no longer send to it (rule 6a): the observer and the callback
    context are released exactly once. */
-static void common_release_without_dispose(make_fn make) {
+static inline void common_release_without_dispose(make_fn make) {
     src_t p;
     SRC_INIT_EMPTY(&p, SRC_OPEN);
     p.keep = 1;
@@ -253,7 +253,7 @@ static void common_release_without_dispose(make_fn make) {
 }
 
 /* Bad input: NULL and wrong-kind signals; the context is released once. */
-static void common_bad_signal(make_fn make) {
+static inline void common_bad_signal(make_fn make) {
     fnctx_t c = {0, 0, 0};
     CHECK(make(NULL, &c) == NULL);
     CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
@@ -268,7 +268,7 @@ static void common_bad_signal(make_fn make) {
     rpl_release(notsig);
 }
 
-static void common_checks(make_fn make, int has_ctx) {
+static inline void common_checks(make_fn make, int has_ctx) {
     common_has_ctx = has_ctx;
     common_error(make);
     common_dispose(make);

@@ -1043,6 +1043,52 @@ static void test_schedulers() {
     set_exception_handler(old);
 }
 
+static void test_threads() {
+    auto counter = std::make_shared<int>(0);
+    handled = 0;
+    auto old = set_exception_handler(counting_handler);
+    static constexpr int threads = 4, per_thread = 2000;
+    {
+        // Several threads send into one subject; the C++ callbacks of one
+        // subscriber never overlap and see every value.
+        Subject subj;
+        std::atomic<int> inside{0};
+        std::atomic<bool> overlapped{false};
+        int64_t sum = 0;  // plain: serialized by the runtime
+        auto sub = subj.map([counter](int64_t x) { return x + 1; })
+                       .subscribe_scoped([&, counter](int64_t x) {
+                           if (inside.fetch_add(1) != 0) overlapped = true;
+                           sum += x;
+                           inside.fetch_sub(1);
+                           if (x % 1000 == 0) throw std::runtime_error("every thousandth");
+                       });
+        std::vector<std::thread> ts;
+        for (int t = 0; t < threads; t++)
+            ts.emplace_back([subj] {
+                for (int i = 0; i < per_thread; i++) subj.send_next(i);
+            });
+        for (auto &t : ts) t.join();
+        CHECK(!overlapped.load());
+        CHECK_EQ(sum, int64_t(threads) * per_thread * (per_thread + 1) / 2);
+        CHECK_EQ(handled.load(), threads * (per_thread / 1000));
+        CHECK_EQ(counter.use_count(), 3);
+    }
+    CHECK_EQ(counter.use_count(), 1);
+
+    // A subscription delivered on a background thread frees its lambdas there.
+    {
+        std::atomic<int> got{0};
+        Subject subj;
+        Disposable d = subj.deliver_on(Scheduler::background()).subscribe([&got, counter](int64_t) { got++; });
+        for (int i = 0; i < 100; i++) subj.send_next(i);
+        subj.send_completed();
+        for (int i = 0; i < 5000 && counter.use_count() > 1; i++) std::this_thread::sleep_for(1ms);
+        CHECK_EQ(got.load(), 100);
+    }
+    CHECK_EQ(counter.use_count(), 1);
+    set_exception_handler(old);
+}
+
 int main() {
     std::fprintf(stderr, "ripple.hpp tests against libripple %s\n", ripple::version_string());
     CHECK(ripple::version_compatible());
@@ -1060,6 +1106,7 @@ int main() {
     RUN(test_subjects);
     RUN(test_connections);
     RUN(test_schedulers);
+    RUN(test_threads);
     std::printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

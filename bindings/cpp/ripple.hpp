@@ -18,19 +18,25 @@
 //   - to the signal's error path where the callback has one: the subscribe
 //     lambda of Signal::create (sent to its subscriber), the factory of
 //     Signal::defer, the lambdas of flatten_map / bind / catch_error (they
-//     return Signal::error(...)) and the lambda of Disposable::create
-//     (reported to the handler below);
-//   - otherwise to the exception handler (set_exception_handler), which by
-//     default prints the exception to stderr. The callback then produces a
-//     neutral result: map -> nil, filter / take_while / skip_while -> false,
-//     scan / aggregate -> the accumulator unchanged.
+//     return Signal::error(...) instead) and the lambda of try_map;
+//   - otherwise (observers, map, filter, scan, aggregate, take_while,
+//     skip_while, do_*, scheduled work, Disposable::create) to the exception
+//     handler (set_exception_handler), which by default prints the exception
+//     to stderr. The callback then produces a neutral result: map -> nil,
+//     filter / take_while / skip_while -> false, scan / aggregate -> the
+//     accumulator unchanged.
 // An exception becomes an error with domain kExceptionDomain ("ripple.cpp")
 // and code RPL_ERROR_CALLBACK, message what(); a thrown ripple::Error that
 // carries a SignalError is sent as that error.
 //
-// Threading: every type may be used from any thread; callbacks run on the
-// thread that sends the event (see ripple.h). A Value, like any handle, may be
-// shared between threads only if each thread has its own copy.
+// Threading: every function may be called from any thread, and callbacks run
+// on the thread that sends the event (see ripple.h). Callbacks of one
+// subscription never overlap, but an operator's lambda is shared by every
+// subscription to that operator signal, so it may run on several threads at
+// once when several subscriptions are active: guard mutable captures. Handle
+// and Value objects are like std::shared_ptr: distinct copies may be used on
+// different threads; one object must not be assigned while another thread
+// reads it.
 #ifndef RIPPLE_HPP
 #define RIPPLE_HPP
 

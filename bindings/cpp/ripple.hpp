@@ -800,6 +800,10 @@ class Signal : public detail::Handle<rpl_signal_t> {
             s.send_completed();
         });
     }
+    template <class T, std::enable_if_t<!std::is_same_v<T, Value>, int> = 0>
+    static Signal of(const std::vector<T> &values) {
+        return of(std::vector<Value>(values.begin(), values.end()));
+    }
     static Signal empty() { return adopt(detail::check(rpl_signal_empty())); }
     static Signal never() { return adopt(detail::check(rpl_signal_never())); }
     /// Fails every subscriber with e (an empty SignalError: a generic error).

@@ -346,6 +346,8 @@ static void test_create_and_subscribe() {
     std::string joined;
     Signal::of({"a", "b"}).subscribe([&joined](std::string x) { joined += x; });
     CHECK_EQ(joined, std::string("ab"));
+    CHECK(Signal::of(std::vector<std::string>{"x", "y"}).to_vector<std::string>() == std::vector<std::string>({"x", "y"}));
+    CHECK(Signal::of(std::vector<int>{}).to_vector().empty());
     double total = 0;
     Signal::of({1.5, 2}).subscribe([&total](double x) { total += x; });
     CHECK_EQ(total, 3.5);

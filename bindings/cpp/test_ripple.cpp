@@ -914,6 +914,13 @@ static void test_connections() {
         CHECK_EQ(subscriptions, 3);
         Connection none;
         CHECK_THROWS(none.connect(), RPL_ERR_NULL);
+        // Connection handles: copies share the connection.
+        Connection copy = conn;
+        CHECK(copy == conn);
+        CHECK(copy.signal() == conn.signal());
+        Connection moved = std::move(copy);
+        CHECK(!copy);
+        CHECK(moved == conn);
     }
     CHECK_EQ(counter.use_count(), 1);
 }
@@ -973,6 +980,9 @@ static void test_schedulers() {
         ts.run();
         CHECK(fired == I({-1, -1, 10}));
         CHECK(ts.now() == 10ms);
+        Scheduler same = ts;  // a copy is the same scheduler (and clock)
+        CHECK(same == ts);
+        CHECK(same.now() == 10ms);
         CHECK_EQ(counter.use_count(), 1);  // ran and cancelled work freed
 
         // Time operators on the test scheduler.

@@ -10,6 +10,13 @@
 open class Sink {
     public init() {}
 
+    /// A C function with the same effect as `onNext`, taking the value by
+    /// pointer. A sink that is nothing but such a call (the C observer)
+    /// returns it here; the subscriber at the head of a chain asks once and
+    /// then calls the function directly, saving a dispatch per event.
+    public typealias DirectNext = @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer) -> Void
+    open func directNext() -> (function: DirectNext, context: UnsafeMutableRawPointer?)? { nil }
+
     open func onNext(_ value: borrowing Value) {}
     open func onError(_ error: RippleError) {}
     open func onCompleted() {}

@@ -47,7 +47,15 @@ public final class Subscriber: Disposable {
     /// release). 0: open, 1: a body is running, 2: running and finish is due.
     let finishGate = Atomic<UInt8>(0)
 
+    /// The head sink's `directNext`, copied here so the fast path reads it
+    /// without touching the sink.
+    @usableFromInline let directNext: Sink.DirectNext?
+    @usableFromInline let directContext: UnsafeMutableRawPointer?
+
     public init(_ sink: __owned Sink) {
+        let direct = sink.directNext()
+        directNext = direct?.function
+        directContext = direct?.context
         sinkRef = Unmanaged.passRetained(sink)
         super.init(kind: .subscriber)
     }
@@ -76,7 +84,12 @@ public final class Subscriber: Disposable {
         let me = UInt(bitPattern: t)
         if word.compareExchange(expected: 0, desired: me, ordering: .acquiring).exchanged {
             t.pointee.delivering &+= 1
-            sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.onNext(value) }
+            if let f = directNext {
+                var v = value
+                f(directContext, &v)
+            } else {
+                sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.onNext(value) }
+            }
             t.pointee.delivering &-= 1
             if !word.compareExchange(expected: me, desired: 0, ordering: .releasing).exchanged {
                 releaseSlow(me)
@@ -302,8 +315,14 @@ public final class Subscriber: Disposable {
     func finalize() {
         // A plain load first: the gate is almost always open, and a failed
         // compare-exchange costs as much as a successful one.
-        if finishGate.load(ordering: .acquiring) != 0,
-           finishGate.compareExchange(expected: 1, desired: 2, ordering: .acquiringAndReleasing).exchanged { return }
+        // Closed (1 or 2): leave it to endSubscribeBody.
+        var gate = finishGate.load(ordering: .acquiring)
+        while gate != 0 {
+            if gate == 2 { return }
+            let (ok, cur) = finishGate.compareExchange(expected: 1, desired: 2, ordering: .acquiringAndReleasing)
+            if ok { return }
+            gate = cur
+        }
         // DONE is set, so no orphan can be queued any more (enqueueOrphan sets
         // PENDING with a CAS that fails once DONE is there). A queue that still
         // holds events has PENDING set: only then is the lock needed.

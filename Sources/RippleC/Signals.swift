@@ -18,6 +18,11 @@ final class CObserverSink: Sink {
         ctx = o.ctx
     }
 
+    // Same layout (Value is rpl_value): the subscriber may call on_next itself.
+    override func directNext() -> (function: Sink.DirectNext, context: UnsafeMutableRawPointer?)? {
+        next.map { (unsafeBitCast($0, to: Sink.DirectNext.self), ctx) }
+    }
+
     override func onNext(_ value: borrowing Value) {
         guard let next else { return }
         withUnsafePointer(to: value) { p in

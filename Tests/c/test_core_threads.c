@@ -298,8 +298,8 @@ static void test_dispose_idle_from_other_thread(void) {
     rpl_release(d);
 }
 
-/* Dispose racing sends on several threads: release exactly once, no callback
-   after dispose has returned on the disposing thread... (checked by count). */
+/* Dispose racing sends on several threads: release exactly once, and no
+   callback after the release. */
 typedef struct { atomic_int releases; atomic_int after; atomic_int disposed; } dr_ctx;
 static void dr_next(void *ctx, const rpl_value *v) {
     (void)v;
@@ -324,9 +324,10 @@ static void test_dispose_race(void) {
             pthread_create(&th[i], NULL, sender, &args[i]);
         }
         rpl_disposable_dispose(d);
-        /* A callback that had already started may still finish, but none starts
-           after this point. Mark and check below. */
-        sleep_ms(2);
+        /* A delivery already under way on another thread may still finish its
+           callback (dispose does not wait for it); release(ctx) runs after it
+           returns. Once release has run, no callback may run at all. */
+        while (atomic_load(&c.releases) == 0) sleep_ms(1);
         atomic_store(&c.disposed, 1);
         for (int i = 0; i < 3; i++) pthread_join(th[i], NULL);
         CHECK_EQ_INT(atomic_load(&c.after), 0);

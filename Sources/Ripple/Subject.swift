@@ -403,8 +403,10 @@ public final class ReplaySubject: Subject, @unchecked Sendable {
     @exclusivity(unchecked) var hubRef: Unmanaged<Subscriber>? = nil
     @inline(__always) var hub: Unmanaged<Subscriber> { hubRef.unsafelyUnwrapped }
 
-    /// The hub's signal to process joiners (never leaves the hub).
+    /// The hub's signal to process joiners (never leaves the hub): a type no
+    /// constructor makes, and a marker payload.
     static let joinTag: UInt32 = 0xFFFF_0001
+    static let joinBits: UInt64 = 0x4A4F_494E_4A4F_494E
 
     /// A replay subject; `capacity` must be at least 1 (Int.max: unlimited).
     public init(capacity: Int) {
@@ -464,7 +466,7 @@ public final class ReplaySubject: Subject, @unchecked Sendable {
         }
         joiners.append(x)
         lock.unlock()
-        hub._withUnsafeGuaranteedRef { $0.sendNext(Value(rawType: ReplaySubject.joinTag, bits: 0)) }
+        hub._withUnsafeGuaranteedRef { $0.sendNext(Value(rawType: ReplaySubject.joinTag, bits: ReplaySubject.joinBits)) }
         return x
     }
 
@@ -476,7 +478,8 @@ public final class ReplaySubject: Subject, @unchecked Sendable {
     // MARK: The hub's side (one event at a time, in the hub's order)
 
     func hubNext(_ value: borrowing Value) {
-        if value.rawType == ReplaySubject.joinTag {
+        let (type, bits) = (value.rawType, value.bits)
+        if type == ReplaySubject.joinTag && bits == ReplaySubject.joinBits {
             processJoiners()
             return
         }
@@ -523,7 +526,8 @@ public final class ReplaySubject: Subject, @unchecked Sendable {
             retire(old)
         }
         if !js.isEmpty {
-            let items = isBehavior ? [] : buffer.copyRetained()
+            // They subscribed before the terminal event: replay, then it.
+            let items = buffer.copyRetained()
             for j in js {
                 for v in items { j.sendNext(v.retained()) }
                 j.send(event)

@@ -127,7 +127,7 @@ static void *churner(void *p) {
     return NULL;
 }
 static void test_churn(void) {
-    long n = test_scale(3000, 100);
+    long n = test_scale(1500, 100);
     for (subject_kind k = PLAIN; k <= REPLAY_ALL; k++) {
         rpl_subject_t *s = make_subject(k);
         atomic_long released = 0;

@@ -4,7 +4,7 @@ import Testing
 @testable import Ripple
 
 /// Records what a subscription receives (ints, with -1000 - type for others).
-final class Recorder {
+private final class OpRecorder {
     var values: [Int64] = []
     var completed = 0
     var errors: [RippleError] = []
@@ -20,7 +20,7 @@ final class Recorder {
 
 /// A source that sends `values`, then completes (or not), and counts
 /// subscriptions and disposals; it keeps its last subscriber in `subscriber`.
-final class Source {
+private final class OpSource {
     var values: [Int64]
     let complete: Bool
     var subscriptions = 0
@@ -45,15 +45,15 @@ final class Source {
 }
 
 @discardableResult
-func record(_ signal: Signal, _ r: Recorder) -> Subscriber { signal.subscribe(r.sink()) }
+private func record(_ signal: Signal, _ r: OpRecorder) -> Subscriber { signal.subscribe(r.sink()) }
 
 @Suite struct OperatorTests {
     @Test func mapFilterScanChain() {
-        let src = Source([1, 2, 3, 4, 5, 6])
+        let src = OpSource([1, 2, 3, 4, 5, 6])
         let chain = src.signal.map { .int($0.intValue + 1) }.filter { $0.intValue % 2 == 0 }
             .scan(.int(0)) { .int($0.intValue + $1.intValue) }
         for _ in 0..<2 {  // restartable: each subscription starts again
-            let r = Recorder()
+            let r = OpRecorder()
             record(chain, r)
             #expect(r.values == [2, 6, 12])
             #expect(r.completed == 1)
@@ -63,18 +63,18 @@ func record(_ signal: Signal, _ r: Recorder) -> Subscriber { signal.subscribe(r.
     }
 
     @Test func aggregateSendsInitialWhenEmpty() {
-        let r = Recorder()
-        record(Source([]).signal.aggregate(.int(7)) { .int($0.intValue + $1.intValue) }, r)
+        let r = OpRecorder()
+        record(OpSource([]).signal.aggregate(.int(7)) { .int($0.intValue + $1.intValue) }, r)
         #expect(r.values == [7])
-        let r2 = Recorder()
-        record(Source([1, 2, 3]).signal.aggregate(.int(0)) { .int($0.intValue + $1.intValue) }, r2)
+        let r2 = OpRecorder()
+        record(OpSource([1, 2, 3]).signal.aggregate(.int(0)) { .int($0.intValue + $1.intValue) }, r2)
         #expect(r2.values == [6])
         #expect(r2.completed == 1)
     }
 
     @Test func takeCompletesANeverEndingSourceAndDisposesIt() {
-        let src = Source([], complete: false)
-        let r = Recorder()
+        let src = OpSource([], complete: false)
+        let r = OpRecorder()
         let sub = record(src.signal.take(1), r)
         src.subscriber?.sendNext(.int(5))
         src.subscriber?.sendNext(.int(6))
@@ -86,8 +86,8 @@ func record(_ signal: Signal, _ r: Recorder) -> Subscriber { signal.subscribe(r.
     }
 
     @Test func takeZeroDoesNotSubscribe() {
-        let src = Source([1])
-        let r = Recorder()
+        let src = OpSource([1])
+        let r = OpRecorder()
         record(src.signal.take(0), r)
         #expect(r.values.isEmpty)
         #expect(r.completed == 1)
@@ -96,7 +96,7 @@ func record(_ signal: Signal, _ r: Recorder) -> Subscriber { signal.subscribe(r.
 
     /// semantics.md rule 4: RAC's recursive take.
     @Test func recursiveTake() {
-        let src = Source([], complete: false)
+        let src = OpSource([], complete: false)
         var got: [Int64] = []
         var completed = 0
         src.signal.take(3).subscribe(next: { v in
@@ -110,9 +110,9 @@ func record(_ signal: Signal, _ r: Recorder) -> Subscriber { signal.subscribe(r.
     }
 
     @Test func upstreamSinksSeeNoCompletionWhenTakeStops() {
-        let src = Source([1, 2, 3], complete: false)
+        let src = OpSource([1, 2, 3], complete: false)
         var upstreamCompleted = 0
-        let r = Recorder()
+        let r = OpRecorder()
         record(src.signal.doCompleted { upstreamCompleted += 1 }.take(2), r)
         #expect(r.values == [1, 2])
         #expect(r.completed == 1)
@@ -120,50 +120,50 @@ func record(_ signal: Signal, _ r: Recorder) -> Subscriber { signal.subscribe(r.
     }
 
     @Test func takeLastKeepsTheLastValuesInOrder() {
-        let r = Recorder()
-        record(Source([1, 2, 3, 4, 5, 6, 7]).signal.takeLast(3), r)
+        let r = OpRecorder()
+        record(OpSource([1, 2, 3, 4, 5, 6, 7]).signal.takeLast(3), r)
         #expect(r.values == [5, 6, 7])
-        let r2 = Recorder()
-        record(Source([1, 2]).signal.takeLast(UInt.max), r2)
+        let r2 = OpRecorder()
+        record(OpSource([1, 2]).signal.takeLast(UInt.max), r2)
         #expect(r2.values == [1, 2])
     }
 
     @Test func takeWhileAndSkipWhile() {
         let values: [Int64] = [0, 1, 2, 3, 0, 2, 4]
-        let r = Recorder()
-        record(Source(values).signal.takeWhile { $0.intValue <= 1 }, r)
+        let r = OpRecorder()
+        record(OpSource(values).signal.takeWhile { $0.intValue <= 1 }, r)
         #expect(r.values == [0, 1])
         #expect(r.completed == 1)
-        let r2 = Recorder()
-        record(Source(values).signal.skipWhile { $0.intValue < 3 }, r2)
+        let r2 = OpRecorder()
+        record(OpSource(values).signal.skipWhile { $0.intValue < 3 }, r2)
         #expect(r2.values == [3, 0, 2, 4])
-        let r3 = Recorder()
-        record(Source(values).signal.skip(5), r3)
+        let r3 = OpRecorder()
+        record(OpSource(values).signal.skip(5), r3)
         #expect(r3.values == [2, 4])
     }
 
     @Test func distinctUntilChanged() {
-        let r = Recorder()
-        record(Source([1, 2, 2, 1, 1]).signal.distinctUntilChanged(), r)
+        let r = OpRecorder()
+        record(OpSource([1, 2, 2, 1, 1]).signal.distinctUntilChanged(), r)
         #expect(r.values == [1, 2, 1])
     }
 
     @Test func materializeAndBack() {
-        let src = Source([1, 2])
-        let r = Recorder()
+        let src = OpSource([1, 2])
+        let r = OpRecorder()
         record(src.signal.materialize(), r)
         let eventType = -1000 - Int64(ValueType.event.rawValue)
         #expect(r.values == [eventType, eventType, eventType])  // next, next, completed
         #expect(r.completed == 1)
-        let r2 = Recorder()
+        let r2 = OpRecorder()
         record(src.signal.materialize().dematerialize(), r2)
         #expect(r2.values == [1, 2])
         #expect(r2.completed == 1)
     }
 
     @Test func dematerializeRejectsPlainValues() {
-        let src = Source([1], complete: false)
-        let r = Recorder()
+        let src = OpSource([1], complete: false)
+        let r = OpRecorder()
         record(src.signal.dematerialize(), r)
         #expect(r.values.isEmpty)
         #expect(r.errors.count == 1)
@@ -174,13 +174,13 @@ func record(_ signal: Signal, _ r: Recorder) -> Subscriber { signal.subscribe(r.
 
     @Test func collectMakesOneTuple() {
         var items: [Int64] = []
-        Source([1, 2, 3]).signal.collect().subscribe(next: { v in items = (v.tupleItems ?? []).map(\.intValue) })
+        OpSource([1, 2, 3]).signal.collect().subscribe(next: { v in items = (v.tupleItems ?? []).map(\.intValue) })
         #expect(items == [1, 2, 3])
     }
 
     @Test func sideEffectsRunBeforeForwarding() {
         var log: [String] = []
-        let src = Source([1])
+        let src = OpSource([1])
         src.signal.doNext { log.append("do \($0.intValue)") }
             .doCompleted { log.append("do completed") }
             .subscribe(next: { log.append("next \($0.intValue)") }, completed: { log.append("completed") })
@@ -199,13 +199,13 @@ func record(_ signal: Signal, _ r: Recorder) -> Subscriber { signal.subscribe(r.
     @Test func contextReleasedOnceWhenSignalAndSubscriptionsAreGone() {
         final class Token { var onDeinit: () -> Void = {}; deinit { onDeinit() } }
         var released = 0
-        let src = Source([], complete: false)
+        let src = OpSource([], complete: false)
         var sub: Subscriber?
         do {
             let token = Token()
             token.onDeinit = { released += 1 }
             let mapped = src.signal.map { [token] v in _ = token; return v.retained() }
-            sub = record(mapped, Recorder())
+            sub = record(mapped, OpRecorder())
         }
         #expect(released == 0)  // the subscription still holds the callback
         sub?.dispose()
@@ -217,7 +217,7 @@ func record(_ signal: Signal, _ r: Recorder) -> Subscriber { signal.subscribe(r.
     /// returns is owned by the runtime, the accumulator of scan is released.
     @Test func boxedValuesAreBalanced() {
         var lengths: [Int] = []
-        Source([1, 22, 333]).signal
+        OpSource([1, 22, 333]).signal
             .map { .string("v\($0.intValue)") }
             .scan(.string("")) { acc, v in (v.bytesBox?.count ?? 0) >= (acc.bytesBox?.count ?? 0) ? v.retained() : acc.retained() }
             .subscribe(next: { v in lengths.append(v.bytesBox?.count ?? -1) })

@@ -167,6 +167,30 @@ static void test_merge(void) {
     check_array_common(rpl_signal_merge);
 }
 
+/* Rule 3: the result ends while an endless synchronous input is still
+   inside its subscribe: it stops, and later inputs are not subscribed. */
+static void test_merge_endless_input(void) {
+    src_t t, b;
+    rpl_signal_t *st = src_make(&t, NULL);
+    rpl_signal_t *one = rpl_signal_return(rpl_int(1));
+    rpl_signal_t *forever = rpl_signal_repeat(one, RPL_FOREVER_COUNT);
+    rpl_signal_t *in[2] = {forever, src_make(&b, NULL)};
+    rpl_signal_t *m = rpl_signal_merge(in, 2);
+    rpl_signal_t *tu = rpl_signal_take_until(m, st);
+    stopper_t stop;
+    rpl_disposable_t *d = stopper_subscribe(tu, &stop, &t, 4);
+    CHECK_STR(stop.rec.text, "1 1 1 1 C");
+    CHECK_EQ_INT(b.nsubs, 0);
+    rpl_release(d);
+    rpl_release(tu);
+    rpl_release(m);
+    rpl_release(in[1]);
+    rpl_release(forever);
+    rpl_release(one);
+    src_drop(&t);
+    rpl_release(st);
+}
+
 /* Several threads feed different inputs: exact counts, callbacks never overlap. */
 typedef struct {
     src_t src;
@@ -229,6 +253,56 @@ static void test_merge_threads(void) {
     rpl_release(d);
     rpl_release(m);
     for (int i = 0; i < N; i++) {
+        src_drop(&f[i].src);
+        rpl_release(in[i]);
+    }
+}
+
+/* Zip fed by two threads: tuples pair the i-th values, in order. */
+typedef struct {
+    atomic_int inside, overlap;
+    long next, bad, completed;
+} pairs_t;
+
+static void pairs_next(void *ctx, const rpl_value *v) {
+    pairs_t *p = ctx;
+    if (atomic_fetch_add(&p->inside, 1) != 0) atomic_store(&p->overlap, 1);
+    rpl_value a = rpl_value_tuple_at(v, 0), b = rpl_value_tuple_at(v, 1);
+    if (rpl_value_int(&a) != p->next || rpl_value_int(&b) != p->next) p->bad++;
+    p->next++;
+    rpl_value_release(&a);
+    rpl_value_release(&b);
+    atomic_fetch_sub(&p->inside, 1);
+}
+static void pairs_completed(void *ctx) { ((pairs_t *)ctx)->completed++; }
+
+static void test_zip_threads(void) {
+    long k = test_scale(100000, 3000);
+    static feeder_t f[2];
+    rpl_signal_t *in[2];
+    for (int i = 0; i < 2; i++) {
+        in[i] = src_make(&f[i].src, NULL);
+        f[i].count = k;
+        f[i].base = 0;
+    }
+    rpl_signal_t *z = rpl_signal_zip(in, 2);
+    pairs_t p;
+    memset(&p, 0, sizeof p);
+    rpl_observer o = RPL_OBSERVER_INIT;
+    o.on_next = pairs_next;
+    o.on_completed = pairs_completed;
+    o.ctx = &p;
+    rpl_disposable_t *d = rpl_signal_subscribe(z, &o);
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, feed, &f[i]);
+    for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+    CHECK_EQ_INT(p.next, k);
+    CHECK_EQ_INT(p.bad, 0);
+    CHECK_EQ_INT(p.completed, 1);
+    CHECK_EQ_INT(atomic_load(&p.overlap), 0);
+    rpl_release(d);
+    rpl_release(z);
+    for (int i = 0; i < 2; i++) {
         src_drop(&f[i].src);
         rpl_release(in[i]);
     }
@@ -506,6 +580,10 @@ static void test_then(void) {
     CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
     CHECK(rpl_signal_then(sa, NULL) == NULL);
     CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    rpl_error_t *e = test_error(1);
+    CHECK(rpl_signal_then(sa, (rpl_signal_t *)e) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
+    rpl_release(e);
     rpl_release(sa);
     rpl_release(sb);
     rpl_release(nine);
@@ -582,6 +660,10 @@ static void test_take_until(void) {
     CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
     CHECK(rpl_signal_take_until(sa, NULL) == NULL);
     CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    rpl_error_t *e = test_error(1);
+    CHECK(rpl_signal_take_until((rpl_signal_t *)e, st) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
+    rpl_release(e);
     rpl_release(empty);
     rpl_release(sa);
     rpl_release(st);
@@ -591,9 +673,11 @@ static void test_take_until(void) {
 
 int main(void) {
     RUN(test_merge);
+    RUN(test_merge_endless_input);
     RUN(test_merge_threads);
     RUN(test_combine_latest);
     RUN(test_zip);
+    RUN(test_zip_threads);
     RUN(test_concat);
     RUN(test_start_with);
     RUN(test_then);

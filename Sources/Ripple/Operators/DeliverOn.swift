@@ -16,15 +16,16 @@ import Synchronization
 
 public final class DeliverOnSignal: Signal {
     let upstream: Signal
-    let scheduler: Scheduler
+    let scheduler: SchedulerRef
 
     public init(_ upstream: Signal, _ scheduler: Scheduler) {
         self.upstream = upstream
-        self.scheduler = scheduler
+        self.scheduler = SchedulerRef(scheduler)
         super.init()
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
+        guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let relay = Subscriber.relay(sink)
         let queue = DeliverOnQueue(relay, scheduler)
         relay.link(upstream.subscribe(DeliverOnSink(queue)))

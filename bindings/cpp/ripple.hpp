@@ -50,6 +50,7 @@
 #include <exception>
 #include <functional>
 #include <initializer_list>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -475,6 +476,9 @@ class Value {
 };
 static_assert(std::is_standard_layout_v<Value> && sizeof(Value) == sizeof(rpl_value),
               "Value must be layout-compatible with rpl_value");
+
+/// Prints Value::to_string().
+inline std::ostream &operator<<(std::ostream &os, const Value &v) { return os << v.to_string(); }
 
 template <class T>
 struct Convert {

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -123,6 +124,9 @@ static void test_values() {
     CHECK(vi.as<std::vector<int>>() == std::vector<int>({4, 5, 6}));
     Value nested(std::vector<Value>{Value(std::vector<int>{1, 2}), "x"});
     CHECK_EQ(nested.to_string(), std::string("((1, 2), \"x\")"));
+    std::ostringstream os;
+    os << Value(std::make_tuple(1, true, "s", 2.5)) << " " << Value();
+    CHECK_EQ(os.str(), std::string("(1, true, \"s\", 2.5) nil"));
     CHECK(Value::tuple({}).is_tuple());
     CHECK_EQ(Value::tuple({}).size(), size_t(0));
 

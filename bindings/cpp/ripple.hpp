@@ -1,0 +1,1325 @@
+// ripple.hpp - header-only C++17 binding over the Ripple C API (ripple.h).
+//
+// RAII handles (copy = rpl_retain, destroy = rpl_release, move = steal),
+// lambdas as callbacks, a Value type over rpl_value, exceptions for failed C
+// calls, and every operator as a method:
+//
+//     auto d = ripple::Signal::of({1, 2, 3})
+//                  .map([](int64_t x) { return x * 10; })
+//                  .filter([](int64_t x) { return x > 10; })
+//                  .subscribe([](int64_t x) { std::cout << x << "\n"; });
+//
+// Lambdas are moved into a heap context that the runtime frees through the C
+// `release` callback, so whatever a lambda captures lives exactly as long as
+// the runtime needs it (the operator signal, or the subscription).
+//
+// Exceptions never cross into C. A lambda that throws is caught at the C
+// trampoline and the exception is routed
+//   - to the signal's error path where the callback has one: the subscribe
+//     lambda of Signal::create (sent to its subscriber), the factory of
+//     Signal::defer, the lambdas of flatten_map / bind / catch_error (they
+//     return Signal::error(...) instead) and the lambda of try_map;
+//   - otherwise (observers, map, filter, scan, aggregate, take_while,
+//     skip_while, do_*, scheduled work, Disposable::create) to the exception
+//     handler (set_exception_handler), which by default prints the exception
+//     to stderr. The callback then produces a neutral result: map -> nil,
+//     filter / take_while / skip_while -> false, scan / aggregate -> the
+//     accumulator unchanged.
+// An exception becomes an error with domain kExceptionDomain ("ripple.cpp")
+// and code RPL_ERROR_CALLBACK, message what(); a thrown ripple::Error that
+// carries a SignalError is sent as that error.
+//
+// Threading: every function may be called from any thread, and callbacks run
+// on the thread that sends the event (see ripple.h). Callbacks of one
+// subscription never overlap, but an operator's lambda is shared by every
+// subscription to that operator signal, so it may run on several threads at
+// once when several subscriptions are active: guard mutable captures. Handle
+// and Value objects are like std::shared_ptr: distinct copies may be used on
+// different threads; one object must not be assigned while another thread
+// reads it.
+#ifndef RIPPLE_HPP
+#define RIPPLE_HPP
+
+#include <ripple.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <initializer_list>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace ripple {
+
+class Value;
+class Signal;
+class SignalError;
+class Subject;
+class Connection;
+class Scheduler;
+
+/// The loaded library's version (RPL_VERSION_NUMBER form) and string.
+inline unsigned version() noexcept { return rpl_version(); }
+inline const char *version_string() noexcept { return rpl_version_string(); }
+/// True when the loaded library has the major version this header was built for.
+inline bool version_compatible() noexcept { return rpl_version() / 10000 == RPL_VERSION_MAJOR; }
+
+/// Domain of errors made from C++ exceptions thrown by callbacks.
+inline constexpr const char *kExceptionDomain = "ripple.cpp";
+
+/// Timeouts and intervals. `forever` maps to RPL_FOREVER.
+using Duration = std::chrono::nanoseconds;
+inline constexpr Duration forever = Duration::max();
+/// Count meaning "without limit" for retry and repeat (RPL_FOREVER_COUNT).
+inline constexpr size_t forever_count = static_cast<size_t>(-1);
+
+namespace detail {
+inline uint64_t to_ns(Duration d) {
+    if (d == forever) return RPL_FOREVER;
+    return d.count() < 0 ? 0 : static_cast<uint64_t>(d.count());
+}
+
+/// RAII over one reference of an rpl handle. Copy retains, destroy releases.
+template <class T>
+class Handle {
+  public:
+    Handle() noexcept = default;
+    Handle(const Handle &o) noexcept : h_(o.h_) { rpl_retain(h_); }
+    Handle(Handle &&o) noexcept : h_(o.h_) { o.h_ = nullptr; }
+    Handle &operator=(const Handle &o) noexcept {
+        if (this != &o) { rpl_retain(o.h_); reset(o.h_); }
+        return *this;
+    }
+    Handle &operator=(Handle &&o) noexcept {
+        if (this != &o) { reset(o.h_); o.h_ = nullptr; }
+        return *this;
+    }
+    ~Handle() { rpl_release(h_); }
+
+    /// The raw handle, borrowed.
+    T *get() const noexcept { return h_; }
+    /// Gives up this reference (+1 to the caller).
+    T *release() noexcept { T *h = h_; h_ = nullptr; return h; }
+    explicit operator bool() const noexcept { return h_ != nullptr; }
+    friend bool operator==(const Handle &a, const Handle &b) noexcept { return a.h_ == b.h_; }
+    friend bool operator!=(const Handle &a, const Handle &b) noexcept { return a.h_ != b.h_; }
+
+  protected:
+    explicit Handle(T *adopted) noexcept : h_(adopted) {}
+    void reset(T *adopted) noexcept { T *old = h_; h_ = adopted; rpl_release(old); }
+    T *h_ = nullptr;
+};
+
+// Call-signature introspection, so lambdas may take typed arguments.
+template <class F>
+struct fn_traits : fn_traits<decltype(&F::operator())> {};
+template <class C, class R, class... A>
+struct fn_traits<R (C::*)(A...) const> { using args = std::tuple<A...>; };
+template <class C, class R, class... A>
+struct fn_traits<R (C::*)(A...)> { using args = std::tuple<A...>; };
+template <class C, class R, class... A>
+struct fn_traits<R (C::*)(A...) const noexcept> { using args = std::tuple<A...>; };
+template <class C, class R, class... A>
+struct fn_traits<R (C::*)(A...) noexcept> { using args = std::tuple<A...>; };
+template <class R, class... A>
+struct fn_traits<R (*)(A...)> { using args = std::tuple<A...>; };
+template <class R, class... A>
+struct fn_traits<R (*)(A...) noexcept> { using args = std::tuple<A...>; };
+template <class F, size_t I>
+using arg_t = std::decay_t<std::tuple_element_t<I, typename fn_traits<std::decay_t<F>>::args>>;
+
+/// A heap context holding one callable; `release` is the C release function.
+template <class F>
+struct Box {
+    F f;
+    static void release(void *p) { delete static_cast<Box *>(p); }
+};
+template <class F>
+Box<std::decay_t<F>> *box(F &&f) { return new Box<std::decay_t<F>>{std::forward<F>(f)}; }
+template <class F>
+F &unbox(void *ctx) { return static_cast<Box<F> *>(ctx)->f; }
+}  // namespace detail
+
+// ===========================================================================
+// Exception handling at the C boundary
+// ===========================================================================
+
+/// Receives exceptions thrown by callbacks that have no error path. `where`
+/// names the callback ("map", "on_next", ...). It must not throw (if it does,
+/// that exception is swallowed).
+using ExceptionHandler = void (*)(std::exception_ptr, const char *where);
+
+namespace detail {
+inline void default_exception_handler(std::exception_ptr e, const char *where) {
+    try {
+        std::rethrow_exception(e);
+    } catch (const std::exception &x) {
+        std::fprintf(stderr, "ripple: exception in %s callback: %s\n", where, x.what());
+    } catch (...) {
+        std::fprintf(stderr, "ripple: unknown exception in %s callback\n", where);
+    }
+}
+inline std::atomic<ExceptionHandler> &handler_slot() {
+    static std::atomic<ExceptionHandler> slot{&default_exception_handler};
+    return slot;
+}
+inline void report(std::exception_ptr e, const char *where) noexcept {
+    try {
+        handler_slot().load(std::memory_order_acquire)(e, where);
+    } catch (...) {
+    }
+}
+}  // namespace detail
+
+/// Installs h (nullptr restores the default, which prints to stderr) and
+/// returns the previous handler. Thread-safe.
+inline ExceptionHandler set_exception_handler(ExceptionHandler h) noexcept {
+    return detail::handler_slot().exchange(h ? h : &detail::default_exception_handler);
+}
+
+// ===========================================================================
+// Errors
+// ===========================================================================
+
+/// An error carried by a signal (rpl_error_t): domain, code and message.
+class SignalError : public detail::Handle<rpl_error_t> {
+  public:
+    SignalError() noexcept = default;
+    /// Creates an error; an empty domain means RPL_ERROR_DOMAIN ("ripple").
+    SignalError(std::string_view domain, int64_t code, std::string_view message)
+        : Handle(rpl_error_create(domain.empty() ? nullptr : std::string(domain).c_str(), code,
+                                  std::string(message).c_str())) {
+        if (!h_) throw std::bad_alloc();
+    }
+    static SignalError adopt(rpl_error_t *e) noexcept { return SignalError(e); }
+    static SignalError borrow(const rpl_error_t *e) noexcept {
+        return SignalError(static_cast<rpl_error_t *>(rpl_retain(const_cast<rpl_error_t *>(e))));
+    }
+    std::string domain() const { const char *s = rpl_error_domain(h_); return s ? s : ""; }
+    int64_t code() const noexcept { return rpl_error_code(h_); }
+    std::string message() const { const char *s = rpl_error_message(h_); return s ? s : ""; }
+    /// Same domain and code (rpl_error_equal).
+    bool same_as(const SignalError &o) const noexcept { return rpl_error_equal(h_, o.h_); }
+
+  private:
+    explicit SignalError(rpl_error_t *e) noexcept : Handle(e) {}
+};
+
+/// Thrown when a C call fails: the rpl_status and its message. When a signal
+/// terminated with an error (status RPL_ERR_FAILED, from the blocking
+/// helpers), signal_error() holds that error. Throwing an Error that has a
+/// signal_error() from a callback sends that error downstream.
+class Error : public std::runtime_error {
+  public:
+    Error(rpl_status status, const std::string &message, SignalError err = {})
+        : std::runtime_error(message), status_(status), err_(std::move(err)) {}
+    /// An RPL_ERR_FAILED error carrying a signal error, to throw from callbacks.
+    explicit Error(SignalError err)
+        : std::runtime_error(err ? err.domain() + " " + std::to_string(err.code()) + ": " + err.message()
+                                 : std::string("signal error")),
+          status_(RPL_ERR_FAILED), err_(std::move(err)) {}
+    rpl_status status() const noexcept { return status_; }
+    const SignalError &signal_error() const noexcept { return err_; }
+
+    /// The error of the last failed call on this thread.
+    static Error last() {
+        rpl_status st = rpl_last_error();
+        std::string msg = rpl_last_error_message();
+        SignalError se;
+        if (st == RPL_ERR_FAILED)
+            if (rpl_error_t *e = rpl_last_signal_error()) se = SignalError::borrow(e);
+        if (msg.empty()) msg = rpl_status_string(st);
+        return Error(st, msg, std::move(se));
+    }
+
+  private:
+    rpl_status status_;
+    SignalError err_;
+};
+
+namespace detail {
+inline void check(rpl_status st) {
+    if (st != RPL_OK) throw Error::last();
+}
+template <class T>
+T *check(T *h) {
+    if (!h) throw Error::last();
+    return h;
+}
+/// The error to send downstream for a caught exception (+1).
+inline rpl_error_t *error_from(std::exception_ptr ep) noexcept {
+    try {
+        std::rethrow_exception(ep);
+    } catch (const Error &e) {
+        if (e.signal_error()) return static_cast<rpl_error_t *>(rpl_retain(e.signal_error().get()));
+        return rpl_error_create(kExceptionDomain, RPL_ERROR_CALLBACK, e.what());
+    } catch (const std::exception &e) {
+        return rpl_error_create(kExceptionDomain, RPL_ERROR_CALLBACK, e.what());
+    } catch (...) {
+        return rpl_error_create(kExceptionDomain, RPL_ERROR_CALLBACK, "unknown C++ exception");
+    }
+}
+}  // namespace detail
+
+// ===========================================================================
+// Values
+// ===========================================================================
+
+template <class T>
+struct Convert;  // Convert<T>::to(const Value&) -> T, specialised below.
+
+/// An owned rpl_value. Copy adds a reference to a boxed payload; destroy
+/// drops it. Standard layout with one rpl_value member, so a borrowed
+/// `const rpl_value *` is viewed as a `const Value &` at no cost.
+class Value {
+  public:
+    Value() noexcept : v_(scalar(RPL_TYPE_NIL)) {}
+    Value(std::nullptr_t) noexcept : v_(scalar(RPL_TYPE_NIL)) {}
+    Value(bool b) noexcept : v_(scalar(RPL_TYPE_BOOL)) { v_.as.b = b; }
+    template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
+    Value(T i) noexcept : v_(scalar(RPL_TYPE_INT)) { v_.as.i = static_cast<int64_t>(i); }
+    template <class T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
+    Value(T d) noexcept : v_(scalar(RPL_TYPE_DOUBLE)) { v_.as.d = static_cast<double>(d); }
+    Value(const char *s) noexcept : v_(rpl_string(s)) {}
+    Value(std::string_view s) noexcept : v_(rpl_string_n(s.data(), s.size())) {}
+    Value(const std::string &s) noexcept : v_(rpl_string_n(s.data(), s.size())) {}
+    /// A tuple.
+    Value(std::vector<Value> items) noexcept : v_(make_tuple(items)) {}
+    template <class T, std::enable_if_t<!std::is_same_v<T, Value>, int> = 0>
+    Value(const std::vector<T> &items) : v_(scalar(RPL_TYPE_NIL)) {
+        std::vector<Value> vs(items.begin(), items.end());
+        v_ = make_tuple(vs);
+    }
+    template <class... T>
+    Value(const std::tuple<T...> &t) : v_(scalar(RPL_TYPE_NIL)) {
+        std::vector<Value> vs;
+        vs.reserve(sizeof...(T));
+        std::apply([&](const auto &...x) { (vs.emplace_back(x), ...); }, t);
+        v_ = make_tuple(vs);
+    }
+    /// A signal value (for flatten / switch_to_latest).
+    inline Value(const Signal &s);
+
+    static Value tuple(std::vector<Value> items) noexcept { return Value(std::move(items)); }
+    static Value bytes(const void *data, size_t len) noexcept { return adopt(rpl_bytes(data, len)); }
+    /// A user pointer; dtor(ptr) runs when the last reference drops.
+    static Value pointer(void *p, rpl_release_fn dtor = nullptr) noexcept { return adopt(rpl_pointer(p, dtor)); }
+    /// Materialized events.
+    static Value event_next(Value v) noexcept { return adopt(rpl_event_next(v.release())); }
+    static Value event_error(const SignalError &e) noexcept { return adopt(rpl_event_error(e.get())); }
+    static Value event_completed() noexcept { return adopt(rpl_event_completed()); }
+
+    /// Takes ownership of v.
+    static Value adopt(rpl_value v) noexcept { Value r; r.v_ = v; return r; }
+    /// A new reference to a borrowed value.
+    static Value copy(const rpl_value *v) noexcept { return adopt(rpl_value_copy(v)); }
+    /// Views a borrowed value without copying it.
+    static const Value &view(const rpl_value *v) noexcept { return *reinterpret_cast<const Value *>(v); }
+
+    Value(const Value &o) noexcept : v_(o.boxed() ? rpl_value_copy(&o.v_) : o.v_) {}
+    Value(Value &&o) noexcept : v_(o.v_) { o.v_ = scalar(RPL_TYPE_NIL); }
+    Value &operator=(const Value &o) noexcept {
+        if (this != &o) { rpl_value n = o.boxed() ? rpl_value_copy(&o.v_) : o.v_; drop(); v_ = n; }
+        return *this;
+    }
+    Value &operator=(Value &&o) noexcept {
+        if (this != &o) { drop(); v_ = o.v_; o.v_ = scalar(RPL_TYPE_NIL); }
+        return *this;
+    }
+    ~Value() { drop(); }
+
+    /// The raw value, borrowed.
+    const rpl_value *c() const noexcept { return &v_; }
+    /// Gives up ownership (the value is consumed by whoever takes it).
+    rpl_value release() noexcept { rpl_value v = v_; v_ = scalar(RPL_TYPE_NIL); return v; }
+
+    rpl_type type() const noexcept { return static_cast<rpl_type>(v_.type); }
+    bool is_nil() const noexcept { return type() == RPL_TYPE_NIL; }
+    bool is_bool() const noexcept { return type() == RPL_TYPE_BOOL; }
+    bool is_int() const noexcept { return type() == RPL_TYPE_INT; }
+    bool is_double() const noexcept { return type() == RPL_TYPE_DOUBLE; }
+    bool is_string() const noexcept { return type() == RPL_TYPE_STRING; }
+    bool is_tuple() const noexcept { return type() == RPL_TYPE_TUPLE; }
+
+    /// Strict accessors: the wrong type throws Error(RPL_ERR_KIND). as_double
+    /// also accepts an int.
+    int64_t as_int() const { expect(RPL_TYPE_INT, "an int"); return v_.as.i; }
+    bool as_bool() const { expect(RPL_TYPE_BOOL, "a bool"); return v_.as.b; }
+    double as_double() const {
+        if (is_int()) return static_cast<double>(v_.as.i);
+        expect(RPL_TYPE_DOUBLE, "a double");
+        return v_.as.d;
+    }
+    /// Borrowed from this value.
+    std::string_view as_string_view() const {
+        expect(RPL_TYPE_STRING, "a string");
+        size_t n = 0;
+        const char *s = rpl_value_string(&v_, &n);
+        return std::string_view(s ? s : "", n);
+    }
+    std::string as_string() const { return std::string(as_string_view()); }
+    std::vector<unsigned char> as_bytes() const {
+        expect(RPL_TYPE_BYTES, "bytes");
+        size_t n = 0;
+        auto p = static_cast<const unsigned char *>(rpl_value_bytes(&v_, &n));
+        return std::vector<unsigned char>(p, p + n);
+    }
+    void *as_pointer() const { expect(RPL_TYPE_POINTER, "a pointer"); return rpl_value_pointer(&v_); }
+    inline Signal as_signal() const;
+
+    /// Tuple access.
+    size_t size() const noexcept { return rpl_value_tuple_count(&v_); }
+    Value operator[](size_t i) const {
+        expect(RPL_TYPE_TUPLE, "a tuple");
+        if (i >= size()) throw Error(RPL_ERR_INVALID, "ripple::Value: tuple index out of range");
+        return adopt(rpl_value_tuple_at(&v_, i));
+    }
+    std::vector<Value> items() const {
+        expect(RPL_TYPE_TUPLE, "a tuple");
+        std::vector<Value> r;
+        size_t n = size();
+        r.reserve(n);
+        for (size_t i = 0; i < n; i++) r.push_back(adopt(rpl_value_tuple_at(&v_, i)));
+        return r;
+    }
+
+    /// Materialized event access.
+    bool is_event() const noexcept { return type() == RPL_TYPE_EVENT; }
+    rpl_event_kind event_kind() const {
+        expect(RPL_TYPE_EVENT, "an event");
+        return static_cast<rpl_event_kind>(rpl_value_event_kind(&v_));
+    }
+    Value event_value() const { expect(RPL_TYPE_EVENT, "an event"); return adopt(rpl_value_event_value(&v_)); }
+    SignalError event_error() const {
+        expect(RPL_TYPE_EVENT, "an event");
+        rpl_error_t *e = rpl_value_event_error(&v_);
+        return e ? SignalError::borrow(e) : SignalError();
+    }
+
+    /// Converts to T: integers, double, bool, std::string, std::string_view,
+    /// Value, Signal, std::vector<T>, std::tuple<T...>.
+    template <class T>
+    T as() const { return Convert<T>::to(*this); }
+
+    /// Structural equality (rpl_value_equal).
+    friend bool operator==(const Value &a, const Value &b) noexcept { return rpl_value_equal(&a.v_, &b.v_); }
+    friend bool operator!=(const Value &a, const Value &b) noexcept { return !(a == b); }
+
+    /// A short human-readable form, for printing and test messages.
+    std::string to_string() const {
+        switch (type()) {
+        case RPL_TYPE_NIL: return "nil";
+        case RPL_TYPE_BOOL: return rpl_value_bool(&v_) ? "true" : "false";
+        case RPL_TYPE_INT: return std::to_string(rpl_value_int(&v_));
+        case RPL_TYPE_DOUBLE: {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%g", rpl_value_double(&v_));
+            return buf;
+        }
+        case RPL_TYPE_STRING: return "\"" + as_string() + "\"";
+        case RPL_TYPE_BYTES: return "<" + std::to_string(as_bytes().size()) + " bytes>";
+        case RPL_TYPE_POINTER: return "<pointer>";
+        case RPL_TYPE_TUPLE: {
+            std::string s = "(";
+            size_t n = size();
+            for (size_t i = 0; i < n; i++) s += (i ? ", " : "") + (*this)[i].to_string();
+            return s + ")";
+        }
+        case RPL_TYPE_SIGNAL: return "<signal>";
+        case RPL_TYPE_EVENT: {
+            switch (event_kind()) {
+            case RPL_EVENT_NEXT: return "next(" + event_value().to_string() + ")";
+            case RPL_EVENT_ERROR: return "error(" + event_error().message() + ")";
+            default: return "completed";
+            }
+        }
+        }
+        return "<?>";
+    }
+
+  private:
+    // Scalars are built, read and dropped inline: their layout is part of the
+    // ABI (the struct is public so it can live on the stack) and scalars need
+    // no release. Boxed payloads always go through the library.
+    static rpl_value scalar(rpl_type t) noexcept {
+        rpl_value v;
+        std::memset(&v, 0, sizeof v);
+        v.type = static_cast<uint32_t>(t);
+        return v;
+    }
+    bool boxed() const noexcept { return v_.type >= RPL_TYPE_STRING; }
+    void drop() noexcept {
+        if (boxed()) rpl_value_release(&v_);
+    }
+    static rpl_value make_tuple(std::vector<Value> &items) noexcept {
+        // rpl_tuple consumes the items: hand over our references.
+        std::vector<rpl_value> raw;
+        raw.reserve(items.size());
+        for (auto &v : items) raw.push_back(v.release());
+        return rpl_tuple(raw.data(), raw.size());
+    }
+    void expect(rpl_type t, const char *what) const {
+        if (type() != t)
+            throw Error(RPL_ERR_KIND, std::string("ripple::Value: expected ") + what + ", got " + to_string());
+    }
+    rpl_value v_;
+};
+static_assert(std::is_standard_layout_v<Value> && sizeof(Value) == sizeof(rpl_value),
+              "Value must be layout-compatible with rpl_value");
+
+/// Prints Value::to_string().
+inline std::ostream &operator<<(std::ostream &os, const Value &v) { return os << v.to_string(); }
+
+template <class T>
+struct Convert {
+    static T to(const Value &v) {
+        if constexpr (std::is_same_v<T, bool>) return v.as_bool();
+        else if constexpr (std::is_integral_v<T>) return static_cast<T>(v.as_int());
+        else if constexpr (std::is_floating_point_v<T>) return static_cast<T>(v.as_double());
+        else static_assert(sizeof(T) == 0, "ripple::Value cannot convert to this type");
+    }
+};
+template <>
+struct Convert<Value> { static Value to(const Value &v) { return v; } };
+template <>
+struct Convert<std::string> { static std::string to(const Value &v) { return v.as_string(); } };
+template <>
+struct Convert<std::string_view> { static std::string_view to(const Value &v) { return v.as_string_view(); } };
+template <class T>
+struct Convert<std::vector<T>> {
+    static std::vector<T> to(const Value &v) {
+        std::vector<T> r;
+        for (auto &x : v.items()) r.push_back(x.template as<T>());
+        return r;
+    }
+};
+template <class... T>
+struct Convert<std::tuple<T...>> {
+    static std::tuple<T...> to(const Value &v) {
+        if (v.size() != sizeof...(T))
+            throw Error(RPL_ERR_KIND, "ripple::Value: tuple has " + std::to_string(v.size()) + " items, expected " +
+                                          std::to_string(sizeof...(T)));
+        return at(v, std::index_sequence_for<T...>{});
+    }
+    template <size_t... I>
+    static std::tuple<T...> at(const Value &v, std::index_sequence<I...>) {
+        return std::tuple<T...>(v[I].template as<T>()...);
+    }
+};
+
+namespace detail {
+/// Calls f with a borrowed value: as `const Value &` when f accepts it,
+/// otherwise converted to f's declared parameter type.
+template <class F, class... Extra>
+decltype(auto) call_with(F &f, const Value &v, Extra &...extra) {
+    if constexpr (std::is_invocable_v<F &, const Value &, Extra &...>) return f(v, extra...);
+    else return f(v.template as<arg_t<F, 0>>(), extra...);
+}
+template <class F>
+decltype(auto) call_with2(F &f, const Value &a, const Value &b) {
+    if constexpr (std::is_invocable_v<F &, const Value &, const Value &>) return f(a, b);
+    else return f(a.template as<arg_t<F, 0>>(), b.template as<arg_t<F, 1>>());
+}
+/// Converts a callback result to an owned rpl_value.
+template <class R>
+rpl_value to_c(R &&r) {
+    return Value(std::forward<R>(r)).release();
+}
+}  // namespace detail
+
+// ===========================================================================
+// Disposables
+// ===========================================================================
+
+/// A reference to a disposable (rpl_disposable_t). Destroying it does NOT
+/// dispose it (RAC); use ScopedDisposable for that.
+class Disposable : public detail::Handle<rpl_disposable_t> {
+  public:
+    Disposable() noexcept = default;
+    static Disposable adopt(rpl_disposable_t *d) noexcept { return Disposable(d); }
+    static Disposable borrow(rpl_disposable_t *d) noexcept {
+        return Disposable(static_cast<rpl_disposable_t *>(rpl_retain(d)));
+    }
+    /// A disposable that only records being disposed.
+    static Disposable create() { return adopt(detail::check(rpl_disposable_create(nullptr, nullptr))); }
+    /// A disposable that runs f once, on the first dispose, then destroys f.
+    /// An exception from f goes to the exception handler. The C API gives a
+    /// plain disposable no release hook, so a lambda disposable that is never
+    /// disposed keeps its lambda (and captures) forever: dispose it, or let a
+    /// subscription own it (returned from a Signal::create lambda it is always
+    /// disposed when the subscription ends or is freed).
+    template <class F>
+    static Disposable create(F &&f);
+
+    /// Idempotent. A null Disposable is a no-op.
+    void dispose() const {
+        if (h_) detail::check(rpl_disposable_dispose(h_));
+    }
+    bool is_disposed() const noexcept { return h_ ? rpl_disposable_is_disposed(h_) : true; }
+
+  protected:
+    explicit Disposable(rpl_disposable_t *d) noexcept : Handle(d) {}
+};
+
+/// Holds many disposables; disposing it disposes each.
+class CompoundDisposable : public Disposable {
+  public:
+    CompoundDisposable() : Disposable(detail::check(rpl_compound_disposable_create())) {}
+    /// Adds d (disposed at once if this is already disposed).
+    void add(const Disposable &d) const { detail::check(rpl_compound_disposable_add(h_, d.get())); }
+    void remove(const Disposable &d) const { detail::check(rpl_compound_disposable_remove(h_, d.get())); }
+    CompoundDisposable &operator+=(const Disposable &d) { add(d); return *this; }
+};
+
+/// Holds at most one disposable.
+class SerialDisposable : public Disposable {
+  public:
+    SerialDisposable() : Disposable(detail::check(rpl_serial_disposable_create())) {}
+    /// Puts d in (an empty Disposable clears) and returns the previous one,
+    /// not disposed. If this is disposed, d is disposed at once.
+    Disposable swap(const Disposable &d) const {
+        // h_ is never null (the constructor throws), so NULL means "no old one".
+        return Disposable::adopt(rpl_serial_disposable_swap(h_, d.get()));
+    }
+    void set(const Disposable &d) const { swap(d); }
+};
+
+/// Disposes its disposable when it goes out of scope (or is reassigned).
+/// Move-only. Typically holds a subscription: `auto sub = sig.subscribe_scoped(...)`.
+class ScopedDisposable {
+  public:
+    ScopedDisposable() noexcept = default;
+    ScopedDisposable(Disposable d) noexcept : d_(std::move(d)) {}
+    ScopedDisposable(ScopedDisposable &&o) noexcept = default;
+    ScopedDisposable &operator=(ScopedDisposable &&o) noexcept {
+        if (this != &o) { dispose(); d_ = std::move(o.d_); }
+        return *this;
+    }
+    ScopedDisposable(const ScopedDisposable &) = delete;
+    ScopedDisposable &operator=(const ScopedDisposable &) = delete;
+    ~ScopedDisposable() { dispose(); }
+
+    void dispose() noexcept {
+        if (d_) rpl_disposable_dispose(d_.get());
+        d_ = Disposable();
+    }
+    /// Stops managing: returns the disposable without disposing it.
+    Disposable release() noexcept { return std::move(d_); }
+    const Disposable &get() const noexcept { return d_; }
+    bool is_disposed() const noexcept { return d_.is_disposed(); }
+
+  private:
+    Disposable d_;
+};
+/// The scoped subscription of Signal::subscribe_scoped.
+using ScopedSubscription = ScopedDisposable;
+
+// ===========================================================================
+// Subscribers
+// ===========================================================================
+
+/// The receiving end a Signal::create lambda sends into. Copying retains, so
+/// a copy may be kept to send later, from any thread.
+class Subscriber : public detail::Handle<rpl_subscriber_t> {
+  public:
+    Subscriber() noexcept = default;
+    static Subscriber borrow(rpl_subscriber_t *s) noexcept {
+        return Subscriber(static_cast<rpl_subscriber_t *>(rpl_retain(s)));
+    }
+    /// Sends are ignored after a terminal event or disposal.
+    void send_next(Value v) const { detail::check(rpl_subscriber_send_next(h_, v.release())); }
+    void send_error(const SignalError &e = {}) const { detail::check(rpl_subscriber_send_error(h_, e.get())); }
+    void send_error(std::string_view message) const { send_error(SignalError(kExceptionDomain, RPL_ERROR_CALLBACK, message)); }
+    void send_completed() const { detail::check(rpl_subscriber_send_completed(h_)); }
+    /// True once the subscription ended: a producer loop should stop.
+    bool is_disposed() const noexcept { return rpl_subscriber_is_disposed(h_); }
+
+  private:
+    explicit Subscriber(rpl_subscriber_t *s) noexcept : Handle(s) {}
+};
+
+namespace detail {
+/// What a Signal::create lambda may return: nothing, a Disposable, or a
+/// cleanup callable. Produces the +1 disposable the runtime takes.
+template <class R>
+rpl_disposable_t *cleanup_of(R &&r);
+
+/// Observer context: the three lambdas of one subscription.
+template <class N>
+struct Observer {
+    N on_next;
+    std::function<void(const SignalError &)> on_error;
+    std::function<void()> on_completed;
+
+    static void next(void *ctx, const rpl_value *v) {
+        try {
+            call_with(static_cast<Observer *>(ctx)->on_next, Value::view(v));
+        } catch (...) {
+            report(std::current_exception(), "on_next");
+        }
+    }
+    static void error(void *ctx, const rpl_error_t *e) {
+        try {
+            static_cast<Observer *>(ctx)->on_error(SignalError::borrow(e));
+        } catch (...) {
+            report(std::current_exception(), "on_error");
+        }
+    }
+    static void completed(void *ctx) {
+        try {
+            static_cast<Observer *>(ctx)->on_completed();
+        } catch (...) {
+            report(std::current_exception(), "on_completed");
+        }
+    }
+    static void release(void *ctx) { delete static_cast<Observer *>(ctx); }
+};
+struct Ignore {
+    void operator()(const Value &) const noexcept {}
+};
+
+/// C trampolines for operator callbacks holding an F in a Box. Exceptions go
+/// to the handler; the callback then yields a neutral result.
+template <class F>
+struct Tramp {
+    static F &fn(void *ctx) { return unbox<F>(ctx); }
+    static rpl_value map(void *ctx, const rpl_value *v) {
+        try {
+            return to_c(call_with(fn(ctx), Value::view(v)));
+        } catch (...) {
+            report(std::current_exception(), "map");
+            return rpl_nil();
+        }
+    }
+    static bool predicate(void *ctx, const rpl_value *v) {
+        try {
+            return static_cast<bool>(call_with(fn(ctx), Value::view(v)));
+        } catch (...) {
+            report(std::current_exception(), "predicate");
+            return false;
+        }
+    }
+    static rpl_value reduce(void *ctx, const rpl_value *acc, const rpl_value *v) {
+        try {
+            return to_c(call_with2(fn(ctx), Value::view(acc), Value::view(v)));
+        } catch (...) {
+            report(std::current_exception(), "reduce");
+            return rpl_value_copy(acc);
+        }
+    }
+    static void do_next(void *ctx, const rpl_value *v) {
+        try {
+            call_with(fn(ctx), Value::view(v));
+        } catch (...) {
+            report(std::current_exception(), "do_next");
+        }
+    }
+    static void do_error(void *ctx, const rpl_error_t *e) {
+        try {
+            fn(ctx)(SignalError::borrow(e));
+        } catch (...) {
+            report(std::current_exception(), "do_error");
+        }
+    }
+    static void do_completed(void *ctx) {
+        try {
+            fn(ctx)();
+        } catch (...) {
+            report(std::current_exception(), "do_completed");
+        }
+    }
+    /// try_map: the result as a next event, or the exception as an error event.
+    static rpl_value map_event(void *ctx, const rpl_value *v) {
+        try {
+            return rpl_event_next(to_c(call_with(fn(ctx), Value::view(v))));
+        } catch (...) {
+            rpl_error_t *e = error_from(std::current_exception());
+            rpl_value r = rpl_event_error(e);
+            rpl_release(e);
+            return r;
+        }
+    }
+};
+}  // namespace detail
+
+// ===========================================================================
+// Signals
+// ===========================================================================
+
+/// A signal (rpl_signal_t). Every operator is a method returning a new Signal.
+class Signal : public detail::Handle<rpl_signal_t> {
+  public:
+    Signal() noexcept = default;
+    static Signal adopt(rpl_signal_t *s) noexcept { return Signal(s); }
+    static Signal borrow(rpl_signal_t *s) noexcept { return Signal(static_cast<rpl_signal_t *>(rpl_retain(s))); }
+
+    // ---- Creating -------------------------------------------------------
+
+    /// A cold signal: f(Subscriber) runs once per subscription. f may return
+    /// nothing, a Disposable, or a callable to run when the subscription ends.
+    /// An exception thrown by f is sent to that subscriber as an error.
+    template <class F>
+    static Signal create(F &&f) {
+        using B = std::decay_t<decltype(*detail::box(std::forward<F>(f)))>;
+        auto *ctx = detail::box(std::forward<F>(f));
+        return adopt(detail::check(rpl_signal_create(
+            [](void *c, rpl_subscriber_t *s) -> rpl_disposable_t * {
+                Subscriber sub = Subscriber::borrow(s);
+                try {
+                    auto &fn = static_cast<B *>(c)->f;
+                    if constexpr (std::is_void_v<decltype(fn(sub))>) {
+                        fn(sub);
+                        return nullptr;
+                    } else {
+                        return detail::cleanup_of(fn(sub));
+                    }
+                } catch (...) {
+                    rpl_error_t *e = detail::error_from(std::current_exception());
+                    rpl_subscriber_send_error(s, e);
+                    rpl_release(e);
+                    return nullptr;
+                }
+            },
+            ctx, &B::release)));
+    }
+    /// Sends v, then completes.
+    static Signal just(Value v) { return adopt(detail::check(rpl_signal_return(v.release()))); }
+    /// Sends each value, then completes.
+    static Signal of(std::vector<Value> values) {
+        return create([values = std::move(values)](const Subscriber &s) {
+            for (const auto &v : values) {
+                if (s.is_disposed()) return;
+                s.send_next(v);
+            }
+            s.send_completed();
+        });
+    }
+    template <class T, std::enable_if_t<!std::is_same_v<T, Value>, int> = 0>
+    static Signal of(const std::vector<T> &values) {
+        return of(std::vector<Value>(values.begin(), values.end()));
+    }
+    static Signal empty() { return adopt(detail::check(rpl_signal_empty())); }
+    static Signal never() { return adopt(detail::check(rpl_signal_never())); }
+    /// Fails every subscriber with e (an empty SignalError: a generic error).
+    static Signal error(const SignalError &e = {}) { return adopt(detail::check(rpl_signal_error(e.get()))); }
+    static Signal error(std::string_view message) {
+        return error(SignalError(kExceptionDomain, RPL_ERROR_CALLBACK, message));
+    }
+    /// f() -> Signal runs at each subscription; an exception fails that
+    /// subscription with the exception's error.
+    template <class F>
+    static Signal defer(F &&f) {
+        using B = std::decay_t<decltype(*detail::box(std::forward<F>(f)))>;
+        return adopt(detail::check(rpl_signal_defer(
+            [](void *c) -> rpl_signal_t * { return signal_result([&] { return static_cast<B *>(c)->f(); }); },
+            detail::box(std::forward<F>(f)), &B::release)));
+    }
+
+    // ---- Subscribing ----------------------------------------------------
+
+    /// Subscribes lambdas; returns the subscription's disposable. on_next may
+    /// take `const Value &` or a convertible type (int64_t, std::string, ...).
+    /// The lambdas are destroyed when the subscription ends.
+    template <class N = detail::Ignore>
+    Disposable subscribe(N &&on_next = N{}, std::function<void(const SignalError &)> on_error = nullptr,
+                         std::function<void()> on_completed = nullptr) const {
+        using O = detail::Observer<std::decay_t<N>>;
+        rpl_observer obs = RPL_OBSERVER_INIT;
+        obs.on_next = &O::next;
+        obs.on_error = on_error ? &O::error : nullptr;
+        obs.on_completed = on_completed ? &O::completed : nullptr;
+        obs.release = &O::release;
+        obs.ctx = new O{std::forward<N>(on_next), std::move(on_error), std::move(on_completed)};
+        return Disposable::adopt(detail::check(rpl_signal_subscribe(h_, &obs)));
+    }
+    /// subscribe() without a value callback.
+    Disposable subscribe(std::nullptr_t, std::function<void(const SignalError &)> on_error,
+                         std::function<void()> on_completed = nullptr) const {
+        return subscribe(detail::Ignore{}, std::move(on_error), std::move(on_completed));
+    }
+    /// subscribe(), disposed when the returned object goes out of scope.
+    template <class N = detail::Ignore>
+    ScopedSubscription subscribe_scoped(N &&on_next = N{},
+                                        std::function<void(const SignalError &)> on_error = nullptr,
+                                        std::function<void()> on_completed = nullptr) const {
+        return ScopedSubscription(subscribe(std::forward<N>(on_next), std::move(on_error), std::move(on_completed)));
+    }
+
+    // ---- Blocking -------------------------------------------------------
+
+    /// The first value. Throws Error: RPL_ERR_TIMEOUT, RPL_ERR_NO_VALUE, or
+    /// RPL_ERR_FAILED with signal_error().
+    Value first(Duration timeout = forever) const {
+        rpl_value out;
+        detail::check(rpl_signal_first(h_, &out, detail::to_ns(timeout)));
+        return Value::adopt(out);
+    }
+    template <class T>
+    T first(Duration timeout = forever) const { return first(timeout).template as<T>(); }
+    /// Waits until the signal terminates; throws on error or timeout.
+    void wait(Duration timeout = forever) const { detail::check(rpl_signal_wait(h_, detail::to_ns(timeout))); }
+    /// Every value, once the signal completes, as one tuple value.
+    Value to_array(Duration timeout = forever) const {
+        rpl_value out;
+        detail::check(rpl_signal_to_array(h_, &out, detail::to_ns(timeout)));
+        return Value::adopt(out);
+    }
+    /// Every value, once the signal completes.
+    std::vector<Value> to_vector(Duration timeout = forever) const { return to_array(timeout).items(); }
+    template <class T>
+    std::vector<T> to_vector(Duration timeout = forever) const { return to_array(timeout).template as<std::vector<T>>(); }
+
+    // ---- Operators: single-input (fused) --------------------------------
+
+    /// f(v) for each value. f may take `const Value &` or a typed argument and
+    /// return anything convertible to Value. A throw goes to the exception
+    /// handler and sends nil; use try_map to fail the signal instead.
+    template <class F>
+    Signal map(F &&f) const { return with_fn<F>(rpl_signal_map, &detail::Tramp<std::decay_t<F>>::map, std::forward<F>(f)); }
+    /// Like map, but a throw fails the signal with the exception's error.
+    /// Costs one event box per value (map to events, then dematerialize).
+    template <class F>
+    Signal try_map(F &&f) const {
+        return with_fn<F>(rpl_signal_map, &detail::Tramp<std::decay_t<F>>::map_event, std::forward<F>(f)).dematerialize();
+    }
+    /// The values for which f(v) is true (a throw counts as false).
+    template <class F>
+    Signal filter(F &&f) const { return with_fn<F>(rpl_signal_filter, &detail::Tramp<std::decay_t<F>>::predicate, std::forward<F>(f)); }
+    /// Running accumulations f(acc, v), starting from initial (not sent). A
+    /// throw keeps the accumulator unchanged.
+    template <class F>
+    Signal scan(Value initial, F &&f) const {
+        using B = detail::Box<std::decay_t<F>>;
+        return adopt(detail::check(rpl_signal_scan(h_, initial.release(), &detail::Tramp<std::decay_t<F>>::reduce,
+                                                   detail::box(std::forward<F>(f)), &B::release)));
+    }
+    /// Like scan, but only the final accumulation, at completion.
+    template <class F>
+    Signal aggregate(Value initial, F &&f) const {
+        using B = detail::Box<std::decay_t<F>>;
+        return adopt(detail::check(rpl_signal_aggregate(h_, initial.release(), &detail::Tramp<std::decay_t<F>>::reduce,
+                                                        detail::box(std::forward<F>(f)), &B::release)));
+    }
+    /// Drops values equal to the previous one.
+    Signal distinct_until_changed() const { return adopt(detail::check(rpl_signal_distinct_until_changed(h_))); }
+    /// Every event as an event value; never fails.
+    Signal materialize() const { return adopt(detail::check(rpl_signal_materialize(h_))); }
+    /// Event values back into events.
+    Signal dematerialize() const { return adopt(detail::check(rpl_signal_dematerialize(h_))); }
+    /// One tuple of every value, at completion.
+    Signal collect() const { return adopt(detail::check(rpl_signal_collect(h_))); }
+    Signal take(size_t n) const { return adopt(detail::check(rpl_signal_take(h_, n))); }
+    Signal skip(size_t n) const { return adopt(detail::check(rpl_signal_skip(h_, n))); }
+    Signal take_last(size_t n) const { return adopt(detail::check(rpl_signal_take_last(h_, n))); }
+    /// Values while f(v) is true, then completes (a throw counts as false).
+    template <class F>
+    Signal take_while(F &&f) const {
+        return with_fn<F>(rpl_signal_take_while, &detail::Tramp<std::decay_t<F>>::predicate, std::forward<F>(f));
+    }
+    /// Drops values while f(v) is true (a throw counts as false).
+    template <class F>
+    Signal skip_while(F &&f) const {
+        return with_fn<F>(rpl_signal_skip_while, &detail::Tramp<std::decay_t<F>>::predicate, std::forward<F>(f));
+    }
+    /// Side effects before each event is forwarded; throws go to the handler.
+    template <class F>
+    Signal do_next(F &&f) const { return with_fn<F>(rpl_signal_do_next, &detail::Tramp<std::decay_t<F>>::do_next, std::forward<F>(f)); }
+    template <class F>
+    Signal do_error(F &&f) const { return with_fn<F>(rpl_signal_do_error, &detail::Tramp<std::decay_t<F>>::do_error, std::forward<F>(f)); }
+    template <class F>
+    Signal do_completed(F &&f) const {
+        return with_fn<F>(rpl_signal_do_completed, &detail::Tramp<std::decay_t<F>>::do_completed, std::forward<F>(f));
+    }
+
+    // ---- Subjects and multicast -----------------------------------------
+
+    /// Sends this signal's events into subject (see Subject::subscribe_to).
+    inline Disposable subscribe_subject(const Subject &subject) const;
+    /// A connection multicasting this signal through a new plain subject.
+    inline Connection publish() const;
+    /// A connection multicasting this signal through subject.
+    inline Connection multicast(const Subject &subject) const;
+    /// Multicast through an unlimited replay subject, connected at once.
+    Signal replay() const { return adopt(detail::check(rpl_signal_replay(h_))); }
+    /// Like replay, keeping only the latest value.
+    Signal replay_last() const { return adopt(detail::check(rpl_signal_replay_last(h_))); }
+    /// Like replay, connected on the first subscription.
+    Signal replay_lazily() const { return adopt(detail::check(rpl_signal_replay_lazily(h_))); }
+
+    // ---- Operators: schedulers and time ---------------------------------
+
+    /// Runs the subscription as work on s.
+    inline Signal subscribe_on(const Scheduler &s) const;
+    /// Delivers every event on s.
+    inline Signal deliver_on(const Scheduler &s) const;
+    /// Delays values and completion by d on s.
+    inline Signal delay(Duration d, const Scheduler &s) const;
+    /// Sends a value only after d passes without a newer one (RAC throttle).
+    inline Signal throttle(Duration d, const Scheduler &s) const;
+    /// Fails with a timeout error (domain "ripple", RPL_ERROR_TIMEOUT) when
+    /// not terminated within d of subscription.
+    inline Signal timeout(Duration d, const Scheduler &s) const;
+    /// Sends 0, 1, 2, ... every d on s; never completes.
+    static inline Signal interval(Duration d, const Scheduler &s);
+
+    // ---- Operators: combining and higher-order --------------------------
+
+    /// RAC's bind: f(v, bool &stop) -> Signal for each value; the returned
+    /// signals run merged. Returning an empty Signal, or setting stop, ends
+    /// the source side. A throw fails the result with the exception's error.
+    template <class F>
+    Signal bind(F &&f) const {
+        using B = detail::Box<std::decay_t<F>>;
+        return adopt(detail::check(rpl_signal_bind(
+            h_,
+            [](void *c, const rpl_value *v, bool *stop) -> rpl_signal_t * {
+                return signal_result([&] { return detail::call_with(detail::unbox<std::decay_t<F>>(c), Value::view(v), *stop); });
+            },
+            detail::box(std::forward<F>(f)), &B::release)));
+    }
+    /// f(v) -> Signal for each value; merges every returned signal. An empty
+    /// Signal is an empty inner signal; a throw fails the result.
+    template <class F>
+    Signal flatten_map(F &&f) const {
+        using B = detail::Box<std::decay_t<F>>;
+        return adopt(detail::check(rpl_signal_flatten_map(
+            h_,
+            [](void *c, const rpl_value *v) -> rpl_signal_t * {
+                return signal_result([&] { return detail::call_with(detail::unbox<std::decay_t<F>>(c), Value::view(v)); });
+            },
+            detail::box(std::forward<F>(f)), &B::release)));
+    }
+    /// For a signal of signal values: merges the inner signals.
+    Signal flatten() const { return adopt(detail::check(rpl_signal_flatten(h_))); }
+    /// For a signal of signal values: only the latest inner signal's events.
+    Signal switch_to_latest() const { return adopt(detail::check(rpl_signal_switch_to_latest(h_))); }
+    /// This signal's events, then next's.
+    Signal concat(const Signal &next) const { return adopt(detail::check(rpl_signal_concat(h_, next.h_))); }
+    /// Values of all signals as they arrive.
+    static Signal merge(const std::vector<Signal> &sigs) { return adopt(detail::check(rpl_signal_merge(raw(sigs).data(), sigs.size()))); }
+    Signal merge(const Signal &other) const { return merge({*this, other}); }
+    /// Tuples of every input's latest value.
+    static Signal combine_latest(const std::vector<Signal> &sigs) {
+        return adopt(detail::check(rpl_signal_combine_latest(raw(sigs).data(), sigs.size())));
+    }
+    Signal combine_latest(const Signal &other) const { return combine_latest({*this, other}); }
+    /// Tuples of the i-th values of every input.
+    static Signal zip(const std::vector<Signal> &sigs) { return adopt(detail::check(rpl_signal_zip(raw(sigs).data(), sigs.size()))); }
+    Signal zip(const Signal &other) const { return zip({*this, other}); }
+    /// v first, then this signal's events.
+    Signal start_with(Value v) const { return adopt(detail::check(rpl_signal_start_with(h_, v.release()))); }
+    /// Ignores this signal's values; on completion, next's events.
+    Signal then(const Signal &next) const { return adopt(detail::check(rpl_signal_then(h_, next.h_))); }
+    /// Events until trigger sends a value or completes.
+    Signal take_until(const Signal &trigger) const { return adopt(detail::check(rpl_signal_take_until(h_, trigger.h_))); }
+    /// On an error, f(SignalError) -> Signal to continue with. An empty
+    /// Signal passes the error on; a throw fails with the exception's error.
+    template <class F>
+    Signal catch_error(F &&f) const {
+        using B = detail::Box<std::decay_t<F>>;
+        return adopt(detail::check(rpl_signal_catch(
+            h_,
+            [](void *c, const rpl_error_t *e) -> rpl_signal_t * {
+                return signal_result([&] { return detail::unbox<std::decay_t<F>>(c)(SignalError::borrow(e)); });
+            },
+            detail::box(std::forward<F>(f)), &B::release)));
+    }
+    /// On an error, continues with replacement.
+    Signal catch_to(const Signal &replacement) const { return adopt(detail::check(rpl_signal_catch_to(h_, replacement.h_))); }
+    /// Resubscribes at most n times after an error (forever_count: no limit).
+    Signal retry(size_t n = forever_count) const { return adopt(detail::check(rpl_signal_retry(h_, n))); }
+    /// Subscribes n times in all, one after the other (forever_count: forever).
+    Signal repeat(size_t n = forever_count) const { return adopt(detail::check(rpl_signal_repeat(h_, n))); }
+
+  protected:
+    explicit Signal(rpl_signal_t *s) noexcept : Handle(s) {}
+    /// Calls a C operator taking (sig, fn, ctx, release) with f boxed.
+    template <class F, class CFn, class Tr>
+    Signal with_fn(CFn c_op, Tr trampoline, F &&f) const {
+        using B = detail::Box<std::decay_t<F>>;
+        return adopt(detail::check(c_op(h_, trampoline, detail::box(std::forward<F>(f)), &B::release)));
+    }
+    static std::vector<rpl_signal_t *> raw(const std::vector<Signal> &sigs) {
+        std::vector<rpl_signal_t *> r;
+        r.reserve(sigs.size());
+        for (auto &x : sigs) r.push_back(x.get());
+        return r;
+    }
+
+    /// Runs f() -> Signal for a C callback that returns a +1 signal; an
+    /// exception becomes Signal::error.
+    template <class F>
+    static rpl_signal_t *signal_result(F &&f) noexcept {
+        try {
+            Signal s = f();
+            return s.release();
+        } catch (...) {
+            rpl_error_t *e = detail::error_from(std::current_exception());
+            rpl_signal_t *r = rpl_signal_error(e);
+            rpl_release(e);
+            return r;
+        }
+    }
+};
+
+inline Value::Value(const Signal &s) : v_(rpl_signal_value(s.get())) {}
+inline Signal Value::as_signal() const {
+    expect(RPL_TYPE_SIGNAL, "a signal");
+    return Signal::borrow(rpl_value_signal(&v_));
+}
+template <>
+struct Convert<Signal> { static Signal to(const Value &v) { return v.as_signal(); } };
+
+namespace detail {
+template <class R>
+rpl_disposable_t *cleanup_of(R &&r) {
+    using D = std::decay_t<R>;
+    if constexpr (std::is_base_of_v<Disposable, D>) return Disposable(std::forward<R>(r)).release();
+    else return Disposable::create(std::forward<R>(r)).release();
+}
+}  // namespace detail
+
+// ===========================================================================
+// Subjects
+// ===========================================================================
+
+/// A plain subject: a hot signal you send into. It is a Signal, so every
+/// operator and subscribe work on it. Subscribers get what is sent after they
+/// subscribed; a late subscriber to a terminated subject gets the terminal
+/// event at once.
+class Subject : public Signal {
+  public:
+    Subject() : Signal(to_signal(detail::check(rpl_subject_create()))) {}
+    static Subject adopt(rpl_subject_t *s) noexcept { return Subject(s); }
+    /// The raw subject handle, borrowed.
+    rpl_subject_t *subject() const noexcept { return reinterpret_cast<rpl_subject_t *>(h_); }
+
+    /// Sends to every subscriber (ignored after the terminal event).
+    void send_next(Value v) const { detail::check(rpl_subject_send_next(subject(), v.release())); }
+    void send_error(const SignalError &e = {}) const { detail::check(rpl_subject_send_error(subject(), e.get())); }
+    void send_error(std::string_view message) const { send_error(SignalError(kExceptionDomain, RPL_ERROR_CALLBACK, message)); }
+    void send_completed() const { detail::check(rpl_subject_send_completed(subject())); }
+    /// Subscribes this subject to source: source's events are sent into it.
+    Disposable subscribe_to(const Signal &source) const {
+        return Disposable::adopt(detail::check(rpl_signal_subscribe_subject(source.get(), subject())));
+    }
+    /// Live subscriptions right now (a snapshot).
+    size_t subscriber_count() const noexcept { return rpl_subject_subscriber_count(subject()); }
+    bool is_terminated() const noexcept { return rpl_subject_is_terminated(subject()); }
+
+  protected:
+    explicit Subject(rpl_subject_t *adopted) noexcept : Signal(to_signal(adopted)) {}
+    static rpl_signal_t *to_signal(rpl_subject_t *s) noexcept { return reinterpret_cast<rpl_signal_t *>(s); }
+};
+
+/// A subject with a current value: a subscriber first gets it (initial until
+/// something is sent), then live events.
+class BehaviorSubject : public Subject {
+  public:
+    explicit BehaviorSubject(Value initial = Value())
+        : Subject(detail::check(rpl_behavior_subject_create(initial.release()))) {}
+    /// The current value (the last sent, or the initial one).
+    Value value() const {
+        rpl_value out;
+        detail::check(rpl_behavior_subject_value(subject(), &out));
+        return Value::adopt(out);
+    }
+    template <class T>
+    T value() const { return value().template as<T>(); }
+};
+
+/// A subject replaying the last `capacity` values (unlimited by default) to
+/// each new subscriber, then its terminal event if any, then live events.
+class ReplaySubject : public Subject {
+  public:
+    static constexpr size_t unlimited = static_cast<size_t>(-1);  // RPL_REPLAY_UNLIMITED
+    explicit ReplaySubject(size_t capacity = unlimited) : Subject(detail::check(rpl_replay_subject_create(capacity))) {}
+};
+
+// ===========================================================================
+// Multicast connections
+// ===========================================================================
+
+/// One shared subscription of a cold signal through a subject.
+class Connection : public detail::Handle<rpl_connection_t> {
+  public:
+    Connection() noexcept = default;
+    static Connection adopt(rpl_connection_t *c) noexcept { return Connection(c); }
+    /// The signal subscribers subscribe to (the connection's subject).
+    Signal signal() const { return Signal::borrow(detail::check(rpl_connection_signal(h_))); }
+    /// Subscribes the subject to the source, once; later calls return the
+    /// same connection disposable until it is disposed.
+    Disposable connect() const { return Disposable::adopt(detail::check(rpl_connection_connect(h_))); }
+    /// Connects on the first subscriber, disconnects when none is left.
+    Signal autoconnect() const { return Signal::adopt(detail::check(rpl_connection_autoconnect(h_))); }
+
+  private:
+    explicit Connection(rpl_connection_t *c) noexcept : Handle(c) {}
+};
+
+inline Disposable Signal::subscribe_subject(const Subject &subject) const { return subject.subscribe_to(*this); }
+inline Connection Signal::publish() const { return Connection::adopt(detail::check(rpl_signal_publish(h_))); }
+inline Connection Signal::multicast(const Subject &subject) const {
+    return Connection::adopt(detail::check(rpl_signal_multicast(h_, subject.subject())));
+}
+
+// ===========================================================================
+// Schedulers
+// ===========================================================================
+
+namespace detail {
+template <class F>
+struct Work {
+    static void run(void *ctx) {
+        try {
+            unbox<F>(ctx)();
+        } catch (...) {
+            report(std::current_exception(), "scheduled work");
+        }
+    }
+};
+}  // namespace detail
+
+/// A scheduler (rpl_scheduler_t). Work lambdas are freed after they ran or
+/// were cancelled; an exception from one goes to the exception handler.
+class Scheduler : public detail::Handle<rpl_scheduler_t> {
+  public:
+    Scheduler() noexcept = default;
+    static Scheduler adopt(rpl_scheduler_t *s) noexcept { return Scheduler(s); }
+    static Scheduler borrow(rpl_scheduler_t *s) noexcept {
+        return Scheduler(static_cast<rpl_scheduler_t *>(rpl_retain(s)));
+    }
+    /// Runs work on the calling thread, at once (a trampoline when nested).
+    static Scheduler immediate() { return borrow(rpl_scheduler_immediate()); }
+    /// The shared background thread pool.
+    static Scheduler background() { return borrow(rpl_scheduler_background()); }
+    /// A new serial scheduler with a thread of its own.
+    static Scheduler serial(const std::string &label = "") {
+        return adopt(detail::check(rpl_scheduler_create_serial(label.empty() ? nullptr : label.c_str())));
+    }
+    /// The scheduler running the calling code; empty outside scheduled work.
+    static Scheduler current() noexcept { return borrow(rpl_scheduler_current()); }
+
+    /// The scheduler's clock (virtual time on a test scheduler).
+    Duration now() const { return Duration(static_cast<Duration::rep>(rpl_scheduler_now(h_))); }
+    /// Runs f as soon as possible; the disposable cancels it.
+    template <class F>
+    Disposable schedule(F &&f) const {
+        using B = detail::Box<std::decay_t<F>>;
+        return Disposable::adopt(detail::check(
+            rpl_scheduler_schedule(h_, &detail::Work<std::decay_t<F>>::run, detail::box(std::forward<F>(f)), &B::release)));
+    }
+    /// Runs f once d has passed.
+    template <class F>
+    Disposable after(Duration d, F &&f) const {
+        using B = detail::Box<std::decay_t<F>>;
+        return Disposable::adopt(detail::check(rpl_scheduler_after(
+            h_, detail::to_ns(d), &detail::Work<std::decay_t<F>>::run, detail::box(std::forward<F>(f)), &B::release)));
+    }
+    /// Runs f after delay, then every interval, until disposed.
+    template <class F>
+    Disposable repeat(Duration delay, Duration interval, F &&f) const {
+        using B = detail::Box<std::decay_t<F>>;
+        return Disposable::adopt(detail::check(rpl_scheduler_repeat(h_, detail::to_ns(delay), detail::to_ns(interval),
+                                                                    &detail::Work<std::decay_t<F>>::run,
+                                                                    detail::box(std::forward<F>(f)), &B::release)));
+    }
+
+  protected:
+    explicit Scheduler(rpl_scheduler_t *s) noexcept : Handle(s) {}
+};
+
+/// A scheduler with a virtual clock starting at 0: work runs only inside
+/// advance_by / run, on the calling thread.
+class TestScheduler : public Scheduler {
+  public:
+    TestScheduler() : Scheduler(detail::check(rpl_test_scheduler_create())) {}
+    /// Moves the clock forward by d, running what falls due.
+    void advance_by(Duration d) const { detail::check(rpl_test_scheduler_advance_by(h_, detail::to_ns(d))); }
+    /// Runs everything pending (never with repeating work pending).
+    void run() const { detail::check(rpl_test_scheduler_run(h_)); }
+};
+
+/// A scheduler driven by the program's own loop, on the thread that asks.
+class RunLoop : public detail::Handle<rpl_run_loop_t> {
+  public:
+    RunLoop() : Handle(detail::check(rpl_run_loop_create())) {}
+    /// The run loop as a scheduler (the same object).
+    Scheduler scheduler() const { return Scheduler::borrow(detail::check(rpl_run_loop_scheduler(h_))); }
+    /// Readable (POLLIN) while work is ready or due; owned by the loop.
+    int fd() const {
+        int fd = rpl_run_loop_fd(h_);
+        if (fd < 0) throw Error::last();
+        return fd;
+    }
+    /// Runs ready and due work until none is left; returns how many ran.
+    int64_t run_until_idle() const { return checked(rpl_run_loop_run_until_idle(h_)); }
+    /// Runs at most one item; true if one ran.
+    bool run_one() const { return checked(rpl_run_loop_run_one(h_)) > 0; }
+    /// Runs work, sleeping while there is none, until stop().
+    void run() const { detail::check(rpl_run_loop_run(h_)); }
+    /// Makes run() return after its current item. Any thread.
+    void stop() const { detail::check(rpl_run_loop_stop(h_)); }
+    /// Time until the loop next has work: zero if ready, forever if none.
+    Duration next_timeout() const {
+        uint64_t ns = rpl_run_loop_next_timeout(h_);
+        return ns == UINT64_MAX ? forever : Duration(static_cast<Duration::rep>(ns));
+    }
+
+  private:
+    static int64_t checked(int64_t n) {
+        if (n < 0) throw Error(static_cast<rpl_status>(n), rpl_last_error_message());
+        return n;
+    }
+};
+
+inline Signal Signal::subscribe_on(const Scheduler &s) const { return adopt(detail::check(rpl_signal_subscribe_on(h_, s.get()))); }
+inline Signal Signal::deliver_on(const Scheduler &s) const { return adopt(detail::check(rpl_signal_deliver_on(h_, s.get()))); }
+inline Signal Signal::delay(Duration d, const Scheduler &s) const {
+    return adopt(detail::check(rpl_signal_delay(h_, detail::to_ns(d), s.get())));
+}
+inline Signal Signal::throttle(Duration d, const Scheduler &s) const {
+    return adopt(detail::check(rpl_signal_throttle(h_, detail::to_ns(d), s.get())));
+}
+inline Signal Signal::timeout(Duration d, const Scheduler &s) const {
+    return adopt(detail::check(rpl_signal_timeout(h_, detail::to_ns(d), s.get())));
+}
+inline Signal Signal::interval(Duration d, const Scheduler &s) {
+    return adopt(detail::check(rpl_signal_interval(detail::to_ns(d), s.get())));
+}
+
+template <class F>
+Disposable Disposable::create(F &&f) {
+    // rpl_disposable_create has no release hook for its ctx, so the lambda
+    // frees itself after it ran (dispose runs on_dispose exactly once).
+    struct Ctx {
+        std::decay_t<F> f;
+        static void run(void *c) {
+            Ctx *x = static_cast<Ctx *>(c);
+            try {
+                x->f();
+            } catch (...) {
+                detail::report(std::current_exception(), "dispose");
+            }
+            delete x;
+        }
+    };
+    auto *ctx = new Ctx{std::forward<F>(f)};
+    rpl_disposable_t *d = rpl_disposable_create(&Ctx::run, ctx);
+    if (!d) { delete ctx; throw Error::last(); }
+    return adopt(d);
+}
+
+}  // namespace ripple
+
+#endif  // RIPPLE_HPP

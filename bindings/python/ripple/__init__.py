@@ -1,0 +1,14 @@
+"""Ripple for Python: reactive signals over libripple's C API (cffi, ABI mode).
+
+See README.md. The library is found through RIPPLE_LIBRARY, pkg-config or the
+default loader path, in that order; its declarations are generated at import
+from the ripple.h installed next to it.
+"""
+
+from ._core import (  # noqa: F401
+    CONSTANTS, HEADER_PATH, LIBRARY_PATH, RPL_FOREVER, CompoundDisposable, Disposable, Event,
+    NoValueError, Pointer, RippleError, RippleTimeoutError, SerialDisposable, Signal, StatusError,
+    Subscriber, ffi, has, lib, set_exception_handler, version,
+)
+
+__version__ = "0.1.0"

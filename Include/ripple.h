@@ -408,6 +408,122 @@ rpl_error_t *RPL_NULLABLE rpl_last_signal_error(void);
 /* @@SECTION multicast (issue 3) */
 
 /* @@SECTION operators: single-input (issue 4) */
+/* ===========================================================================
+ * Operators: single-input
+ * ---------------------------------------------------------------------------
+ * Each operator returns a new signal (+1) and borrows sig (the new signal
+ * retains it). Operators are cold: every subscription to the result
+ * subscribes to sig once and has its own state (counters, accumulators), so
+ * a signal can be subscribed many times, also at the same time. Callbacks run
+ * on the thread delivering the event, one at a time per subscription, and may
+ * call any rpl_ function (also send back into the source). Values given to a
+ * callback are borrowed for the call; values a callback returns belong to the
+ * runtime. Disposing a subscription to the result disposes the subscription
+ * to sig. Errors and completion pass through unless the comment says
+ * otherwise.
+ *
+ * An operator taking a callback takes (fn, ctx, release) last: fn(ctx, ...) is
+ * called per event, and release(ctx), if not NULL, runs exactly once when the
+ * operator signal has been freed and no subscription to it is left (at once
+ * if the call fails).
+ *
+ * Errors (every operator): sig NULL (RPL_ERR_NULL) or not a signal
+ * (RPL_ERR_KIND); fn NULL (RPL_ERR_NULL). On failure NULL is returned, the
+ * by-value arguments are consumed and release(ctx) has run.
+ *
+ * Single-input operators are fused: a chain of them on one source runs as
+ * direct calls inside one subscription, with no allocation per scalar value.
+ * ======================================================================== */
+
+/* Code of the error rpl_signal_dematerialize sends for a value that is not an
+   event (domain RPL_ERROR_DOMAIN). */
+enum { RPL_ERROR_TYPE = 4 };
+
+/* (A return type of rpl_value stands on its own line below, so that
+   `make check-symbols`, which reads `rpl_name (` as a function, skips it.) */
+/* Maps a borrowed value to a new value, owned by the runtime (return
+   rpl_value_copy(v) to pass a boxed input on unchanged). */
+typedef rpl_value
+    (*rpl_map_fn)(void *RPL_NULLABLE ctx, const rpl_value *RPL_NONNULL v);
+/* Tests a borrowed value. */
+typedef bool (*rpl_predicate_fn)(void *RPL_NULLABLE ctx, const rpl_value *RPL_NONNULL v);
+/* Folds a value into an accumulator: both are borrowed; the result is the new
+   accumulator, owned by the runtime (which releases the old one after the
+   call). To keep a boxed accumulator, return rpl_value_copy(acc). */
+typedef rpl_value
+    (*rpl_reduce_fn)(void *RPL_NULLABLE ctx, const rpl_value *RPL_NONNULL acc, const rpl_value *RPL_NONNULL v);
+/* Side effects of rpl_signal_do_next / do_error / do_completed. */
+typedef void (*rpl_do_next_fn)(void *RPL_NULLABLE ctx, const rpl_value *RPL_NONNULL v);
+typedef void (*rpl_do_error_fn)(void *RPL_NULLABLE ctx, const rpl_error_t *RPL_NONNULL e);
+typedef void (*rpl_do_completed_fn)(void *RPL_NULLABLE ctx);
+
+/* next fn(ctx, v) for each value v. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_map(rpl_signal_t *RPL_NULLABLE sig, rpl_map_fn RPL_NULLABLE fn,
+                                          void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+/* The values for which fn(ctx, v) is true. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_filter(rpl_signal_t *RPL_NULLABLE sig, rpl_predicate_fn RPL_NULLABLE fn,
+                                             void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+/* Running accumulations: acc starts as initial (consumed; never sent itself),
+   each value v makes acc = fn(ctx, &acc, v), and acc is sent:
+   [1, 2, 3] with 0 and + gives [1, 3, 6] (RAC's scanWithStart:reduce:). Each
+   subscription starts again from initial. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_scan(rpl_signal_t *RPL_NULLABLE sig, rpl_value initial,
+                                           rpl_reduce_fn RPL_NULLABLE fn, void *RPL_NULLABLE ctx,
+                                           rpl_release_fn RPL_NULLABLE release);
+/* Like scan, but sends only the final accumulation, at completion, then
+   completes; initial itself when sig sent no value. An error is forwarded
+   alone (RAC's aggregateWithStart:reduce:). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_aggregate(rpl_signal_t *RPL_NULLABLE sig, rpl_value initial,
+                                                rpl_reduce_fn RPL_NULLABLE fn, void *RPL_NULLABLE ctx,
+                                                rpl_release_fn RPL_NULLABLE release);
+/* Drops each value equal (rpl_value_equal) to the previous value sent; the
+   first value always passes: [1, 2, 2, 1, 1] gives [1, 2, 1]. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_distinct_until_changed(rpl_signal_t *RPL_NULLABLE sig);
+/* Sends every event as a value of type RPL_TYPE_EVENT (read it with
+   rpl_value_event_kind/_value/_error): next v as next Event(v); completed as
+   next Event(completed), then completed; an error as next Event(error), then
+   completed. The result never fails. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_materialize(rpl_signal_t *RPL_NULLABLE sig);
+/* The inverse of materialize: Event(v) sends v, Event(completed) completes and
+   Event(error) fails with that error; sig is disposed then and anything it
+   sends later is ignored. Values that are not events are a type error: the
+   result fails with domain RPL_ERROR_DOMAIN, code RPL_ERROR_TYPE (RAC would
+   crash), and sig is disposed. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_dematerialize(rpl_signal_t *RPL_NULLABLE sig);
+/* At completion, sends one tuple of every value in order (an empty tuple if
+   there were none), then completes. An error is forwarded alone. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_collect(rpl_signal_t *RPL_NULLABLE sig);
+
+/* The first n values; completes after the n-th, and disposes sig, even if
+   sig never completes. take(0) completes at once without subscribing to sig.
+   Values sent back into sig from a callback are counted in the order they
+   are delivered: with a source whose subscriber sends v + 1 back on each v,
+   take 3 and a first value 0 gives [0, 1, 2, completed]. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_take(rpl_signal_t *RPL_NULLABLE sig, size_t n);
+/* Drops the first n values, then passes the rest. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_skip(rpl_signal_t *RPL_NULLABLE sig, size_t n);
+/* The last n values, sent when sig completes, then completed. An error is
+   forwarded alone. The buffer grows with the values received, up to n. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_take_last(rpl_signal_t *RPL_NULLABLE sig, size_t n);
+/* Values while fn(ctx, v) is true; at the first value for which it is false,
+   completes (without that value) and disposes sig. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_take_while(rpl_signal_t *RPL_NULLABLE sig, rpl_predicate_fn RPL_NULLABLE fn,
+                                                 void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+/* Drops values while fn(ctx, v) is true, then passes every value from the
+   first for which it is false on (fn is not called again). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_skip_while(rpl_signal_t *RPL_NULLABLE sig, rpl_predicate_fn RPL_NULLABLE fn,
+                                                 void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+
+/* Side effects, run before the event is forwarded: fn(ctx, v) for each value,
+   fn(ctx, error) on an error (the error is borrowed), fn(ctx) on completion.
+   Not run when the subscription is disposed. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_do_next(rpl_signal_t *RPL_NULLABLE sig, rpl_do_next_fn RPL_NULLABLE fn,
+                                              void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+rpl_signal_t *RPL_NULLABLE rpl_signal_do_error(rpl_signal_t *RPL_NULLABLE sig, rpl_do_error_fn RPL_NULLABLE fn,
+                                               void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+rpl_signal_t *RPL_NULLABLE rpl_signal_do_completed(rpl_signal_t *RPL_NULLABLE sig,
+                                                   rpl_do_completed_fn RPL_NULLABLE fn,
+                                                   void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
 
 /* @@SECTION operators: combining and higher-order (issue 4) */
 

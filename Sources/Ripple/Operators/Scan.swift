@@ -1,0 +1,100 @@
+import RippleSupport
+
+// scan and aggregate: a running accumulator per subscription.
+
+/// Sends every running accumulation (`scan`), or only the final one at
+/// completion (`aggregate`: the initial value if the source sent nothing,
+/// as RAC's aggregateWithStart:reduce:).
+public final class ScanSignal: UnaryOperatorSignal {
+    let initial: Value
+    let reduce: ReduceFunction
+    let context: CallbackContext
+    let aggregate: Bool
+
+    /// Consumes `initial`.
+    public init(_ source: Signal, initial: Value, _ reduce: ReduceFunction, _ context: CallbackContext,
+                aggregate: Bool) {
+        self.initial = initial
+        self.reduce = reduce
+        self.context = context
+        self.aggregate = aggregate
+        super.init(source)
+    }
+
+    deinit { initial.release() }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        let acc = initial.retained()
+        return source.subscribe(aggregate ? AggregateSink(acc, reduce, context, sink)
+                                          : ScanSink(acc, reduce, context, sink))
+    }
+}
+
+class AccumulatingSink: ForwardingSink {
+    let reduce: ReduceFunction
+    let ctx: UnsafeMutableRawPointer?
+    let context: CallbackContext
+    @exclusivity(unchecked) final var acc: Value  // owned
+
+    init(_ acc: Value, _ reduce: ReduceFunction, _ context: CallbackContext, _ downstream: Sink) {
+        self.acc = acc
+        self.reduce = reduce
+        self.ctx = context.ctx
+        self.context = context
+        super.init(downstream)
+    }
+
+    deinit { acc.release() }
+
+    /// Folds `value` into the accumulator. The old accumulator is held for
+    /// the call, so a callback that sends back into the source (which runs
+    /// this again, nested) cannot free what it is reading.
+    @inline(__always)
+    final func accumulate(_ value: borrowing Value) {
+        let old = acc.retained()
+        var a = old
+        var v = copy value  // 16 bytes on the stack; the box, if any, stays borrowed
+        let next = Value(c: withUnsafePointer(to: &a) { pa in
+            withUnsafePointer(to: &v) { pv in
+                reduce(ctx, UnsafeRawPointer(pa).assumingMemoryBound(to: ripple_value.self),
+                       UnsafeRawPointer(pv).assumingMemoryBound(to: ripple_value.self))
+            }
+        })
+        let replaced = acc
+        acc = next
+        replaced.release()
+        old.release()
+    }
+}
+
+final class ScanSink: AccumulatingSink {
+    override func onNext(_ value: borrowing Value) {
+        accumulate(value)
+        let current = acc.retained()  // a nested send may replace acc meanwhile
+        downstream.onNext(current)
+        current.release()
+    }
+}
+
+final class AggregateSink: AccumulatingSink {
+    override func onNext(_ value: borrowing Value) { accumulate(value) }
+
+    override func onCompleted() {
+        let result = acc.retained()
+        downstream.onNext(result)
+        result.release()
+        downstream.onCompleted()
+    }
+}
+
+extension Signal {
+    /// Running accumulations: `acc = reduce(ctx, acc, v)`, starting from
+    /// `initial` (consumed, not sent).
+    public func scan(_ initial: Value, _ reduce: ReduceFunction, _ context: CallbackContext) -> Signal {
+        ScanSignal(self, initial: initial, reduce, context, aggregate: false)
+    }
+    /// The final accumulation at completion (`initial` if there were no values).
+    public func aggregate(_ initial: Value, _ reduce: ReduceFunction, _ context: CallbackContext) -> Signal {
+        ScanSignal(self, initial: initial, reduce, context, aggregate: true)
+    }
+}

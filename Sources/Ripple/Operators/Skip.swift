@@ -1,0 +1,82 @@
+import RippleSupport
+
+// skip, skip_while.
+
+/// Drops the first `count` values (RAC's skip:).
+public final class SkipSignal: UnaryOperatorSignal {
+    let count: UInt
+
+    public init(_ source: Signal, _ count: UInt) {
+        self.count = count
+        super.init(source)
+    }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        source.subscribe(SkipSink(count, sink))
+    }
+}
+
+final class SkipSink: ForwardingSink {
+    @exclusivity(unchecked) var remaining: UInt
+
+    init(_ count: UInt, _ downstream: Sink) {
+        remaining = count
+        super.init(downstream)
+    }
+
+    override func onNext(_ value: borrowing Value) {
+        if remaining > 0 {
+            remaining &-= 1
+            return
+        }
+        downstream.onNext(value)
+    }
+}
+
+/// Drops values while `predicate` is true, then passes everything, including
+/// later values for which it would be true (RAC's skipWhileBlock:).
+public final class SkipWhileSignal: UnaryOperatorSignal {
+    let predicate: PredicateFunction
+    let context: CallbackContext
+
+    public init(_ source: Signal, _ predicate: PredicateFunction, _ context: CallbackContext) {
+        self.predicate = predicate
+        self.context = context
+        super.init(source)
+    }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        source.subscribe(SkipWhileSink(predicate, context, sink))
+    }
+}
+
+final class SkipWhileSink: ForwardingSink {
+    let predicate: PredicateFunction
+    let ctx: UnsafeMutableRawPointer?
+    let context: CallbackContext
+    @exclusivity(unchecked) var skipping = true
+
+    init(_ predicate: PredicateFunction, _ context: CallbackContext, _ downstream: Sink) {
+        self.predicate = predicate
+        self.ctx = context.ctx
+        self.context = context
+        super.init(downstream)
+    }
+
+    override func onNext(_ value: borrowing Value) {
+        if skipping {
+            if withCValue(value, { predicate(ctx, $0) }) { return }
+            skipping = false
+        }
+        downstream.onNext(value)
+    }
+}
+
+extension Signal {
+    /// All but the first `count` values.
+    public func skip(_ count: UInt) -> Signal { SkipSignal(self, count) }
+    /// Values from the first for which `predicate(ctx, v)` is false on.
+    public func skipWhile(_ predicate: PredicateFunction, _ context: CallbackContext) -> Signal {
+        SkipWhileSignal(self, predicate, context)
+    }
+}

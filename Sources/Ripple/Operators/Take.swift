@@ -1,0 +1,152 @@
+import RippleSupport
+
+// take, take_last, take_while.
+
+/// The first `count` values, then completed; the source is disposed after
+/// the last one (so `take(1)` of a signal that never completes completes).
+/// `take(0)` completes at once without subscribing to the source (RAC).
+/// Values sent back into the source from a callback are counted in order
+/// (semantics.md rule 4: RAC's recursive take).
+public final class TakeSignal: UnaryOperatorSignal {
+    let count: UInt
+
+    public init(_ source: Signal, _ count: UInt) {
+        self.count = count
+        super.init(source)
+    }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        if count == 0 {
+            let s = Subscriber(sink)
+            s.start()
+            s.sendCompleted()
+            return s
+        }
+        return source.subscribe(TakeSink(count, sink))
+    }
+}
+
+final class TakeSink: StoppingSink {
+    @exclusivity(unchecked) var remaining: UInt
+
+    init(_ count: UInt, _ downstream: Sink) {
+        remaining = count
+        super.init(downstream)
+    }
+
+    override func onNext(_ value: borrowing Value) {
+        if remaining == 0 { return }
+        remaining &-= 1  // before forwarding: a nested send sees the new count
+        let last = remaining == 0
+        downstream.onNext(value)
+        if last { stop() }
+    }
+}
+
+/// The last `count` values, sent at completion before completed; an error is
+/// forwarded alone. The buffer grows with the values, up to `count`.
+public final class TakeLastSignal: UnaryOperatorSignal {
+    let count: UInt
+
+    public init(_ source: Signal, _ count: UInt) {
+        self.count = count
+        super.init(source)
+    }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        source.subscribe(TakeLastSink(count, sink))
+    }
+}
+
+final class TakeLastSink: ForwardingSink {
+    let limit: UInt
+    /// A ring once full: `head` is the oldest value. Each value is owned.
+    @exclusivity(unchecked) var buffer: [Value] = []
+    @exclusivity(unchecked) var head = 0
+
+    init(_ limit: UInt, _ downstream: Sink) {
+        self.limit = limit
+        super.init(downstream)
+    }
+
+    deinit { for v in buffer { v.release() } }
+
+    override func onNext(_ value: borrowing Value) {
+        if limit == 0 { return }
+        let v = value.retained()
+        if UInt(buffer.count) < limit {
+            buffer.append(v)
+            return
+        }
+        let evicted = buffer[head]
+        buffer[head] = v
+        head += 1
+        if head == buffer.count { head = 0 }
+        evicted.release()
+    }
+
+    override func onCompleted() {
+        let items = buffer
+        let start = head
+        buffer = []
+        head = 0
+        for i in 0..<items.count {
+            var j = start + i
+            if j >= items.count { j -= items.count }
+            downstream.onNext(items[j])
+        }
+        for v in items { v.release() }
+        downstream.onCompleted()
+    }
+}
+
+/// Values while `predicate` is true; at the first value for which it is
+/// false, completes (without that value) and disposes the source (RAC's
+/// takeWhileBlock:).
+public final class TakeWhileSignal: UnaryOperatorSignal {
+    let predicate: PredicateFunction
+    let context: CallbackContext
+
+    public init(_ source: Signal, _ predicate: PredicateFunction, _ context: CallbackContext) {
+        self.predicate = predicate
+        self.context = context
+        super.init(source)
+    }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        source.subscribe(TakeWhileSink(predicate, context, sink))
+    }
+}
+
+final class TakeWhileSink: StoppingSink {
+    let predicate: PredicateFunction
+    let ctx: UnsafeMutableRawPointer?
+    let context: CallbackContext
+
+    init(_ predicate: PredicateFunction, _ context: CallbackContext, _ downstream: Sink) {
+        self.predicate = predicate
+        self.ctx = context.ctx
+        self.context = context
+        super.init(downstream)
+    }
+
+    override func onNext(_ value: borrowing Value) {
+        if stopped { return }
+        if withCValue(value, { predicate(ctx, $0) }) {
+            downstream.onNext(value)
+        } else {
+            stop()
+        }
+    }
+}
+
+extension Signal {
+    /// The first `count` values.
+    public func take(_ count: UInt) -> Signal { TakeSignal(self, count) }
+    /// The last `count` values, at completion.
+    public func takeLast(_ count: UInt) -> Signal { TakeLastSignal(self, count) }
+    /// Values until `predicate(ctx, v)` is false.
+    public func takeWhile(_ predicate: PredicateFunction, _ context: CallbackContext) -> Signal {
+        TakeWhileSignal(self, predicate, context)
+    }
+}

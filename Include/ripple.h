@@ -526,6 +526,132 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_do_completed(rpl_signal_t *RPL_NULLABLE si
                                                    void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
 
 /* @@SECTION operators: combining and higher-order (issue 4) */
+/* ---------------------------------------------------------------------------
+ * Combining and higher-order operators. Each returns a new cold signal (+1):
+ * every subscription to it subscribes its inputs afresh. Input signals are
+ * borrowed (the operator retains them). Common rules:
+ * - Values pass on, on the thread the input sent them; the first error of any
+ *   input ends the result (later inputs are not subscribed, and values sent
+ *   after it are dropped).
+ * - Events from several inputs are serialized: the result's subscriber never
+ *   sees two callbacks at once, even when inputs send from several threads.
+ * - Disposing the result's subscription disposes every input subscription.
+ * - Operators hold nothing in cycles: a subscription whose sources are all
+ *   freed is freed and its observer's release runs (rule 6a).
+ * - A callback's release(ctx) runs exactly once: when the operator signal and
+ *   every subscription to it are gone, or at once when the call fails.
+ * - Bad input (NULL or wrong-kind handles, NULL callbacks, a NULL array with
+ *   a non-zero count, a NULL entry) returns NULL and sets the last error; the
+ *   release still runs and by-value arguments are still consumed.
+ * ------------------------------------------------------------------------ */
+
+/* Count meaning "without limit" for rpl_signal_retry and rpl_signal_repeat. */
+#define RPL_FOREVER_COUNT SIZE_MAX
+
+/* bind: called for each source value v (borrowed). Returns a signal (+1, the
+   runtime takes it) to subscribe, or NULL. Setting *stop to true (or returning
+   NULL) ends the source side. */
+typedef rpl_signal_t *RPL_NULLABLE (*rpl_bind_fn)(void *RPL_NULLABLE ctx, const rpl_value *RPL_NONNULL v,
+                                                  bool *RPL_NONNULL stop);
+/* flatten_map: the signal (+1, the runtime takes it) for value v (borrowed);
+   NULL stands for an empty signal. */
+typedef rpl_signal_t *RPL_NULLABLE (*rpl_flatten_map_fn)(void *RPL_NULLABLE ctx, const rpl_value *RPL_NONNULL v);
+/* catch: the signal (+1, the runtime takes it) to continue with after error e
+   (borrowed); NULL passes e on. */
+typedef rpl_signal_t *RPL_NULLABLE (*rpl_catch_fn)(void *RPL_NULLABLE ctx, const rpl_error_t *RPL_NONNULL e);
+
+/* RAC's bind, the primitive of the higher-order operators (rule 15):
+   1. subscribes sig (the source);
+   2. calls bind(ctx, v, &stop) for each source value;
+   3. subscribes each signal it returns and passes its values on; inner
+      signals run concurrently (like merge);
+   4. when bind sets *stop, or returns NULL, the source is disposed (after
+      subscribing the returned signal, if any); inner signals already running
+      go on;
+   5. completes when the source side and every inner signal have completed;
+      the first error of any of them ends everything, and source values after
+      it are not passed to bind.
+   A returned handle that is not a signal fails the result with an
+   RPL_ERROR_CALLBACK error. bind runs on the thread delivering the source
+   value, one value at a time per subscription. Errors: NULL sig or bind. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_bind(rpl_signal_t *RPL_NULLABLE sig, rpl_bind_fn RPL_NULLABLE bind,
+                                           void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+/* For each value, subscribes the signal fn returns and merges the values of
+   all of them (bind without stop). A NULL return is an empty signal (RAC):
+   nothing is subscribed and the source goes on. Completes after the source
+   and every inner signal. Inner signals made by rpl_signal_return and
+   rpl_signal_empty take a fast path without a subscription. Errors: NULL sig
+   or fn. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_flatten_map(rpl_signal_t *RPL_NULLABLE sig, rpl_flatten_map_fn RPL_NULLABLE fn,
+                                                  void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+/* For a signal of signal values (RPL_TYPE_SIGNAL, see rpl_signal_value):
+   subscribes each inner signal as it arrives and merges their values.
+   A nil value is an empty signal; any other non-signal value fails the result
+   with an error (domain RPL_ERROR_DOMAIN, code RPL_ERROR_GENERIC). Completes
+   after the outer signal and every inner signal. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_flatten(rpl_signal_t *RPL_NULLABLE sig);
+/* For a signal of signal values: subscribes each inner signal as it arrives
+   and disposes the previous one, so only the latest inner's events pass.
+   Completes when the outer signal and the latest inner have completed (an
+   outer that completes while the latest inner never does: no completion).
+   Values as for rpl_signal_flatten (nil: empty inner; other types: error). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_switch_to_latest(rpl_signal_t *RPL_NULLABLE sig);
+
+/* a's events, then, when a completes, b's (b is subscribed only then). An
+   error of a ends the result; b is never subscribed. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_concat(rpl_signal_t *RPL_NULLABLE a, rpl_signal_t *RPL_NULLABLE b);
+/* All values of count signals, as they arrive; the inputs are subscribed in
+   array order. Completes after every input has completed, at once when count
+   is 0. The first error ends it; inputs after one that fails synchronously are
+   not subscribed. sigs is read during the call (the signals are retained);
+   it may be NULL only when count is 0. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_merge(rpl_signal_t *RPL_NULLABLE const *RPL_NULLABLE sigs, size_t count);
+/* A tuple (RPL_TYPE_TUPLE, item i from sigs[i]) of every input's latest value,
+   each time any input sends, once every input has sent a value. Completes when
+   all inputs have completed (at once when count is 0). The same signal may be
+   listed several times; each occurrence is subscribed. Arrays as for merge. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_combine_latest(rpl_signal_t *RPL_NULLABLE const *RPL_NULLABLE sigs,
+                                                     size_t count);
+/* Tuples of the i-th values of every input (item j from sigs[j]). Values wait
+   in per-input queues. Completes as soon as some input has completed and its
+   queued values are used up (at once when count is 0), disposing the others.
+   Arrays as for merge. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_zip(rpl_signal_t *RPL_NULLABLE const *RPL_NULLABLE sigs, size_t count);
+/* v first, then sig's events. Consumes v (also on failure); each subscriber
+   gets its own reference. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_start_with(rpl_signal_t *RPL_NULLABLE sig, rpl_value v);
+/* Ignores sig's values; when sig completes, next's events. An error of sig
+   ends the result (next is never subscribed). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_then(rpl_signal_t *RPL_NULLABLE sig, rpl_signal_t *RPL_NULLABLE next);
+/* sig's events until trigger sends a value or completes; then completes and
+   disposes both. trigger is subscribed first: if it fires at once, sig is
+   never subscribed. An error of trigger is ignored (RAC); sig goes on. sig
+   completing or failing ends the result and disposes trigger. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_take_until(rpl_signal_t *RPL_NULLABLE sig, rpl_signal_t *RPL_NULLABLE trigger);
+
+/* On an error of sig, calls fn(ctx, e) and continues with the signal it
+   returns (+1, taken): its events pass on; sig's error does not. A NULL
+   return passes the original error on; a handle that is not a signal fails
+   the result with an RPL_ERROR_CALLBACK error. fn runs on the thread that
+   delivered the error. Errors: NULL sig or fn. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_catch(rpl_signal_t *RPL_NULLABLE sig, rpl_catch_fn RPL_NULLABLE fn,
+                                            void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+/* On an error of sig, continues with replacement (retained). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_catch_to(rpl_signal_t *RPL_NULLABLE sig,
+                                               rpl_signal_t *RPL_NULLABLE replacement);
+/* On an error, resubscribes sig, at most n times after the first error (n+1
+   attempts in all; 0: no retry; RPL_FOREVER_COUNT: without limit), then
+   passes the error on. Values of every attempt pass on; completion ends it.
+   Resubscription happens at once, on the thread that delivered the error,
+   and never grows the stack for a source that fails synchronously. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_retry(rpl_signal_t *RPL_NULLABLE sig, size_t n);
+/* Subscribes sig n times in all, one after the other: each completion
+   resubscribes until the n-th (RPL_FOREVER_COUNT: forever), which completes
+   the result; n = 0 completes at once. An error ends it. Like retry, it loops
+   without growing the stack; stop an endless repeat by disposing (or with an
+   operator such as rpl_signal_take_until). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_repeat(rpl_signal_t *RPL_NULLABLE sig, size_t n);
+
 
 /* @@SECTION schedulers (issue 5) */
 

@@ -1,0 +1,157 @@
+import Synchronization
+
+/// RAC's `bind:` (semantics.md rule 15), and `flattenMap` / `flatten` on top.
+///
+/// 1. Subscribes the source.
+/// 2. Maps each source value through `binder`.
+/// 3. Subscribes each returned signal and passes its values on, concurrently
+///    with the others (merge, not concat).
+/// 4. When `binder` sets `stop`, or returns nil while `nilStops`, the source
+///    is disposed (after subscribing the returned signal, if any); inner
+///    signals already running go on. With `nilStops` false, nil means empty.
+/// 5. Completes when the source side and every inner signal have completed;
+///    the first error of any of them ends everything, and source values that
+///    come after it are ignored.
+public final class BindSignal: Signal {
+    /// Borrowed value; may set `stop`; returns a signal to subscribe, or nil.
+    public typealias Binder = (borrowing Value, inout Bool) -> Signal?
+
+    let source: Signal
+    let binder: Binder
+    let nilStops: Bool
+
+    public init(_ source: Signal, nilStops: Bool = true, _ binder: @escaping Binder) {
+        self.source = source
+        self.binder = binder
+        self.nilStops = nilStops
+        super.init()
+    }
+
+    /// flattenMap: `transform` returns the signal for each value (nil: empty).
+    public convenience init(_ source: Signal, flatMap transform: @escaping (borrowing Value) -> Signal?) {
+        self.init(source, nilStops: false) { v, _ in transform(v) }
+    }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        let relay = Subscriber(sink)
+        relay.start()
+        let state = BindState(relay, binder, nilStops)
+        relay.holdUpstream(source.subscribe(BindSourceSink(state)))
+        return relay
+    }
+}
+
+/// Per subscription: what every sink of one bind shares.
+final class BindState {
+    let relay: Subscriber
+    let binder: BindSignal.Binder
+    let nilStops: Bool
+    /// The source side (1 until it completes or stops) plus running inners.
+    let active = Atomic<Int>(1)
+
+    init(_ relay: Subscriber, _ binder: @escaping BindSignal.Binder, _ nilStops: Bool) {
+        self.relay = relay
+        self.binder = binder
+        self.nilStops = nilStops
+    }
+
+    /// One side (the source or an inner) has completed.
+    @inline(__always)
+    func sideCompleted() {
+        if active.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0 { relay.sendCompleted() }
+    }
+
+    /// Subscribes an inner signal and passes its values on.
+    @inline(__always)
+    func subscribeInner(_ signal: Signal) {
+        // Fast paths for inners that end synchronously: `return` sends its
+        // value and completes, `empty` just completes. Same events, no
+        // subscription, no accounting.
+        let t = ObjectIdentifier(type(of: signal))
+        if t == ObjectIdentifier(ReturnSignal.self) {
+            relay.sendNext(unsafeDowncast(signal, to: ReturnSignal.self).value.retained())
+            return
+        }
+        if t == ObjectIdentifier(EmptySignal.self) { return }
+        subscribeInnerSlow(signal)
+    }
+
+    func subscribeInnerSlow(_ signal: Signal) {
+        active.wrappingAdd(1, ordering: .relaxed)
+        let inner = BindInnerSink(self)
+        let sub = signal.subscribe(inner)
+        if sub.isDisposed { return }  // ended synchronously: nothing to hold
+        // Hold it until it ends. It may end on another thread meanwhile:
+        // whichever of us comes second removes the token.
+        let token = WeakSubscription(sub)
+        inner.token = token
+        relay.addResource(token)
+        if !inner.phase.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
+            relay.removeResource(token)
+        }
+    }
+}
+
+/// Receives the source's events.
+final class BindSourceSink: Sink {
+    let state: BindState
+    /// The source's subscriber (which owns this sink), to stop it.
+    unowned(unsafe) var source: Subscriber?
+    /// The source side has completed or stopped (only touched in the source's
+    /// serialized delivery).
+    var stopped = false
+
+    init(_ state: BindState) { self.state = state }
+
+    override func attach(_ subscriber: Subscriber) { source = subscriber }
+
+    override func onNext(_ value: borrowing Value) {
+        if stopped || state.relay.isDisposed { return }
+        var stop = false
+        let signal = state.binder(value, &stop)
+        if let signal { state.subscribeInner(signal) }
+        if stop || (signal == nil && state.nilStops) {
+            stopped = true
+            source?.dispose()
+            state.sideCompleted()
+        }
+    }
+
+    override func onError(_ error: RippleError) { state.relay.sendError(error) }
+
+    override func onCompleted() {
+        if stopped { return }
+        stopped = true
+        state.sideCompleted()
+    }
+}
+
+/// Receives one inner signal's events.
+final class BindInnerSink: Sink {
+    let state: BindState
+    /// 0: running; 1: its token is held by the relay; 2: completed.
+    let phase = Atomic<Int>(0)
+    var token: WeakSubscription?
+
+    init(_ state: BindState) { self.state = state }
+
+    override func onNext(_ value: borrowing Value) { state.relay.sendNext(value.retained()) }
+    override func onError(_ error: RippleError) { state.relay.sendError(error) }
+    override func onCompleted() {
+        if phase.exchange(2, ordering: .acquiringAndReleasing) == 1, let token {
+            state.relay.removeResource(token)
+        }
+        state.sideCompleted()
+    }
+}
+
+extension Value {
+    /// The signal a `flatten` / `switch_to_latest` value stands for: the
+    /// signal itself, nil for a nil value (RAC: a nil inner is empty), or a
+    /// signal failing with a runtime error for any other type.
+    public func innerSignal(_ op: String) -> Signal? {
+        if let s = signalValue { return s }
+        if type == .nil { return nil }
+        return ErrorSignal(.runtime(.generic, "\(op): the value is not a signal (type \(rawType))"))
+    }
+}

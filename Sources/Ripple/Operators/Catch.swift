@@ -1,0 +1,40 @@
+/// On the source's error, subscribes the signal `handler` returns for it and
+/// passes that signal's events on; the source's error is not forwarded. A nil
+/// from `handler` forwards the original error.
+public final class CatchSignal: Signal {
+    public typealias Handler = (RippleError) -> Signal?
+    let source: Signal
+    let handler: Handler
+
+    public init(_ source: Signal, _ handler: @escaping Handler) {
+        self.source = source
+        self.handler = handler
+        super.init()
+    }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        let relay = Subscriber(sink)
+        relay.start()
+        relay.holdUpstream(source.subscribe(CatchSink(relay, handler)))
+        return relay
+    }
+}
+
+final class CatchSink: Sink {
+    let relay: Subscriber
+    let handler: CatchSignal.Handler
+    init(_ relay: Subscriber, _ handler: @escaping CatchSignal.Handler) {
+        self.relay = relay
+        self.handler = handler
+    }
+    override func onNext(_ value: borrowing Value) { relay.sendNext(value.retained()) }
+    override func onCompleted() { relay.sendCompleted() }
+    override func onError(_ error: RippleError) {
+        if relay.isDisposed { return }
+        guard let replacement = handler(error) else {
+            relay.sendError(error)
+            return
+        }
+        relay.holdUpstream(replacement.subscribe(RelaySink(relay)))
+    }
+}

@@ -1,0 +1,62 @@
+/// `concat(first, second)`: first's events, then, when first completes,
+/// second's. An error of first ends it (second is never subscribed).
+/// `then(first, second)` is the same with first's values ignored.
+public final class ConcatSignal: Signal {
+    let first: Signal
+    let second: Signal
+    let ignoreFirstValues: Bool
+
+    public init(_ first: Signal, _ second: Signal, ignoreFirstValues: Bool = false) {
+        self.first = first
+        self.second = second
+        self.ignoreFirstValues = ignoreFirstValues
+        super.init()
+    }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        let relay = Subscriber(sink)
+        relay.start()
+        relay.holdUpstream(first.subscribe(ConcatFirstSink(relay, second, ignoreFirstValues)))
+        return relay
+    }
+}
+
+final class ConcatFirstSink: Sink {
+    let relay: Subscriber
+    let second: Signal
+    let ignoreValues: Bool
+    init(_ relay: Subscriber, _ second: Signal, _ ignoreValues: Bool) {
+        self.relay = relay
+        self.second = second
+        self.ignoreValues = ignoreValues
+    }
+    override func onNext(_ value: borrowing Value) {
+        if !ignoreValues { relay.sendNext(value.retained()) }
+    }
+    override func onError(_ error: RippleError) { relay.sendError(error) }
+    override func onCompleted() {
+        if relay.isDisposed { return }
+        relay.holdUpstream(second.subscribe(RelaySink(relay)))
+    }
+}
+
+/// `value`, then the source's events.
+public final class StartWithSignal: Signal {
+    let source: Signal
+    let value: Value
+    /// Consumes `value`.
+    public init(_ source: Signal, _ value: Value) {
+        self.source = source
+        self.value = value
+        super.init()
+    }
+    deinit { value.release() }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        let relay = Subscriber(sink)
+        relay.start()
+        relay.sendNext(value.retained())
+        if !relay.isDisposed { relay.holdUpstream(source.subscribe(RelaySink(relay))) }
+        return relay
+    }
+}

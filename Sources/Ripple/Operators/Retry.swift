@@ -1,0 +1,94 @@
+import Synchronization
+
+/// `retry(n)`: on error, resubscribes the source, at most `n` times
+/// (`UInt.max`: without limit); then forwards the error. `repeat(n)`: on
+/// completion, resubscribes, for `n` subscriptions in all (`UInt.max`:
+/// forever); `repeat(0)` completes at once. Values of every attempt pass on.
+///
+/// Resubscription is a loop, not a recursion: a source that ends
+/// synchronously inside `subscribe` only asks the loop already running below
+/// it for one more turn, so the stack never grows.
+public final class RepeatSignal: Signal {
+    public enum Mode: Sendable { case retry, `repeat` }
+    let source: Signal
+    let limit: UInt
+    let mode: Mode
+
+    public init(_ source: Signal, _ mode: Mode, limit: UInt) {
+        self.source = source
+        self.mode = mode
+        self.limit = limit
+        super.init()
+    }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        let relay = Subscriber(sink)
+        relay.start()
+        if mode == .repeat && limit == 0 {
+            relay.sendCompleted()
+            return relay
+        }
+        let state = RepeatState(relay, source, mode, limit)
+        relay.addResource(state.current)
+        state.resubscribe()
+        return relay
+    }
+}
+
+final class RepeatState {
+    let relay: Subscriber
+    let source: Signal
+    let mode: RepeatSignal.Mode
+    let limit: UInt
+    /// Retries made (retry) or attempts completed (repeat). Only touched by the
+    /// attempt that has just ended, before the next one starts.
+    @exclusivity(unchecked) var count: UInt = 0
+    /// Pending subscription requests; whoever takes it from 0 runs the loop.
+    let wip = Atomic<Int>(0)
+    /// The running attempt (weakly).
+    let current = SerialDisposable()
+
+    init(_ relay: Subscriber, _ source: Signal, _ mode: RepeatSignal.Mode, _ limit: UInt) {
+        self.relay = relay
+        self.source = source
+        self.mode = mode
+        self.limit = limit
+    }
+
+    func resubscribe() {
+        if wip.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue != 0 { return }
+        repeat {
+            if relay.isDisposed { return }
+            let sub = source.subscribe(RepeatAttemptSink(self))
+            if !sub.isDisposed { current.swap(WeakSubscription(sub)) }
+        } while wip.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue != 0
+    }
+
+    func attemptFailed(_ error: RippleError) {
+        if mode == .retry && (limit == .max || count < limit) {
+            count &+= 1
+            resubscribe()
+        } else {
+            relay.sendError(error)
+        }
+    }
+
+    func attemptCompleted() {
+        if mode == .repeat {
+            count &+= 1
+            if limit == .max || count < limit {
+                resubscribe()
+                return
+            }
+        }
+        relay.sendCompleted()
+    }
+}
+
+final class RepeatAttemptSink: Sink {
+    let state: RepeatState
+    init(_ state: RepeatState) { self.state = state }
+    override func onNext(_ value: borrowing Value) { state.relay.sendNext(value.retained()) }
+    override func onError(_ error: RippleError) { state.attemptFailed(error) }
+    override func onCompleted() { state.attemptCompleted() }
+}

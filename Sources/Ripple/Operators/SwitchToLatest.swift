@@ -1,0 +1,102 @@
+import Synchronization
+
+/// For a signal of signals: subscribes each inner signal as it arrives and
+/// disposes the previous one, passing on only the latest inner's events.
+/// Completes once the outer signal and the latest inner have completed (RAC:
+/// outer completed + a never-ending inner = no completion). A nil value
+/// stands for an empty inner; any other non-signal value fails (see
+/// `Value.innerSignal`). Errors of the outer or the latest inner end
+/// everything.
+public final class SwitchToLatestSignal: Signal {
+    let source: Signal
+    public init(_ source: Signal) {
+        self.source = source
+        super.init()
+    }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        let relay = Subscriber(sink)
+        relay.start()
+        let state = SwitchState(relay)
+        relay.addResource(state.current)
+        relay.holdUpstream(source.subscribe(SwitchOuterSink(state)))
+        return relay
+    }
+}
+
+final class SwitchState {
+    static let outerDone: UInt64 = 1
+    static let latestDone: UInt64 = 2
+
+    let relay: Subscriber
+    /// The latest inner's subscription (weakly).
+    let current = SerialDisposable()
+    /// generation << 2 | latestDone | outerDone. The generation names the
+    /// latest inner; older inners find it changed and keep quiet.
+    let word = Atomic<UInt64>(SwitchState.latestDone)
+
+    init(_ relay: Subscriber) { self.relay = relay }
+
+    func isLatest(_ gen: UInt64) -> Bool { word.load(ordering: .acquiring) >> 2 == gen }
+
+    /// Sets `flag` (for inner `gen`, or for the outer when gen is nil) and
+    /// completes when both sides are done.
+    func markDone(_ flag: UInt64, gen: UInt64?) {
+        var w = word.load(ordering: .acquiring)
+        while true {
+            if let gen, w >> 2 != gen { return }  // a stale inner
+            let (ok, cur) = word.compareExchange(expected: w, desired: w | flag, ordering: .acquiringAndReleasing)
+            if ok { w |= flag; break }
+            w = cur
+        }
+        if w & (SwitchState.outerDone | SwitchState.latestDone) == SwitchState.outerDone | SwitchState.latestDone {
+            relay.sendCompleted()
+        }
+    }
+
+    /// Starts a new generation; the previous inner is no longer the latest.
+    func nextGeneration(emptyInner: Bool) -> UInt64 {
+        var w = word.load(ordering: .acquiring)
+        while true {
+            let gen = (w >> 2) &+ 1
+            let new = gen << 2 | (w & SwitchState.outerDone) | (emptyInner ? SwitchState.latestDone : 0)
+            let (ok, cur) = word.compareExchange(expected: w, desired: new, ordering: .acquiringAndReleasing)
+            if ok { return gen }
+            w = cur
+        }
+    }
+}
+
+final class SwitchOuterSink: Sink {
+    let state: SwitchState
+    init(_ state: SwitchState) { self.state = state }
+
+    override func onNext(_ value: borrowing Value) {
+        let relay = state.relay
+        if relay.isDisposed { return }
+        let signal = value.innerSignal("rpl_signal_switch_to_latest")
+        let gen = state.nextGeneration(emptyInner: signal == nil)
+        state.current.swap(nil)?.dispose()
+        guard let signal else { return }
+        let sub = signal.subscribe(SwitchInnerSink(state, gen))
+        if !sub.isDisposed, state.isLatest(gen) { state.current.swap(WeakSubscription(sub)) }
+    }
+    override func onError(_ error: RippleError) { state.relay.sendError(error) }
+    override func onCompleted() { state.markDone(SwitchState.outerDone, gen: nil) }
+}
+
+final class SwitchInnerSink: Sink {
+    let state: SwitchState
+    let gen: UInt64
+    init(_ state: SwitchState, _ gen: UInt64) {
+        self.state = state
+        self.gen = gen
+    }
+    override func onNext(_ value: borrowing Value) {
+        if state.isLatest(gen) { state.relay.sendNext(value.retained()) }
+    }
+    override func onError(_ error: RippleError) {
+        if state.isLatest(gen) { state.relay.sendError(error) }
+    }
+    override func onCompleted() { state.markDone(SwitchState.latestDone, gen: gen) }
+}

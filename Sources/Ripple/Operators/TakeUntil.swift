@@ -1,0 +1,28 @@
+/// The source's events until `trigger` sends a value or completes; then
+/// completes and disposes both. The trigger is subscribed first, so a trigger
+/// that fires at once means the source is never subscribed. A trigger error is
+/// ignored (RAC): the source goes on.
+public final class TakeUntilSignal: Signal {
+    let source: Signal
+    let trigger: Signal
+    public init(_ source: Signal, trigger: Signal) {
+        self.source = source
+        self.trigger = trigger
+        super.init()
+    }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        let relay = Subscriber(sink)
+        relay.start()
+        relay.holdUpstream(trigger.subscribe(TakeUntilTriggerSink(relay)))
+        if !relay.isDisposed { relay.holdUpstream(source.subscribe(RelaySink(relay))) }
+        return relay
+    }
+}
+
+final class TakeUntilTriggerSink: Sink {
+    let relay: Subscriber
+    init(_ relay: Subscriber) { self.relay = relay }
+    override func onNext(_ value: borrowing Value) { relay.sendCompleted() }
+    override func onCompleted() { relay.sendCompleted() }
+}

@@ -1,0 +1,164 @@
+// Combining and higher-order operators: bind, flatten_map, flatten,
+// switch_to_latest, concat, merge, combine_latest, zip, start_with, then,
+// take_until, catch, catch_to, retry, repeat.
+import CRipple
+import Ripple
+
+/// Takes a +1 handle a callback returned. A handle that is not a signal
+/// becomes a signal failing with a callback error (and is released).
+private func callbackSignal(_ p: OpaquePointer?, _ fn: StaticString) -> Signal? {
+    guard let p else { return nil }
+    let o = Unmanaged<RippleObject>.fromOpaque(UnsafeRawPointer(p)).takeRetainedValue()
+    guard o.kind == .signal || o.kind == .subject else {
+        return ErrorSignal(.runtime(.callback, "\(fn): the callback returned \(kindName(o.kind)), not a signal"))
+    }
+    return unsafeDowncast(o, to: Signal.self)
+}
+
+/// Reads `count` signals from `sigs`, or records why it cannot.
+private func signalArray(_ sigs: UnsafePointer<OpaquePointer?>?, _ count: Int, _ fn: StaticString) -> [Signal]? {
+    guard count >= 0 else {
+        setError(RPL_ERR_INVALID, "\(fn): count \(UInt(bitPattern: count)) is too large")
+        return nil
+    }
+    guard count > 0 else { return [] }
+    guard let sigs else {
+        setError(RPL_ERR_NULL, "\(fn): sigs is NULL with a non-zero count")
+        return nil
+    }
+    var list: [Signal] = []
+    list.reserveCapacity(count)
+    for i in 0..<count {
+        guard let p = sigs[i] else {
+            setError(RPL_ERR_NULL, "\(fn): sigs[\(i)] is NULL")
+            return nil
+        }
+        guard let s = signalArg(p, fn, what: "a signal in sigs") else { return nil }
+        list.append(s)
+    }
+    return list
+}
+
+@inline(__always)
+private func withBorrowed<R>(_ v: borrowing Value, _ body: (UnsafePointer<rpl_value>) -> R) -> R {
+    withUnsafePointer(to: v) { body(UnsafeRawPointer($0).assumingMemoryBound(to: rpl_value.self)) }
+}
+
+@c @implementation
+public func rpl_signal_bind(_ sig: OpaquePointer?, _ bind: rpl_bind_fn?, _ ctx: UnsafeMutableRawPointer?,
+                            _ release: rpl_release_fn?) -> OpaquePointer? {
+    let context = CContext(ctx, release)
+    guard let bind else {
+        setError(RPL_ERR_NULL, "rpl_signal_bind: bind is NULL")
+        return nil
+    }
+    guard let source = signalArg(sig, "rpl_signal_bind") else { return nil }
+    return retainedHandle(BindSignal(source, nilStops: true) { v, stop in
+        withBorrowed(v) { p in
+            withUnsafeMutablePointer(to: &stop) { callbackSignal(bind(context.ctx, p, $0), "rpl_signal_bind") }
+        }
+    })
+}
+
+@c @implementation
+public func rpl_signal_flatten_map(_ sig: OpaquePointer?, _ fn: rpl_flatten_map_fn?, _ ctx: UnsafeMutableRawPointer?,
+                                   _ release: rpl_release_fn?) -> OpaquePointer? {
+    let context = CContext(ctx, release)
+    guard let fn else {
+        setError(RPL_ERR_NULL, "rpl_signal_flatten_map: fn is NULL")
+        return nil
+    }
+    guard let source = signalArg(sig, "rpl_signal_flatten_map") else { return nil }
+    return retainedHandle(BindSignal(source, flatMap: { v in
+        withBorrowed(v) { callbackSignal(fn(context.ctx, $0), "rpl_signal_flatten_map") }
+    }))
+}
+
+@c @implementation
+public func rpl_signal_flatten(_ sig: OpaquePointer?) -> OpaquePointer? {
+    guard let source = signalArg(sig, "rpl_signal_flatten") else { return nil }
+    return retainedHandle(BindSignal(source, flatMap: { v in v.innerSignal("rpl_signal_flatten") }))
+}
+
+@c @implementation
+public func rpl_signal_switch_to_latest(_ sig: OpaquePointer?) -> OpaquePointer? {
+    guard let source = signalArg(sig, "rpl_signal_switch_to_latest") else { return nil }
+    return retainedHandle(SwitchToLatestSignal(source))
+}
+
+@c @implementation
+public func rpl_signal_concat(_ a: OpaquePointer?, _ b: OpaquePointer?) -> OpaquePointer? {
+    guard let first = signalArg(a, "rpl_signal_concat", what: "signal a"),
+          let second = signalArg(b, "rpl_signal_concat", what: "signal b") else { return nil }
+    return retainedHandle(ConcatSignal(first, second))
+}
+
+@c @implementation
+public func rpl_signal_merge(_ sigs: UnsafePointer<OpaquePointer?>?, _ count: Int) -> OpaquePointer? {
+    signalArray(sigs, count, "rpl_signal_merge").map { retainedHandle(MergeSignal($0)) }
+}
+
+@c @implementation
+public func rpl_signal_combine_latest(_ sigs: UnsafePointer<OpaquePointer?>?, _ count: Int) -> OpaquePointer? {
+    signalArray(sigs, count, "rpl_signal_combine_latest").map { retainedHandle(CombineLatestSignal($0)) }
+}
+
+@c @implementation
+public func rpl_signal_zip(_ sigs: UnsafePointer<OpaquePointer?>?, _ count: Int) -> OpaquePointer? {
+    signalArray(sigs, count, "rpl_signal_zip").map { retainedHandle(ZipSignal($0)) }
+}
+
+@c @implementation
+public func rpl_signal_start_with(_ sig: OpaquePointer?, _ v: rpl_value) -> OpaquePointer? {
+    let value = toValue(v)
+    guard let source = signalArg(sig, "rpl_signal_start_with") else {
+        value.release()
+        return nil
+    }
+    return retainedHandle(StartWithSignal(source, value))
+}
+
+@c @implementation
+public func rpl_signal_then(_ sig: OpaquePointer?, _ next: OpaquePointer?) -> OpaquePointer? {
+    guard let first = signalArg(sig, "rpl_signal_then"),
+          let second = signalArg(next, "rpl_signal_then", what: "the next signal") else { return nil }
+    return retainedHandle(ConcatSignal(first, second, ignoreFirstValues: true))
+}
+
+@c @implementation
+public func rpl_signal_take_until(_ sig: OpaquePointer?, _ trigger: OpaquePointer?) -> OpaquePointer? {
+    guard let source = signalArg(sig, "rpl_signal_take_until"),
+          let t = signalArg(trigger, "rpl_signal_take_until", what: "the trigger signal") else { return nil }
+    return retainedHandle(TakeUntilSignal(source, trigger: t))
+}
+
+@c @implementation
+public func rpl_signal_catch(_ sig: OpaquePointer?, _ fn: rpl_catch_fn?, _ ctx: UnsafeMutableRawPointer?,
+                             _ release: rpl_release_fn?) -> OpaquePointer? {
+    let context = CContext(ctx, release)
+    guard let fn else {
+        setError(RPL_ERR_NULL, "rpl_signal_catch: fn is NULL")
+        return nil
+    }
+    guard let source = signalArg(sig, "rpl_signal_catch") else { return nil }
+    return retainedHandle(CatchSignal(source) { e in callbackSignal(fn(context.ctx, handle(e)), "rpl_signal_catch") })
+}
+
+@c @implementation
+public func rpl_signal_catch_to(_ sig: OpaquePointer?, _ replacement: OpaquePointer?) -> OpaquePointer? {
+    guard let source = signalArg(sig, "rpl_signal_catch_to"),
+          let r = signalArg(replacement, "rpl_signal_catch_to", what: "the replacement signal") else { return nil }
+    return retainedHandle(CatchSignal(source) { _ in r })
+}
+
+@c @implementation
+public func rpl_signal_retry(_ sig: OpaquePointer?, _ n: Int) -> OpaquePointer? {
+    guard let source = signalArg(sig, "rpl_signal_retry") else { return nil }
+    return retainedHandle(RepeatSignal(source, .retry, limit: UInt(bitPattern: n)))
+}
+
+@c @implementation
+public func rpl_signal_repeat(_ sig: OpaquePointer?, _ n: Int) -> OpaquePointer? {
+    guard let source = signalArg(sig, "rpl_signal_repeat") else { return nil }
+    return retainedHandle(RepeatSignal(source, .repeat, limit: UInt(bitPattern: n)))
+}

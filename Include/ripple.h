@@ -44,7 +44,10 @@
  *           including sending into, subscribing to or disposing the signal
  *           that is calling them. Callbacks run on the thread that sent the
  *           event, unless an operator such as rpl_signal_deliver_on says
- *           otherwise.
+ *           otherwise. The scheduler section states the full contract:
+ *           where scheduled work and each callback run, and which calls must
+ *           come from one thread at a time (driving a run loop or a test
+ *           scheduler).
  * Time      Nanoseconds, as uint64_t, everywhere.
  */
 #ifndef RIPPLE_H
@@ -654,6 +657,237 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_repeat(rpl_signal_t *RPL_NULLABLE sig, siz
 
 
 /* @@SECTION schedulers (issue 5) */
+/* ===========================================================================
+ * Schedulers, time and threads
+ * ---------------------------------------------------------------------------
+ * A scheduler runs work: now (FIFO), after a delay, or repeatedly. Time is in
+ * nanoseconds on the scheduler's clock (CLOCK_MONOTONIC; virtual on a test
+ * scheduler).
+ *
+ * Threading contract
+ * - Every function here may be called from any thread, including from inside
+ *   scheduled work and from signal callbacks, with these exceptions: the
+ *   rpl_run_loop_run* functions drive a run loop from one thread at a time
+ *   (another thread gets RPL_ERR_STATE), and rpl_test_scheduler_advance_by /
+ *   rpl_test_scheduler_run run work on the calling thread, so call them from
+ *   one thread at a time.
+ * - Where work runs: immediate work on the thread that scheduled it, before
+ *   rpl_scheduler_schedule returns; serial work on that scheduler's own
+ *   thread, one item at a time, FIFO; background work on a shared pool of
+ *   threads, started FIFO but run concurrently; test-scheduler work on the
+ *   thread calling advance_by / run; run-loop work on the thread calling an
+ *   rpl_run_loop_run* function.
+ * - Where signal callbacks run: on the thread that sent the event, except
+ *   after the operators below: deliver_on delivers every event on its
+ *   scheduler; delay delivers values and completion on its scheduler (an
+ *   error on the sender's thread); throttle sends values on its scheduler
+ *   (the value flushed at completion, and the terminal event, on the
+ *   sender's thread); interval ticks on its scheduler; timeout sends its
+ *   timeout error on its scheduler. subscribe_on runs the subscription on its
+ *   scheduler, and events then come from wherever the source sends them.
+ * - The callbacks of one subscriber never overlap, whatever the threads:
+ *   events reach it one at a time, and events from one thread (or from one
+ *   serial scheduler) arrive in the order sent.
+ * - Inside scheduled work, rpl_scheduler_current() is the scheduler running
+ *   it (also for the immediate scheduler).
+ * - No runtime lock is held while work or a callback runs; work may schedule
+ *   more work, dispose anything, or release its scheduler.
+ *
+ * Ownership
+ * - rpl_scheduler_schedule / after / repeat return a disposable (+1) that
+ *   cancels the work: disposing it before the work starts means it never
+ *   runs; disposing it while it runs lets that run finish and stops any
+ *   repetition. Releasing the disposable cancels nothing.
+ * - release(ctx) runs exactly once: after a one-shot item has run, when the
+ *   item is cancelled (before it ran, or after its current run), or at once
+ *   if the call fails. It runs on the thread that ran or cancelled the item.
+ * - Pending work keeps its scheduler alive, and releasing a scheduler cancels
+ *   nothing. A serial scheduler released with work pending still runs it. A
+ *   test scheduler or run loop is driven by its owner: once its last
+ *   reference is gone nothing can run its pending work, so that work is
+ *   dropped (never run) and each context released.
+ * ======================================================================== */
+
+/* The immediate scheduler (shared, borrowed: never release it). Work runs on
+   the calling thread before rpl_scheduler_schedule returns. Scheduling from
+   inside immediate work on the same thread queues the new item to run right
+   after the current one returns, still before the outermost schedule returns
+   (a trampoline), so recursive scheduling never grows the stack.
+   rpl_scheduler_after blocks the calling thread until the delay has passed
+   (a delay of UINT64_MAX never runs). rpl_scheduler_repeat and the operators
+   that need a timer (throttle, timeout, interval) reject it (RPL_ERR_INVALID),
+   since it would block its caller forever. */
+rpl_scheduler_t *RPL_NONNULL rpl_scheduler_immediate(void);
+
+/* The shared background pool (borrowed: never release it): concurrent worker
+   threads, one per core (at least two), created on demand. Items start in
+   FIFO order but may run at the same time. */
+rpl_scheduler_t *RPL_NONNULL rpl_scheduler_background(void);
+
+/* A new serial scheduler (+1): items run one at a time, in FIFO order (timed
+   items when due), on a thread of its own that is created on demand and
+   exits after 50 ms of idleness. label (copied; NULL for "ripple.serial")
+   names the thread (first 15 bytes). NULL only when out of memory. */
+rpl_scheduler_t *RPL_NULLABLE rpl_scheduler_create_serial(const char *RPL_NULLABLE label);
+
+/* The scheduler running the calling code (borrowed), or NULL outside
+   scheduled work. */
+rpl_scheduler_t *RPL_NULLABLE rpl_scheduler_current(void);
+
+/* s's clock in ns: CLOCK_MONOTONIC, or the virtual time of a test scheduler
+   (which, inside its work, is the time the item was due). 0 (and the last
+   error) for a NULL or non-scheduler handle. */
+uint64_t rpl_scheduler_now(rpl_scheduler_t *RPL_NULLABLE s);
+
+/* Runs fn(ctx) on s as soon as possible, after items scheduled before it.
+   Returns a disposable (+1) that cancels it (see Ownership above); for the
+   immediate scheduler the work has already run. Errors: s NULL
+   (RPL_ERR_NULL) or not a scheduler (RPL_ERR_KIND), fn NULL (RPL_ERR_NULL);
+   release(ctx) still runs. */
+rpl_disposable_t *RPL_NULLABLE rpl_scheduler_schedule(rpl_scheduler_t *RPL_NULLABLE s,
+                                                      void (*RPL_NULLABLE fn)(void *RPL_NULLABLE ctx),
+                                                      void *RPL_NULLABLE ctx,
+                                                      rpl_release_fn RPL_NULLABLE release);
+
+/* Runs fn(ctx) once delay_ns have passed on s's clock. Items due at the same
+   time run in the order they were scheduled. Same return and errors as
+   rpl_scheduler_schedule. */
+rpl_disposable_t *RPL_NULLABLE rpl_scheduler_after(rpl_scheduler_t *RPL_NULLABLE s, uint64_t delay_ns,
+                                                   void (*RPL_NULLABLE fn)(void *RPL_NULLABLE ctx),
+                                                   void *RPL_NULLABLE ctx,
+                                                   rpl_release_fn RPL_NULLABLE release);
+
+/* Runs fn(ctx) after delay_ns, then every interval_ns, until the returned
+   disposable (+1) is disposed. Occurrences are due at start + delay +
+   k * interval (no drift); one occurrence never overlaps the next. Errors as
+   rpl_scheduler_schedule, plus interval_ns 0 or the immediate scheduler
+   (RPL_ERR_INVALID); release(ctx) still runs. */
+rpl_disposable_t *RPL_NULLABLE rpl_scheduler_repeat(rpl_scheduler_t *RPL_NULLABLE s, uint64_t delay_ns,
+                                                    uint64_t interval_ns,
+                                                    void (*RPL_NULLABLE fn)(void *RPL_NULLABLE ctx),
+                                                    void *RPL_NULLABLE ctx,
+                                                    rpl_release_fn RPL_NULLABLE release);
+
+/* --- Test scheduler: virtual time ---------------------------------------- */
+
+/* A new test scheduler (+1) with a virtual clock starting at 0. Work runs
+   only inside rpl_test_scheduler_advance_by / rpl_test_scheduler_run, on the
+   calling thread; scheduling never runs anything. Every time operator below
+   can run on it, so time-based code is tested without sleeping. */
+rpl_scheduler_t *RPL_NULLABLE rpl_test_scheduler_create(void);
+
+/* Moves the clock forward by ns, running every item that falls due, in time
+   order and FIFO among equal times (items scheduled meanwhile run too if
+   they fall due). While an item runs the clock reads its due time; at the end
+   it reads the old time + ns. Errors: s NULL (RPL_ERR_NULL), not a test
+   scheduler (RPL_ERR_KIND). */
+rpl_status rpl_test_scheduler_advance_by(rpl_scheduler_t *RPL_NULLABLE s, uint64_t ns);
+
+/* Runs items until none is pending, moving the clock to each one's due time.
+   Never call it with repeating work pending (it would not return); use
+   rpl_test_scheduler_advance_by. Errors as rpl_test_scheduler_advance_by. */
+rpl_status rpl_test_scheduler_run(rpl_scheduler_t *RPL_NULLABLE s);
+
+/* --- Run loop: a scheduler driven by the program's own loop -------------- */
+
+/* A run loop is a scheduler whose work runs only when the program asks, on
+   the thread that asks: a GUI or event-loop thread, or a host language that
+   cannot take callbacks on foreign threads. Work may be scheduled on it from
+   any thread. Its descriptor (rpl_run_loop_fd) is readable while work is
+   ready or a timed item is due, so it can sit in poll/epoll beside the
+   program's other sources:
+
+       struct pollfd p = { rpl_run_loop_fd(loop), POLLIN, 0 };
+       while (running) {
+           poll(&p, 1, -1);
+           rpl_run_loop_run_until_idle(loop);
+       }
+
+   The run loop is also a scheduler: rpl_run_loop_scheduler returns the same
+   object, to pass to rpl_scheduler_* and to the operators. */
+typedef struct rpl_run_loop rpl_run_loop_t;
+
+/* A new run loop (+1; release it with rpl_release). NULL if its descriptors
+   cannot be created (RPL_ERR_NOMEM; errno says why). */
+rpl_run_loop_t *RPL_NULLABLE rpl_run_loop_create(void);
+
+/* The run loop as a scheduler: the same object, borrowed (retain it to keep
+   it). NULL (and the last error) if loop is NULL or not a run loop. */
+rpl_scheduler_t *RPL_NULLABLE rpl_run_loop_scheduler(rpl_run_loop_t *RPL_NULLABLE loop);
+
+/* The run loop's descriptor for poll/epoll (POLLIN), owned by the loop:
+   do not read or close it. It is readable while work is ready or a timed
+   item is due, and stops being readable once the loop has run what was
+   ready. -1 (and the last error) for bad input. */
+int rpl_run_loop_fd(rpl_run_loop_t *RPL_NULLABLE loop);
+
+/* Runs ready work and due timed items until there is none (items scheduled
+   meanwhile included); never waits. Returns how many ran (>= 0), or a
+   negative rpl_status: bad input (RPL_ERR_NULL, RPL_ERR_KIND), or another
+   thread is driving the loop (RPL_ERR_STATE). */
+int64_t rpl_run_loop_run_until_idle(rpl_run_loop_t *RPL_NULLABLE loop);
+
+/* Runs at most one item; never waits. Returns 1 if one ran, 0 if nothing was
+   ready, or a negative rpl_status as rpl_run_loop_run_until_idle. */
+int64_t rpl_run_loop_run_one(rpl_run_loop_t *RPL_NULLABLE loop);
+
+/* Runs work on the calling thread, sleeping while there is none, until
+   rpl_run_loop_stop is called (from an item or another thread); returns
+   RPL_OK then. A stop requested while no rpl_run_loop_run was active makes
+   the next one return at once. Errors as rpl_run_loop_run_until_idle. */
+rpl_status rpl_run_loop_run(rpl_run_loop_t *RPL_NULLABLE loop);
+
+/* Makes rpl_run_loop_run return after its current item. Any thread. */
+rpl_status rpl_run_loop_stop(rpl_run_loop_t *RPL_NULLABLE loop);
+
+/* ns until the loop next has work: 0 if work is ready or due, UINT64_MAX if
+   nothing is pending. For loops that prefer a poll timeout to watching the
+   descriptor. UINT64_MAX (and the last error) for bad input. */
+uint64_t rpl_run_loop_next_timeout(rpl_run_loop_t *RPL_NULLABLE loop);
+
+/* --- Scheduling and time operators --------------------------------------- */
+/* Each returns a new signal (+1) and retains sig and s. Errors: sig or s NULL
+   (RPL_ERR_NULL), the wrong kind (RPL_ERR_KIND); NULL is returned. Disposing
+   a subscription cancels its pending timers and drops events not yet
+   delivered. All of them work on a test scheduler. */
+
+/* Subscribes to sig on s: the subscription (sig's subscribe side effects)
+   runs as work on s; events then arrive wherever sig sends them. Disposing
+   before that work ran cancels it. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_subscribe_on(rpl_signal_t *RPL_NULLABLE sig,
+                                                   rpl_scheduler_t *RPL_NULLABLE s);
+
+/* Delivers every event of sig on s, in order. The hand-off is batched: while
+   events keep arriving they are queued and delivered in runs, without an
+   allocation or a wake-up per event. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_deliver_on(rpl_signal_t *RPL_NULLABLE sig,
+                                                 rpl_scheduler_t *RPL_NULLABLE s);
+
+/* Delays each value and the completion by ns on s (in order); an error is
+   delivered at once and drops what is still pending. On the immediate
+   scheduler the sender blocks for ns instead. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_delay(rpl_signal_t *RPL_NULLABLE sig, uint64_t ns,
+                                            rpl_scheduler_t *RPL_NULLABLE s);
+
+/* RAC's throttle (Rx's debounce): a value is sent, on s, only once ns pass
+   with no newer value; each new value replaces the pending one and restarts
+   the wait. Completion sends the pending value at once, then completes; an
+   error drops it and is delivered at once. s must not be the immediate
+   scheduler (RPL_ERR_INVALID). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_throttle(rpl_signal_t *RPL_NULLABLE sig, uint64_t ns,
+                                               rpl_scheduler_t *RPL_NULLABLE s);
+
+/* Fails with an error of domain RPL_ERROR_DOMAIN, code RPL_ERROR_TIMEOUT,
+   sent on s, when sig has not terminated within ns of subscription (values do
+   not reset the deadline), and then disposes sig's subscription. s must not
+   be the immediate scheduler (RPL_ERR_INVALID). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_timeout(rpl_signal_t *RPL_NULLABLE sig, uint64_t ns,
+                                              rpl_scheduler_t *RPL_NULLABLE s);
+
+/* Sends the ints 0, 1, 2, ... on s, the first ns after subscription and then
+   every ns; never completes (dispose it, or use rpl_signal_take). ns must be
+   positive and s not the immediate scheduler (RPL_ERR_INVALID). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_interval(uint64_t ns, rpl_scheduler_t *RPL_NULLABLE s);
 
 #if defined(__clang__)
 #pragma clang diagnostic pop

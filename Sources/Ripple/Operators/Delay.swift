@@ -1,0 +1,147 @@
+// delay: values and completion arrive `interval` ns later (on the
+// scheduler); an error is forwarded at once and drops what is pending.
+//
+// One timer at a time per subscription: events wait in a FIFO with their due
+// times; when the timer fires it delivers everything due, then arms itself
+// for the next item. So order is kept even on a concurrent scheduler.
+
+public final class DelaySignal: Signal {
+    let upstream: Signal
+    let interval: UInt64
+    let scheduler: Scheduler
+
+    public init(_ upstream: Signal, _ interval: UInt64, _ scheduler: Scheduler) {
+        self.upstream = upstream
+        self.interval = interval
+        self.scheduler = scheduler
+        super.init()
+    }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        let relay = Subscriber.relay(sink)
+        relay.link(upstream.subscribe(DelaySink(relay, interval, scheduler)))
+        return relay
+    }
+}
+
+final class DelaySink: RelaySink, @unchecked Sendable {
+    let interval: UInt64
+    let scheduler: Scheduler
+    let lock = Lock()
+    @exclusivity(unchecked) var items: [(due: UInt64, event: Event)] = []
+    @exclusivity(unchecked) var head = 0
+    @exclusivity(unchecked) var armed = false
+    @exclusivity(unchecked) var stopped = false
+    @exclusivity(unchecked) var completionQueued = false
+    /// The pending timer, held weakly: the scheduler owns it (rule 6a).
+    @exclusivity(unchecked) weak var timer: ScheduledAction?
+
+    init(_ relay: Subscriber, _ interval: UInt64, _ scheduler: Scheduler) {
+        self.interval = interval
+        self.scheduler = scheduler
+        super.init(relay)
+    }
+
+    deinit { dropItems() }
+
+    override func onNext(_ value: borrowing Value) { push(.next(value.retained())) }
+    override func onCompleted() { push(.completed) }
+
+    override func onError(_ error: RippleError) {
+        stop()
+        relay.sendError(error)
+    }
+
+    /// Upstream ended: after a queued completion the timer finishes the job;
+    /// otherwise (disposed, or its source freed) pending events are dropped.
+    override func finish() {
+        lock.lock()
+        let queued = completionQueued
+        lock.unlock()
+        if !queued {
+            stop()
+            relay.dispose()
+        }
+    }
+
+    private func push(_ e: Event) {
+        let due = Scheduler.add(scheduler.now, interval)
+        lock.lock()
+        if stopped {
+            lock.unlock()
+            e.release()
+            return
+        }
+        items.append((due, e))
+        if case .completed = e { completionQueued = true }
+        var next: ScheduledAction?
+        if !armed {
+            armed = true
+            next = makeTimer(due)
+        }
+        lock.unlock()
+        if let next { scheduler.enqueue(next, at: due) }
+    }
+
+    /// Under `lock`.
+    private func makeTimer(_ due: UInt64) -> ScheduledAction {
+        let a = ScheduledAction { [self] in fire() }
+        a.deadline = due
+        timer = a
+        return a
+    }
+
+    private func fire() {
+        let now = scheduler.now
+        var due: [Event] = []
+        lock.lock()
+        while head < items.count && items[head].due <= now {
+            due.append(items[head].event)
+            head += 1
+        }
+        lock.unlock()
+        // `armed` stays set while delivering, so nothing overtakes these.
+        for e in due { relay.send(e) }
+        lock.lock()
+        if head == items.count {
+            items.removeAll(keepingCapacity: true)
+            head = 0
+        }
+        var next: ScheduledAction?
+        var at: UInt64 = 0
+        if !stopped && head < items.count {
+            at = items[head].due
+            next = makeTimer(at)
+        } else {
+            armed = false
+        }
+        lock.unlock()
+        if let next { scheduler.enqueue(next, at: at) }
+    }
+
+    private func stop() {
+        lock.lock()
+        stopped = true
+        let t = timer
+        timer = nil
+        let dropped = Array(items[head...])
+        items = []
+        head = 0
+        lock.unlock()
+        t?.dispose()
+        for d in dropped { d.event.release() }
+    }
+
+    private func dropItems() {
+        for i in head..<items.count { items[i].event.release() }
+        items = []
+        head = 0
+    }
+}
+
+extension Signal {
+    /// Delays values and completion by `interval` ns on `scheduler`.
+    public func delay(_ interval: UInt64, on scheduler: Scheduler) -> Signal {
+        DelaySignal(self, interval, scheduler)
+    }
+}

@@ -1,0 +1,31 @@
+// subscribe_on: the upstream subscription (its subscribe side effects) runs
+// on a scheduler; events are delivered wherever upstream sends them.
+// Disposing before the scheduled subscription has run cancels it.
+
+public final class SubscribeOnSignal: Signal {
+    let upstream: Signal
+    let scheduler: Scheduler
+
+    public init(_ upstream: Signal, _ scheduler: Scheduler) {
+        self.upstream = upstream
+        self.scheduler = scheduler
+        super.init()
+    }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        let relay = Subscriber.relay(sink)
+        let upstream = self.upstream
+        // The scheduler holds the job, the job holds the relay; the relay
+        // holds the job weakly (no cycle if the scheduler is freed first).
+        relay.link(scheduler.schedule {
+            if relay.isDisposed { return }
+            relay.link(upstream.subscribe(RelaySink(relay)))
+        })
+        return relay
+    }
+}
+
+extension Signal {
+    /// Subscribes upstream on `scheduler`.
+    public func subscribe(on scheduler: Scheduler) -> Signal { SubscribeOnSignal(self, scheduler) }
+}

@@ -1,0 +1,106 @@
+// throttle (RAC's throttle, Rx's debounce; semantics 17): a value is sent
+// only after `interval` ns pass with no newer value. Completion sends the
+// pending value at once, then completes; an error drops it and is forwarded
+// at once; disposal cancels the pending send.
+
+public final class ThrottleSignal: Signal {
+    let upstream: Signal
+    let interval: UInt64
+    let scheduler: Scheduler
+
+    public init(_ upstream: Signal, _ interval: UInt64, _ scheduler: Scheduler) {
+        self.upstream = upstream
+        self.interval = interval
+        self.scheduler = scheduler
+        super.init()
+    }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        let relay = Subscriber.relay(sink)
+        relay.link(upstream.subscribe(ThrottleSink(relay, interval, scheduler)))
+        return relay
+    }
+}
+
+final class ThrottleSink: RelaySink, @unchecked Sendable {
+    let interval: UInt64
+    let scheduler: Scheduler
+    let lock = Lock()
+    @exclusivity(unchecked) var pending: Value?
+    /// Bumped by every value and by the end: a timer only sends the value of
+    /// its own generation.
+    @exclusivity(unchecked) var generation: UInt64 = 0
+    @exclusivity(unchecked) weak var timer: ScheduledAction?
+
+    init(_ relay: Subscriber, _ interval: UInt64, _ scheduler: Scheduler) {
+        self.interval = interval
+        self.scheduler = scheduler
+        super.init(relay)
+    }
+
+    deinit { pending?.release() }
+
+    override func onNext(_ value: borrowing Value) {
+        let v = value.retained()
+        let due = Scheduler.add(scheduler.now, interval)
+        lock.lock()
+        let old = pending
+        let oldTimer = timer
+        pending = v
+        generation &+= 1
+        let g = generation
+        let a = ScheduledAction { [self] in fire(g) }
+        a.deadline = due
+        timer = a
+        lock.unlock()
+        oldTimer?.dispose()
+        old?.release()
+        scheduler.enqueue(a, at: due)
+    }
+
+    override func onCompleted() {
+        if let v = take() { relay.sendNext(v) }
+        relay.sendCompleted()
+    }
+
+    override func onError(_ error: RippleError) {
+        take()?.release()
+        relay.sendError(error)
+    }
+
+    override func finish() {
+        take()?.release()
+        relay.dispose()
+    }
+
+    private func fire(_ g: UInt64) {
+        lock.lock()
+        guard g == generation, let v = pending else {
+            lock.unlock()
+            return
+        }
+        pending = nil
+        lock.unlock()
+        relay.sendNext(v)
+    }
+
+    /// Takes the pending value and cancels its timer.
+    private func take() -> Value? {
+        lock.lock()
+        let v = pending
+        pending = nil
+        generation &+= 1
+        let t = timer
+        timer = nil
+        lock.unlock()
+        t?.dispose()
+        return v
+    }
+}
+
+extension Signal {
+    /// Sends a value only after `interval` ns without a newer one.
+    public func throttle(_ interval: UInt64, on scheduler: Scheduler) -> Signal {
+        ThrottleSignal(self, interval, scheduler)
+    }
+}

@@ -1,0 +1,36 @@
+// timeout (semantics 17, RAC): fails with a timeout error (domain "ripple",
+// RPL_ERROR_TIMEOUT) when the signal has not terminated within `interval` ns
+// of subscription. Values do not reset the deadline. The timer is armed
+// before upstream is subscribed and cancelled when the subscription ends.
+
+public final class TimeoutSignal: Signal {
+    let upstream: Signal
+    let interval: UInt64
+    let scheduler: Scheduler
+
+    public init(_ upstream: Signal, _ interval: UInt64, _ scheduler: Scheduler) {
+        self.upstream = upstream
+        self.interval = interval
+        self.scheduler = scheduler
+        super.init()
+    }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        let relay = Subscriber.relay(sink)
+        let interval = self.interval
+        relay.link(scheduler.schedule(after: interval) {
+            // Ends the subscription, which disposes upstream.
+            relay.sendError(.runtime(.timeout, "timeout: the signal did not terminate within \(interval) ns"))
+        })
+        relay.link(upstream.subscribe(RelaySink(relay)))
+        return relay
+    }
+}
+
+extension Signal {
+    /// Fails with a timeout error unless the signal terminates within
+    /// `interval` ns of subscription.
+    public func timeout(_ interval: UInt64, on scheduler: Scheduler) -> Signal {
+        TimeoutSignal(self, interval, scheduler)
+    }
+}

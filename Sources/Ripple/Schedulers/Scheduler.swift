@@ -1,0 +1,316 @@
+import Glibc
+import RippleSupport
+import Synchronization
+
+// Schedulers run `Job`s. A scheduler has two primitives, `enqueue(job)` (as
+// soon as possible, FIFO) and `enqueue(job, at:)` (at a time on its own
+// clock); everything else is built on them.
+//
+// Ownership: a scheduler holds each pending job strongly until it has run, so
+// pending work (and whatever it captured) stays alive. A job never holds its
+// scheduler (it is passed to `run(on:)`), so a scheduler that nothing can
+// drive any more (a freed test scheduler or run loop) frees its jobs instead
+// of leaking them in a cycle. Thread-backed schedulers keep themselves alive
+// from their worker threads while work is pending.
+//
+// While a job runs, the thread's current scheduler (ripple_thread_state's
+// `scheduler` slot) is the scheduler running it; the previous value is
+// restored afterwards, so nesting works.
+
+/// A unit of scheduled work. It is a `Disposable` so that the C API can hand
+/// it out as the handle that cancels it.
+open class Job: Disposable {
+    public init() { super.init(kind: .disposable) }
+
+    /// Runs the job; `scheduler` is the scheduler running it (and the
+    /// thread's current scheduler for the duration of the call).
+    open func run(on scheduler: Scheduler) {}
+}
+
+/// Something that runs jobs.
+open class Scheduler: RippleObject {
+    public init() { super.init(kind: .scheduler) }
+
+    /// The scheduler's clock in ns (CLOCK_MONOTONIC, or virtual time).
+    open var now: UInt64 { monotonicNow() }
+
+    /// Runs `job` as soon as possible, after jobs enqueued before it.
+    open func enqueue(_ job: Job) { fatalError("Scheduler.enqueue must be overridden") }
+
+    /// Runs `job` once the clock has reached `time`; same-time jobs run in
+    /// the order they were enqueued.
+    open func enqueue(_ job: Job, at time: UInt64) { fatalError("Scheduler.enqueue(at:) must be overridden") }
+
+    /// Whether repeating work is supported (not on the immediate scheduler,
+    /// which would block its caller forever).
+    open var supportsRepeating: Bool { true }
+
+    /// The current scheduler of the calling thread (borrowed), or nil outside
+    /// scheduled work.
+    public static var current: Scheduler? {
+        guard let p = ripple_thread()!.pointee.scheduler else { return nil }
+        return Unmanaged<Scheduler>.fromOpaque(p).takeUnretainedValue()
+    }
+
+    /// Runs `job` with `self` as the thread's current scheduler.
+    @inline(__always)
+    public final func execute(_ job: Job) {
+        let t = ripple_thread()!
+        let saved = t.pointee.scheduler
+        t.pointee.scheduler = Unmanaged.passUnretained(self).toOpaque()
+        job.run(on: self)
+        t.pointee.scheduler = saved
+    }
+}
+
+extension Scheduler {
+    /// Runs `action` as soon as possible. The returned disposable cancels it
+    /// if it has not started; the closure is dropped once it has run or been
+    /// cancelled.
+    @discardableResult
+    public func schedule(_ action: @escaping () -> Void) -> Disposable {
+        let a = ScheduledAction(action, interval: 0)
+        enqueue(a)
+        return a
+    }
+
+    /// Runs `action` once `delay` ns have passed on this scheduler's clock.
+    @discardableResult
+    public func schedule(after delay: UInt64, _ action: @escaping () -> Void) -> Disposable {
+        let a = ScheduledAction(action, interval: 0)
+        a.deadline = Scheduler.add(now, delay)
+        enqueue(a, at: a.deadline)
+        return a
+    }
+
+    /// Runs `action` after `delay` ns, then every `interval` ns (> 0) until
+    /// the returned disposable is disposed. Occurrences are due at
+    /// `start + delay + k * interval`, so they do not drift.
+    @discardableResult
+    public func schedule(after delay: UInt64, repeating interval: UInt64, _ action: @escaping () -> Void) -> Disposable {
+        precondition(interval > 0, "a repeating interval must be positive")
+        let a = ScheduledAction(action, interval: interval)
+        a.deadline = Scheduler.add(now, delay)
+        enqueue(a, at: a.deadline)
+        return a
+    }
+
+    /// Runs `action` once the clock reaches `time`.
+    @discardableResult
+    public func schedule(at time: UInt64, _ action: @escaping () -> Void) -> ScheduledAction {
+        let a = ScheduledAction(action)
+        a.deadline = time
+        enqueue(a, at: time)
+        return a
+    }
+
+    /// `a + b`, saturating at UInt64.max.
+    @inline(__always)
+    public static func add(_ a: UInt64, _ b: UInt64) -> UInt64 {
+        let (s, o) = a.addingReportingOverflow(b)
+        return o ? .max : s
+    }
+}
+
+/// One-shot or repeating work with a closure. Disposing it before it starts
+/// cancels it; disposing it while it runs lets the run finish and stops any
+/// repetition. The closure (and what it captured, e.g. a C context) is
+/// dropped exactly once: after a one-shot run, on cancel, or when the last
+/// reference goes (a scheduler freed with the job pending).
+public final class ScheduledAction: Job, @unchecked Sendable {
+    static let running: UInt8 = 1
+    static let disposed: UInt8 = 2
+    static let finished: UInt8 = 4
+
+    private let state = Atomic<UInt8>(0)
+    /// Read and dropped only by whoever the state machine designates.
+    @exclusivity(unchecked) private var action: (() -> Void)?
+    let interval: UInt64
+    /// Due time of the next occurrence (scheduler clock).
+    @exclusivity(unchecked) var deadline: UInt64 = 0
+
+    /// Not yet enqueued: pass it to `enqueue` (set `deadline` first for a
+    /// timed one).
+    public init(_ action: @escaping () -> Void, interval: UInt64 = 0) {
+        self.action = action
+        self.interval = interval
+        super.init()
+    }
+
+    public override func run(on scheduler: Scheduler) {
+        var s = state.load(ordering: .acquiring)
+        while true {
+            if s & (ScheduledAction.disposed | ScheduledAction.finished) != 0 { return }
+            let (ok, cur) = state.compareExchange(expected: s, desired: s | ScheduledAction.running,
+                                                  ordering: .acquiringAndReleasing)
+            if ok { break }
+            s = cur
+        }
+        action.unsafelyUnwrapped()
+        if interval == 0 {
+            // One-shot: nobody else drops the closure once RUNNING was set.
+            state.bitwiseOr(ScheduledAction.finished, ordering: .acquiringAndReleasing)
+            action = nil
+            return
+        }
+        // Repeating: clear RUNNING; if disposed meanwhile, the drop is ours.
+        let old = state.bitwiseAnd(~ScheduledAction.running, ordering: .acquiringAndReleasing).oldValue
+        if old & ScheduledAction.disposed != 0 {
+            action = nil
+            return
+        }
+        deadline = Scheduler.add(deadline, interval)
+        scheduler.enqueue(self, at: deadline)
+    }
+
+    public override func dispose() {
+        var s = state.load(ordering: .acquiring)
+        while true {
+            if s & ScheduledAction.disposed != 0 { return }
+            let (ok, cur) = state.compareExchange(expected: s, desired: s | ScheduledAction.disposed,
+                                                  ordering: .acquiringAndReleasing)
+            if ok { break }
+            s = cur
+        }
+        // Neither running nor finished: the closure will never run, drop it now.
+        if s & (ScheduledAction.running | ScheduledAction.finished) == 0 { action = nil }
+    }
+
+    /// True once cancelled, or once a one-shot action has run.
+    public override var isDisposed: Bool {
+        state.load(ordering: .acquiring) & (ScheduledAction.disposed | ScheduledAction.finished) != 0
+    }
+}
+
+/// Disposes its target if that is still alive, without keeping it alive.
+/// Subscriptions hold their scheduled jobs and upstream subscriptions through
+/// it, so no cycle outlives the scheduler or the source (rule 6a).
+public final class WeakDisposable: Disposable {
+    weak var target: Disposable?
+    public init(_ target: Disposable) {
+        self.target = target
+        super.init()
+    }
+    public override func dispose() { target?.dispose() }
+    public override var isDisposed: Bool { target?.isDisposed ?? true }
+}
+
+// MARK: Queues shared by the scheduler implementations
+
+/// A FIFO of jobs (array plus head index; compacts as it drains).
+struct JobQueue {
+    private var items: [Job?] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == items.count }
+    var count: Int { items.count - head }
+
+    mutating func append(_ j: Job) { items.append(j) }
+
+    mutating func popFirst() -> Job? {
+        guard head < items.count else { return nil }
+        let j = items[head]
+        items[head] = nil
+        head += 1
+        if head == items.count {
+            items.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head > 64 && head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        return j
+    }
+
+    /// Takes every job, leaving the queue empty.
+    mutating func takeAll() -> [Job?] {
+        if head > 0 { items.removeFirst(head); head = 0 }
+        let all = items
+        items = []
+        return all
+    }
+}
+
+/// A min-heap of jobs by (time, sequence): FIFO among equal times.
+struct TimerHeap {
+    struct Entry {
+        let time: UInt64
+        let seq: UInt64
+        let job: Job
+        @inline(__always) func before(_ o: Entry) -> Bool { time < o.time || (time == o.time && seq < o.seq) }
+    }
+    private var items: [Entry] = []
+    private var nextSeq: UInt64 = 0
+
+    var isEmpty: Bool { items.isEmpty }
+    var count: Int { items.count }
+    var earliest: UInt64? { items.first?.time }
+
+    mutating func push(_ job: Job, at time: UInt64) {
+        items.append(Entry(time: time, seq: nextSeq, job: job))
+        nextSeq &+= 1
+        var i = items.count - 1
+        while i > 0 {
+            let p = (i - 1) / 2
+            if !items[i].before(items[p]) { break }
+            items.swapAt(i, p)
+            i = p
+        }
+    }
+
+    /// Removes the earliest entry if its time is <= `limit`.
+    mutating func pop(dueBy limit: UInt64) -> Entry? {
+        guard let top = items.first, top.time <= limit else { return nil }
+        let last = items.removeLast()
+        if !items.isEmpty {
+            items[0] = last
+            var i = 0
+            while true {
+                let l = 2 * i + 1, r = l + 1
+                var m = i
+                if l < items.count && items[l].before(items[m]) { m = l }
+                if r < items.count && items[r].before(items[m]) { m = r }
+                if m == i { break }
+                items.swapAt(i, m)
+                i = m
+            }
+        }
+        return top
+    }
+}
+
+// MARK: Operator support
+
+/// Forwards an upstream subscription's events into a relay subscriber.
+/// Operators whose events arrive from scheduler threads (or must be able to
+/// end early from a timer) subscribe upstream with it, so that the relay
+/// serializes delivery downstream.
+///
+/// Ownership: the upstream source holds this sink, which holds the relay;
+/// the relay holds the upstream subscription only weakly (`link`). So when
+/// the source is freed the upstream subscription ends, `finish` disposes
+/// the relay, and nothing is left in a cycle (rule 6a).
+open class RelaySink: Sink {
+    public let relay: Subscriber
+    public init(_ relay: Subscriber) { self.relay = relay }
+
+    open override func onNext(_ value: borrowing Value) { relay.sendNext(value.retained()) }
+    open override func onError(_ error: RippleError) { relay.sendError(error) }
+    open override func onCompleted() { relay.sendCompleted() }
+    /// The upstream subscription ended. After a forwarded terminal event this
+    /// is a no-op; otherwise nothing can reach the relay any more.
+    open override func finish() { relay.dispose() }
+}
+
+extension Subscriber {
+    /// A new subscriber for `sink`, started (it exists before any upstream
+    /// subscription, rule 3).
+    public static func relay(_ sink: Sink) -> Subscriber {
+        let r = Subscriber(sink)
+        r.start()
+        return r
+    }
+
+    /// Disposes `d` with this subscription, without keeping `d` alive.
+    public func link(_ d: Disposable) { addResource(WeakDisposable(d)) }
+}

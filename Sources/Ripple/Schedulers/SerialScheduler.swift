@@ -1,0 +1,133 @@
+import Glibc
+import RippleSupport
+
+// Thread-backed schedulers: a FIFO of ready jobs and a timer heap under one
+// mutex, served by up to `maxThreads` worker threads (1: a serial scheduler;
+// more: the background pool).
+//
+// Hand-off cost: enqueueing is one lock/append/unlock; a worker is woken
+// (condition signal) only if one is asleep, and a serial worker takes the
+// whole ready queue as one batch, so a producer that keeps the queue busy
+// pays no wake-up per job.
+//
+// Lifetime: workers are created on demand and exit after `linger` ns with
+// nothing to do. A worker holds its scheduler strongly, and one exists
+// whenever work (ready or timed) is pending, so pending work keeps its
+// scheduler alive and releasing a scheduler cancels nothing.
+
+/// A scheduler served by a small set of worker threads.
+public class WorkerScheduler: Scheduler, @unchecked Sendable {
+    let lock = Lock()
+    let maxThreads: Int
+    let linger: UInt64
+    let label: String
+    @exclusivity(unchecked) var ready = JobQueue()
+    @exclusivity(unchecked) var timers = TimerHeap()
+    @exclusivity(unchecked) var threads = 0
+    @exclusivity(unchecked) var idle = 0
+
+    init(label: String, maxThreads: Int, linger: UInt64) {
+        self.label = label
+        self.maxThreads = max(1, maxThreads)
+        self.linger = linger
+        super.init()
+    }
+
+    public override func enqueue(_ job: Job) {
+        lock.lock()
+        ready.append(job)
+        wakeOrSpawn()
+        lock.unlock()
+    }
+
+    public override func enqueue(_ job: Job, at time: UInt64) {
+        lock.lock()
+        timers.push(job, at: time)
+        wakeOrSpawn()
+        lock.unlock()
+    }
+
+    /// Under `lock`: makes sure a worker will look at the queues.
+    private func wakeOrSpawn() {
+        if idle > 0 {
+            lock.signal()
+        } else if threads < maxThreads {
+            threads += 1
+            spawn()
+        }
+        // Otherwise every worker is busy and checks the queues when done.
+    }
+
+    private func spawn() {
+        var attr = pthread_attr_t()
+        pthread_attr_init(&attr)
+        pthread_attr_setdetachstate(&attr, Int32(PTHREAD_CREATE_DETACHED))
+        var tid = pthread_t()
+        let arg = Unmanaged.passRetained(self).toOpaque()  // the worker's reference
+        let rc = pthread_create(&tid, &attr, { p in
+            let s = Unmanaged<WorkerScheduler>.fromOpaque(p!).takeRetainedValue()
+            s.work()
+            return nil
+        }, arg)
+        pthread_attr_destroy(&attr)
+        if rc != 0 {
+            Unmanaged<WorkerScheduler>.fromOpaque(arg).release()
+            threads -= 1
+            precondition(threads > 0, "ripple: cannot create a scheduler thread (error \(rc))")
+        }
+    }
+
+    /// A worker's loop; returns (and drops its reference) after lingering idle.
+    private func work() {
+        var name = Array(label.utf8.prefix(15)).map { CChar(bitPattern: $0) }
+        name.append(0)
+        pthread_setname_np(pthread_self(), name)
+        lock.lock()
+        var idleSince: UInt64 = 0
+        while true {
+            let now = monotonicNow()
+            while let e = timers.pop(dueBy: now) { ready.append(e.job) }
+            if !ready.isEmpty {
+                idleSince = 0
+                if maxThreads == 1 {
+                    runUnlocked(ready.takeAll())
+                } else {
+                    let job = ready.popFirst()
+                    if !ready.isEmpty && idle > 0 { lock.signal() }
+                    runUnlocked([job])
+                }
+                continue
+            }
+            if idleSince == 0 { idleSince = now }
+            let wake: UInt64
+            if let t = timers.earliest {
+                wake = t
+            } else if now >= idleSince &+ linger {
+                threads -= 1
+                lock.unlock()
+                return
+            } else {
+                wake = idleSince &+ linger
+            }
+            idle += 1
+            _ = lock.wait(until: wake)
+            idle -= 1
+        }
+    }
+
+    /// Runs `jobs` with the lock released; the jobs are dropped before the
+    /// lock is taken again, so no release callback runs under it.
+    private func runUnlocked(_ jobs: consuming [Job?]) {
+        lock.unlock()
+        for j in jobs { execute(j.unsafelyUnwrapped) }
+        jobs = []
+        lock.lock()
+    }
+}
+
+/// FIFO, one job at a time, on its own thread.
+public final class SerialScheduler: WorkerScheduler, @unchecked Sendable {
+    public init(label: String) {
+        super.init(label: label, maxThreads: 1, linger: 50_000_000)
+    }
+}

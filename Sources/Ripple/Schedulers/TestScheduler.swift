@@ -1,0 +1,49 @@
+/// Virtual time for tests: work runs only when the test advances the clock
+/// (`advance(by:)`) or runs everything (`runAll()`), on the calling thread.
+/// The clock starts at 0; while a job runs, `now` is the time it was due.
+/// Same-time jobs run in the order they were scheduled.
+///
+/// Freed with work pending, it drops that work (its contexts are released):
+/// nothing could ever run it.
+public final class TestScheduler: Scheduler, @unchecked Sendable {
+    private let lock = Lock()
+    @exclusivity(unchecked) private var clock: UInt64 = 0
+    @exclusivity(unchecked) private var timers = TimerHeap()
+
+    public override init() { super.init() }
+
+    public override var now: UInt64 { lock.withLock { clock } }
+
+    public override func enqueue(_ job: Job) {
+        lock.withLock { timers.push(job, at: clock) }
+    }
+
+    public override func enqueue(_ job: Job, at time: UInt64) {
+        lock.withLock { timers.push(job, at: time) }
+    }
+
+    /// Number of jobs waiting (including cancelled ones not yet reached).
+    public var pendingCount: Int { lock.withLock { timers.count } }
+
+    /// Runs every job due up to `now + ns` in time order, then sets the
+    /// clock to `now + ns`. Jobs scheduled meanwhile run too if they fall due.
+    public func advance(by ns: UInt64) {
+        let target = Scheduler.add(now, ns)
+        while let job = next(dueBy: target) { execute(job) }
+        lock.withLock { if clock < target { clock = target } }
+    }
+
+    /// Runs jobs until none is pending, moving the clock to each one's time.
+    /// Never call it with repeating work pending: it would not return.
+    public func runAll() {
+        while let job = next(dueBy: .max) { execute(job) }
+    }
+
+    private func next(dueBy limit: UInt64) -> Job? {
+        lock.withLock {
+            guard let e = timers.pop(dueBy: limit) else { return nil }
+            if e.time > clock { clock = e.time }
+            return e.job
+        }
+    }
+}

@@ -1,0 +1,48 @@
+// Scheduling and time operators: subscribe_on, deliver_on, delay, throttle,
+// timeout, interval.
+import CRipple
+import Ripple
+
+/// The checked (signal, scheduler) pair of a scheduling operator.
+private func operands(_ sig: OpaquePointer?, _ s: OpaquePointer?, _ fn: StaticString,
+                      timers: Bool = false) -> (Signal, Scheduler)? {
+    guard let signal = signalArg(sig, fn), let scheduler = schedulerArg(s, fn) else { return nil }
+    if timers && !timerScheduler(scheduler, fn) { return nil }
+    return (signal, scheduler)
+}
+
+@c @implementation
+public func rpl_signal_subscribe_on(_ sig: OpaquePointer?, _ s: OpaquePointer?) -> OpaquePointer? {
+    operands(sig, s, "rpl_signal_subscribe_on").map { retainedHandle(SubscribeOnSignal($0, $1)) }
+}
+
+@c @implementation
+public func rpl_signal_deliver_on(_ sig: OpaquePointer?, _ s: OpaquePointer?) -> OpaquePointer? {
+    operands(sig, s, "rpl_signal_deliver_on").map { retainedHandle(DeliverOnSignal($0, $1)) }
+}
+
+@c @implementation
+public func rpl_signal_delay(_ sig: OpaquePointer?, _ ns: UInt64, _ s: OpaquePointer?) -> OpaquePointer? {
+    operands(sig, s, "rpl_signal_delay").map { retainedHandle(DelaySignal($0, ns, $1)) }
+}
+
+@c @implementation
+public func rpl_signal_throttle(_ sig: OpaquePointer?, _ ns: UInt64, _ s: OpaquePointer?) -> OpaquePointer? {
+    operands(sig, s, "rpl_signal_throttle", timers: true).map { retainedHandle(ThrottleSignal($0, ns, $1)) }
+}
+
+@c @implementation
+public func rpl_signal_timeout(_ sig: OpaquePointer?, _ ns: UInt64, _ s: OpaquePointer?) -> OpaquePointer? {
+    operands(sig, s, "rpl_signal_timeout", timers: true).map { retainedHandle(TimeoutSignal($0, ns, $1)) }
+}
+
+@c @implementation
+public func rpl_signal_interval(_ ns: UInt64, _ s: OpaquePointer?) -> OpaquePointer? {
+    guard let scheduler = schedulerArg(s, "rpl_signal_interval"),
+          timerScheduler(scheduler, "rpl_signal_interval") else { return nil }
+    guard ns > 0 else {
+        setError(RPL_ERR_INVALID, "rpl_signal_interval: ns is 0")
+        return nil
+    }
+    return retainedHandle(IntervalSignal(ns, scheduler))
+}

@@ -24,7 +24,7 @@ public final class DelaySignal: Signal {
     }
 }
 
-final class DelaySink: RelaySink, @unchecked Sendable {
+final class DelaySink: SchedulerRelaySink, @unchecked Sendable {
     let interval: UInt64
     let scheduler: Scheduler
     let lock = Lock()

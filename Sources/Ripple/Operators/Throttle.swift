@@ -22,7 +22,7 @@ public final class ThrottleSignal: Signal {
     }
 }
 
-final class ThrottleSink: RelaySink, @unchecked Sendable {
+final class ThrottleSink: SchedulerRelaySink, @unchecked Sendable {
     let interval: UInt64
     let scheduler: Scheduler
     let lock = Lock()

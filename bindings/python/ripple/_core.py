@@ -1116,3 +1116,11 @@ def _signal_result(produce, *args):
 @ffi.callback("rpl_signal_t *(void *)", onerror=_cffi_onerror)
 def _defer_factory(ctx):
     return _signal_result(ffi.from_handle(ctx))
+
+
+def clear_error_cache():
+    """Forgets the Python exceptions remembered for errors that crossed into C
+    (at most 256 are kept, so that a Python on_error receives the original
+    exception object); their tracebacks are then released."""
+    with _py_errors_lock:
+        _py_errors.clear()

@@ -407,8 +407,130 @@ rpl_status rpl_signal_to_array(rpl_signal_t *RPL_NULLABLE sig, rpl_value *RPL_NU
 rpl_error_t *RPL_NULLABLE rpl_last_signal_error(void);
 
 /* @@SECTION subjects (issue 3) */
+/* ===========================================================================
+ * Subjects: hot signals you send into yourself
+ * ---------------------------------------------------------------------------
+ * A subject is both a signal (subscribe to it; pass it wherever an
+ * rpl_signal_t* is expected, through rpl_subject_as_signal or a cast) and a
+ * sender. Sending is synchronous and thread-safe: when a send returns, the
+ * event has reached every subscriber, except one that another thread is
+ * delivering to at that moment, which gets it from that thread before it lets
+ * go. Each subscriber gets one event at a time; events sent from one thread
+ * arrive in the order sent; a send from inside a callback on the same thread
+ * is delivered at once, nested (RAC). No subject lock is held while a
+ * callback runs, so callbacks may subscribe to, send into or dispose
+ * subscriptions of the subject that is calling them, and callbacks on two
+ * threads may send into each other's subjects without deadlock.
+ * Subjects remember their terminal event: a subscriber arriving after it gets
+ * it at once (after the replay, for replay subjects), and sends after it are
+ * ignored (they return RPL_OK and release their value).
+ * Disposing a subscription removes it from the subject. A subject is freed
+ * with its last reference; its subscriptions then end without a terminal
+ * event (each observer's release runs) unless something else holds them.
+ * ======================================================================== */
+
+/* No limit for rpl_replay_subject_create. */
+#define RPL_REPLAY_UNLIMITED SIZE_MAX
+
+/* A plain subject: a subscriber gets only what is sent after it subscribed.
+   +1. */
+rpl_subject_t *RPL_NULLABLE rpl_subject_create(void);
+/* A behavior subject: a subscriber first gets the current value (initial,
+   until something is sent), then live events. After the terminal event a late
+   subscriber gets only that event. Consumes initial. +1. */
+rpl_subject_t *RPL_NULLABLE rpl_behavior_subject_create(rpl_value initial);
+/* A replay subject keeping the last capacity values (RPL_REPLAY_UNLIMITED: all
+   of them). A subscriber first gets the kept values, then the terminal event
+   if there was one, then live events. Replay and live delivery never lose,
+   duplicate or reorder events, even under concurrent sends: every subscriber
+   sees the events in one order, which is also the replay order. Replay stops
+   early if the subscription is disposed. Errors: capacity 0
+   (RPL_ERR_INVALID). +1. */
+rpl_subject_t *RPL_NULLABLE rpl_replay_subject_create(size_t capacity);
+
+/* Send an event to every subscriber (see the section comment). send_next
+   consumes v (also on failure); send_error retains e, and a NULL e sends a
+   generic error (domain "ripple", RPL_ERROR_GENERIC). A terminal event also
+   disposes the subject's subscriptions to its sources
+   (rpl_signal_subscribe_subject). Errors: NULL s (RPL_ERR_NULL), s not a
+   subject, e.g. a plain signal (RPL_ERR_KIND), e not an error. */
+rpl_status rpl_subject_send_next(rpl_subject_t *RPL_NULLABLE s, rpl_value v);
+rpl_status rpl_subject_send_error(rpl_subject_t *RPL_NULLABLE s, rpl_error_t *RPL_NULLABLE e);
+rpl_status rpl_subject_send_completed(rpl_subject_t *RPL_NULLABLE s);
+
+/* The subject as a signal: the same object, borrowed (no new reference).
+   NULL (and the last error) if s is NULL or not a subject. */
+rpl_signal_t *RPL_NULLABLE rpl_subject_as_signal(rpl_subject_t *RPL_NULLABLE s);
+
+/* Subscribes the subject s to sig, as its subscriber: sig's values are sent
+   into s, and its terminal event terminates s. A subject may subscribe to
+   several signals; the first terminal event from any of them terminates it and
+   disposes its other source subscriptions (RAC). Subscribing a terminated
+   subject disposes the new subscription at once. Returns the source
+   subscription's disposable (+1); disposing it unsubscribes s from sig
+   without terminating s. The subscription keeps s alive while sig can send to
+   it. Errors: NULL arguments, wrong kinds, or sig == s (RPL_ERR_INVALID). */
+rpl_disposable_t *RPL_NULLABLE rpl_signal_subscribe_subject(rpl_signal_t *RPL_NULLABLE sig,
+                                                            rpl_subject_t *RPL_NULLABLE s);
+
+/* Number of live subscriptions of s right now (0 after its terminal event; 0
+   and the last error for bad input). Only a snapshot when other threads
+   subscribe or dispose meanwhile. */
+size_t rpl_subject_subscriber_count(const rpl_subject_t *RPL_NULLABLE s);
+/* True once s has sent its terminal event. False (and the last error) for
+   bad input. */
+bool rpl_subject_is_terminated(const rpl_subject_t *RPL_NULLABLE s);
+/* A copy (+1, release it) of a behavior subject's current value into *out:
+   the last value sent, or the initial value; still readable after the
+   terminal event. *out is nil on failure. Errors: NULL out or s
+   (RPL_ERR_NULL), s not a behavior subject (RPL_ERR_KIND). */
+rpl_status rpl_behavior_subject_value(rpl_subject_t *RPL_NULLABLE s, rpl_value *RPL_NULLABLE out);
 
 /* @@SECTION multicast (issue 3) */
+/* ===========================================================================
+ * Multicast connections: one subscription of a cold signal, shared
+ * ---------------------------------------------------------------------------
+ * A connection pairs a source signal with a subject. Subscribers subscribe to
+ * the subject (rpl_connection_signal); connecting subscribes the subject to
+ * the source, once, so the source's work runs once for all of them.
+ * Creating a connection has no side effects.
+ * ======================================================================== */
+
+/* A connection multicasting sig through a new plain subject. Not connected.
+   +1. Errors: NULL or non-signal sig. */
+rpl_connection_t *RPL_NULLABLE rpl_signal_publish(rpl_signal_t *RPL_NULLABLE sig);
+/* A connection multicasting sig through subject (retained; any kind of
+   subject). Not connected. +1. Errors: NULL or wrong-kind arguments,
+   sig == subject (RPL_ERR_INVALID). */
+rpl_connection_t *RPL_NULLABLE rpl_signal_multicast(rpl_signal_t *RPL_NULLABLE sig,
+                                                    rpl_subject_t *RPL_NULLABLE subject);
+/* The connection's subject, as a signal: borrowed, lives as long as c. */
+rpl_signal_t *RPL_NULLABLE rpl_connection_signal(rpl_connection_t *RPL_NULLABLE c);
+/* Subscribes the subject to the source, once. While that connection is not
+   disposed, every call returns it again (a new +1 reference to the same
+   disposable) without subscribing again - also to a thread calling while the
+   source's subscribe callback is still running. Disposing the returned
+   disposable unsubscribes the source; a connect after that subscribes again,
+   unless the subject has already terminated. The source's synchronous events
+   are delivered before the first call returns. */
+rpl_disposable_t *RPL_NULLABLE rpl_connection_connect(rpl_connection_t *RPL_NULLABLE c);
+/* A signal (+1) that subscribes each subscriber to the subject and connects
+   when the number of its subscribers goes from 0 to 1; when it goes back to 0
+   it disposes the connection, and a later subscriber connects again (RxSwift's
+   refCount, not RAC's one-shot). A subscriber arriving after the subject
+   terminated gets the terminal event and does not connect. */
+rpl_signal_t *RPL_NULLABLE rpl_connection_autoconnect(rpl_connection_t *RPL_NULLABLE c);
+
+/* Multicasts sig through an unlimited replay subject and connects at once
+   (sig is subscribed before this returns). Returns that subject as a signal
+   (+1): every subscriber gets every value sig sent, then its terminal event. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_replay(rpl_signal_t *RPL_NULLABLE sig);
+/* Like rpl_signal_replay with a replay subject of capacity 1: subscribers get
+   the latest value, then live events. +1. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_replay_last(rpl_signal_t *RPL_NULLABLE sig);
+/* Like rpl_signal_replay, but sig is subscribed on the first subscription,
+   once; subscribers leaving never disconnect it. +1. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_replay_lazily(rpl_signal_t *RPL_NULLABLE sig);
 
 /* @@SECTION operators: single-input (issue 4) */
 /* ===========================================================================

@@ -1,0 +1,54 @@
+// Multicast connections: publish, multicast, connect, autoconnect, replay*.
+import CRipple
+import Ripple
+
+@inline(__always)
+func connectionArg(_ p: OpaquePointer?, _ fn: StaticString) -> MulticastConnection? {
+    checked(p, .connection, what: "a connection", in: fn).map { unsafeDowncast($0, to: MulticastConnection.self) }
+}
+
+@c @implementation
+public func rpl_signal_publish(_ sig: OpaquePointer?) -> OpaquePointer? {
+    signalArg(sig, "rpl_signal_publish").map { retainedHandle($0.publish()) }
+}
+
+@c @implementation
+public func rpl_signal_multicast(_ sig: OpaquePointer?, _ subject: OpaquePointer?) -> OpaquePointer? {
+    guard let signal = signalArg(sig, "rpl_signal_multicast"),
+          let s = subjectArg(subject, "rpl_signal_multicast") else { return nil }
+    if signal === s {
+        setError(RPL_ERR_INVALID, "rpl_signal_multicast: a subject cannot be multicast through itself")
+        return nil
+    }
+    return retainedHandle(signal.multicast(s))
+}
+
+@c @implementation
+public func rpl_connection_signal(_ c: OpaquePointer?) -> OpaquePointer? {
+    connectionArg(c, "rpl_connection_signal").map { handle($0.subject) }
+}
+
+@c @implementation
+public func rpl_connection_connect(_ c: OpaquePointer?) -> OpaquePointer? {
+    connectionArg(c, "rpl_connection_connect").map { retainedHandle($0.connect()) }
+}
+
+@c @implementation
+public func rpl_connection_autoconnect(_ c: OpaquePointer?) -> OpaquePointer? {
+    connectionArg(c, "rpl_connection_autoconnect").map { retainedHandle($0.autoconnect()) }
+}
+
+@c @implementation
+public func rpl_signal_replay(_ sig: OpaquePointer?) -> OpaquePointer? {
+    signalArg(sig, "rpl_signal_replay").map { retainedHandle($0.replay()) }
+}
+
+@c @implementation
+public func rpl_signal_replay_last(_ sig: OpaquePointer?) -> OpaquePointer? {
+    signalArg(sig, "rpl_signal_replay_last").map { retainedHandle($0.replayLast()) }
+}
+
+@c @implementation
+public func rpl_signal_replay_lazily(_ sig: OpaquePointer?) -> OpaquePointer? {
+    signalArg(sig, "rpl_signal_replay_lazily").map { retainedHandle($0.replayLazily()) }
+}

@@ -1,0 +1,108 @@
+// Subjects: plain, behavior and replay (semantics.md rules 7-11).
+import CRipple
+import Ripple
+
+@inline(__always)
+func subjectArg(_ p: OpaquePointer?, _ fn: StaticString) -> Subject? {
+    checked(p, .subject, what: "a subject", in: fn).map { unsafeDowncast($0, to: Subject.self) }
+}
+
+@c @implementation
+public func rpl_subject_create() -> OpaquePointer? { retainedHandle(Subject()) }
+
+@c @implementation
+public func rpl_behavior_subject_create(_ initial: rpl_value) -> OpaquePointer? {
+    retainedHandle(ReplaySubject(behavior: toValue(initial)))
+}
+
+@c @implementation
+public func rpl_replay_subject_create(_ capacity: Int) -> OpaquePointer? {
+    // size_t imports as Int: RPL_REPLAY_UNLIMITED (SIZE_MAX) arrives as -1.
+    let cap = UInt(bitPattern: capacity)
+    guard cap != 0 else {
+        setError(RPL_ERR_INVALID, "rpl_replay_subject_create: capacity 0 is invalid (use RPL_REPLAY_UNLIMITED for no limit)")
+        return nil
+    }
+    return retainedHandle(ReplaySubject(capacity: cap >= UInt(Int.max) ? Int.max : Int(cap)))
+}
+
+/// The subject behind a handle, borrowed without touching its reference
+/// count: a subject that a source subscription or a removal entry refers to
+/// weakly has a side table, which makes every retain and release slow. The
+/// caller's reference keeps it alive for the call.
+@inline(__always)
+func borrowedSubject(_ p: OpaquePointer?) -> Unmanaged<Subject>? {
+    guard let p else { return nil }
+    let o = Unmanaged<RippleObject>.fromOpaque(UnsafeRawPointer(p))
+    guard o._withUnsafeGuaranteedRef({ $0.kind == .subject }) else { return nil }
+    return Unmanaged<Subject>.fromOpaque(UnsafeRawPointer(p))
+}
+
+@c @implementation
+public func rpl_subject_send_next(_ s: OpaquePointer?, _ v: rpl_value) -> rpl_status {
+    let value = toValue(v)
+    guard let subject = borrowedSubject(s) else {
+        _ = subjectArg(s, "rpl_subject_send_next")  // records the error
+        value.release()
+        return rpl_last_error()
+    }
+    subject._withUnsafeGuaranteedRef { $0.sendNext(value) }
+    return 0
+}
+
+@c @implementation
+public func rpl_subject_send_error(_ s: OpaquePointer?, _ e: OpaquePointer?) -> rpl_status {
+    guard let subject = subjectArg(s, "rpl_subject_send_error"),
+          let err = errorOrGeneric(e, "rpl_subject_send_error") else { return rpl_last_error() }
+    subject.sendError(err)
+    return 0
+}
+
+@c @implementation
+public func rpl_subject_send_completed(_ s: OpaquePointer?) -> rpl_status {
+    guard let subject = subjectArg(s, "rpl_subject_send_completed") else { return rpl_last_error() }
+    subject.sendCompleted()
+    return 0
+}
+
+@c @implementation
+public func rpl_subject_as_signal(_ s: OpaquePointer?) -> OpaquePointer? {
+    subjectArg(s, "rpl_subject_as_signal").map(handle)
+}
+
+@c @implementation
+public func rpl_signal_subscribe_subject(_ sig: OpaquePointer?, _ s: OpaquePointer?) -> OpaquePointer? {
+    guard let signal = signalArg(sig, "rpl_signal_subscribe_subject"),
+          let subject = subjectArg(s, "rpl_signal_subscribe_subject") else { return nil }
+    if signal === subject {
+        setError(RPL_ERR_INVALID, "rpl_signal_subscribe_subject: a subject cannot subscribe to itself")
+        return nil
+    }
+    return retainedHandle(subject.subscribe(to: signal))
+}
+
+@c @implementation
+public func rpl_subject_subscriber_count(_ s: OpaquePointer?) -> Int {
+    subjectArg(s, "rpl_subject_subscriber_count")?.subscriberCount ?? 0
+}
+
+@c @implementation
+public func rpl_subject_is_terminated(_ s: OpaquePointer?) -> Bool {
+    subjectArg(s, "rpl_subject_is_terminated")?.isTerminated ?? false
+}
+
+@c @implementation
+public func rpl_behavior_subject_value(_ s: OpaquePointer?, _ out: UnsafeMutablePointer<rpl_value>?) -> rpl_status {
+    out?.pointee = cnil()
+    guard let out else {
+        setError(RPL_ERR_NULL, "rpl_behavior_subject_value: out is NULL")
+        return rpl_last_error()
+    }
+    guard let subject = subjectArg(s, "rpl_behavior_subject_value") else { return rpl_last_error() }
+    guard let behavior = subject as? ReplaySubject, behavior.isBehavior else {
+        setError(RPL_ERR_KIND, "rpl_behavior_subject_value: expected a behavior subject")
+        return rpl_last_error()
+    }
+    out.pointee = toC(behavior.value())
+    return 0
+}

@@ -55,7 +55,8 @@ public func rpl_subscriber_send_next(_ s: OpaquePointer?, _ v: rpl_value) -> rpl
         value.release()
         return rpl_last_error()
     }
-    unsafeDowncast(object(UnsafeRawPointer(s)), to: Subscriber.self).sendNext(value)
+    // The caller's reference keeps the subscriber alive for the call: no retain/release per event.
+    Unmanaged<Subscriber>.fromOpaque(UnsafeRawPointer(s))._withUnsafeGuaranteedRef { $0.sendNext(value) }
     return 0
 }
 

@@ -52,10 +52,9 @@ class AccumulatingSink: ForwardingSink {
     @inline(__always)
     final func accumulate(_ value: borrowing Value) {
         let old = acc.retained()
-        var a = old
-        var v = copy value  // 16 bytes on the stack; the box, if any, stays borrowed
-        let next = Value(c: withUnsafePointer(to: &a) { pa in
-            withUnsafePointer(to: &v) { pv in
+        let v = copy value  // 16 bytes on the stack; the box, if any, stays borrowed
+        let next = Value(c: _withUnprotectedUnsafePointer(to: old) { pa in
+            _withUnprotectedUnsafePointer(to: v) { pv in
                 reduce(ctx, UnsafeRawPointer(pa).assumingMemoryBound(to: ripple_value.self),
                        UnsafeRawPointer(pv).assumingMemoryBound(to: ripple_value.self))
             }

@@ -1,0 +1,279 @@
+/* Helpers shared by the operator tests (test_ops_*.c): a recording observer,
+   a scripted source signal, callback contexts that count their release, and
+   the checks every operator must pass (error propagation, disposal, release
+   of ctx, restartability, bad input). */
+#ifndef RIPPLE_TEST_OPS_COMMON_H
+#define RIPPLE_TEST_OPS_COMMON_H
+#include "check.h"
+#include <ripple.h>
+#include <stdint.h>
+
+/* ---- Recording observer ------------------------------------------------ */
+#define REC_MAX 256
+typedef struct {
+    int n;                    /* values received */
+    int64_t ints[REC_MAX];    /* rpl_value_int of each value */
+    int types[REC_MAX];       /* rpl_value_type of each value */
+    rpl_value last;           /* a copy of the last value (released on replace) */
+    int completed, errors;
+    int64_t error_code;
+    char error_domain[32];
+    int released;             /* observer release calls */
+    int after_terminal;       /* events after a terminal event (grammar check) */
+} rec_t;
+
+static inline void rec_next(void *ctx, const rpl_value *v) {
+    rec_t *r = ctx;
+    if (r->completed || r->errors) r->after_terminal++;
+    if (r->n < REC_MAX) {
+        r->ints[r->n] = rpl_value_int(v);
+        r->types[r->n] = (int)rpl_value_type(v);
+    }
+    r->n++;
+    rpl_value_release(&r->last);
+    r->last = rpl_value_copy(v);
+}
+static inline void rec_error(void *ctx, const rpl_error_t *e) {
+    rec_t *r = ctx;
+    if (r->completed || r->errors) r->after_terminal++;
+    r->errors++;
+    r->error_code = rpl_error_code(e);
+    snprintf(r->error_domain, sizeof r->error_domain, "%s", rpl_error_domain(e));
+}
+static inline void rec_completed(void *ctx) {
+    rec_t *r = ctx;
+    if (r->completed || r->errors) r->after_terminal++;
+    r->completed++;
+}
+static inline void rec_release(void *ctx) { ((rec_t *)ctx)->released++; }
+
+static inline void rec_init(rec_t *r) {
+    memset(r, 0, sizeof *r);
+    r->last = rpl_nil();
+}
+static inline void rec_clear(rec_t *r) { rpl_value_release(&r->last); }
+
+static inline rpl_observer rec_observer(rec_t *r) {
+    rpl_observer o = RPL_OBSERVER_INIT;
+    o.on_next = rec_next;
+    o.on_error = rec_error;
+    o.on_completed = rec_completed;
+    o.release = rec_release;
+    o.ctx = r;
+    return o;
+}
+
+/* Subscribes r (initialized here) to s and returns the disposable. */
+static inline rpl_disposable_t *rec_subscribe(rpl_signal_t *s, rec_t *r) {
+    rec_init(r);
+    rpl_observer o = rec_observer(r);
+    return rpl_signal_subscribe(s, &o);
+}
+
+static inline int rec_is(const rec_t *r, const int64_t *expected, int n) {
+    if (r->n != n) {
+        fprintf(stderr, "    got %d values:", r->n);
+        for (int i = 0; i < r->n && i < REC_MAX; i++) fprintf(stderr, " %lld", (long long)r->ints[i]);
+        fprintf(stderr, "\n");
+        return 0;
+    }
+    for (int i = 0; i < n; i++)
+        if (r->ints[i] != expected[i] || r->types[i] != RPL_TYPE_INT) {
+            fprintf(stderr, "    value %d: got %lld (type %d), expected %lld\n", i, (long long)r->ints[i],
+                    r->types[i], (long long)expected[i]);
+            return 0;
+        }
+    return 1;
+}
+/* CHECK_SEQ(r, 1, 2, 3): r received exactly these ints. */
+#define CHECK_SEQ(r, ...) do { \
+    const int64_t check_e_[] = {__VA_ARGS__}; \
+    CHECK(rec_is(&(r), check_e_, (int)(sizeof check_e_ / sizeof check_e_[0]))); \
+} while (0)
+#define CHECK_COMPLETED(r) do { CHECK_EQ_INT((r).completed, 1); CHECK_EQ_INT((r).errors, 0); \
+                                CHECK_EQ_INT((r).after_terminal, 0); } while (0)
+#define CHECK_FAILED(r, code) do { CHECK_EQ_INT((r).errors, 1); CHECK_EQ_INT((r).error_code, (code)); \
+                                   CHECK_EQ_INT((r).completed, 0); CHECK_EQ_INT((r).after_terminal, 0); } while (0)
+#define CHECK_OPEN(r) do { CHECK_EQ_INT((r).completed, 0); CHECK_EQ_INT((r).errors, 0); } while (0)
+
+/* ---- Scripted source ----------------------------------------------------
+   Each subscription sends values[0..n) synchronously (stopping if disposed),
+   then its terminal event, and returns a disposable counting disposals. With
+   keep set, it retains the latest subscriber in `sub` so the test can send
+   more later (release it with src_clear). */
+enum { SRC_OPEN = 0, SRC_COMPLETE = 1, SRC_FAIL = 2 };
+#define SRC_ERROR_CODE 42
+typedef struct {
+    int64_t values[32];
+    int n;
+    int terminal;
+    int keep;
+    int subscriptions, disposals, released;
+    rpl_subscriber_t *sub;
+} src_t;
+
+static inline void src_on_dispose(void *ctx) { ((src_t *)ctx)->disposals++; }
+static inline void src_release(void *ctx) { ((src_t *)ctx)->released++; }
+
+static inline rpl_disposable_t *src_subscribe(void *ctx, rpl_subscriber_t *s) {
+    src_t *p = ctx;
+    p->subscriptions++;
+    if (p->keep) {
+        rpl_release(p->sub);
+        p->sub = rpl_retain(s);
+    }
+    for (int i = 0; i < p->n && !rpl_subscriber_is_disposed(s); i++) rpl_subscriber_send_next(s, rpl_int(p->values[i]));
+    if (p->terminal == SRC_COMPLETE) rpl_subscriber_send_completed(s);
+    if (p->terminal == SRC_FAIL) {
+        rpl_error_t *e = rpl_error_create("test", SRC_ERROR_CODE, "scripted failure");
+        rpl_subscriber_send_error(s, e);
+        rpl_release(e);
+    }
+    return rpl_disposable_create(src_on_dispose, p);
+}
+
+static inline void src_init(src_t *p, int terminal, int n, const int64_t *values) {
+    memset(p, 0, sizeof *p);
+    p->terminal = terminal;
+    p->n = n;
+    for (int i = 0; i < n; i++) p->values[i] = values[i];
+}
+#define SRC_INIT(p, terminal, ...) do { \
+    const int64_t src_v_[] = {__VA_ARGS__}; \
+    src_init((p), (terminal), (int)(sizeof src_v_ / sizeof src_v_[0]), src_v_); \
+} while (0)
+#define SRC_INIT_EMPTY(p, terminal) src_init((p), (terminal), 0, NULL)
+
+static inline rpl_signal_t *src_signal(src_t *p) { return rpl_signal_create(src_subscribe, p, src_release); }
+static inline void src_clear(src_t *p) {
+    rpl_release(p->sub);
+    p->sub = NULL;
+}
+
+/* ---- Callback contexts --------------------------------------------------- */
+typedef struct {
+    int64_t k;      /* a parameter for the callback */
+    int calls;
+    int released;
+} fnctx_t;
+static inline void fnctx_release(void *ctx) { ((fnctx_t *)ctx)->released++; }
+
+static int pointer_dtor_calls;
+static inline void pointer_dtor(void *p) { (void)p; pointer_dtor_calls++; }
+
+/* ---- Checks every operator must pass ------------------------------------
+   make(src, c) builds the operator over src with a callback context c whose
+   release is fnctx_release (operators without a callback ignore c). */
+typedef rpl_signal_t *(*make_fn)(rpl_signal_t *src, fnctx_t *c);
+/* Whether the operator under test takes a callback context (set by
+   common_checks); without one, c is never released. */
+static int common_has_ctx = 1;
+#define CHECK_CTX_RELEASED(c, times) CHECK_EQ_INT((c).released, common_has_ctx ? (times) : 0)
+
+/* An error from the source reaches the subscriber, once, as the only terminal
+   event; the source's disposable is disposed. */
+static inline void common_error(make_fn make) {
+    src_t p;
+    SRC_INIT_EMPTY(&p, SRC_FAIL);
+    rpl_signal_t *s = src_signal(&p);
+    fnctx_t c = {0, 0, 0};
+    rpl_signal_t *op = make(s, &c);
+    rec_t r;
+    rpl_disposable_t *d = rec_subscribe(op, &r);
+    CHECK_FAILED(r, SRC_ERROR_CODE);
+    CHECK(strcmp(r.error_domain, "test") == 0);
+    CHECK_EQ_INT(p.disposals, 1);
+    CHECK_EQ_INT(r.released, 1);
+    rpl_release(d);
+    rpl_release(op);
+    rpl_release(s);
+    CHECK_CTX_RELEASED(c, 1);
+    CHECK_EQ_INT(p.released, 1);
+    rec_clear(&r);
+}
+
+/* Disposing the operator's subscription disposes the source's subscription,
+   ends delivery and runs the observer's release; the callback context lives
+   while a subscription can call it and is released once, after the operator
+   signal is freed. */
+static inline void common_dispose(make_fn make) {
+    src_t p;
+    SRC_INIT_EMPTY(&p, SRC_OPEN);
+    p.keep = 1;
+    rpl_signal_t *s = src_signal(&p);
+    fnctx_t c = {0, 0, 0};
+    rpl_signal_t *op = make(s, &c);
+    rec_t r;
+    rpl_disposable_t *d = rec_subscribe(op, &r);
+    CHECK(d != NULL);
+    CHECK_EQ_INT(p.subscriptions, 1);
+    CHECK_EQ_INT(p.disposals, 0);
+    rpl_release(op);  /* the subscription still holds the callback */
+    CHECK_CTX_RELEASED(c, 0);
+    CHECK_EQ_INT(rpl_disposable_dispose(d), RPL_OK);
+    CHECK_EQ_INT(p.disposals, 1);
+    CHECK_EQ_INT(r.released, 1);
+    CHECK_CTX_RELEASED(c, 1);
+    CHECK(rpl_disposable_is_disposed(d));
+    rpl_subscriber_send_next(p.sub, rpl_int(1));  /* ignored after dispose */
+    rpl_subscriber_send_completed(p.sub);
+    CHECK_EQ_INT(r.n, 0);
+    CHECK_OPEN(r);
+    CHECK_EQ_INT(rpl_disposable_dispose(d), RPL_OK);  /* idempotent */
+    CHECK_EQ_INT(p.disposals, 1);
+    rpl_release(d);
+    src_clear(&p);
+    rpl_release(s);
+    CHECK_CTX_RELEASED(c, 1);
+    CHECK_EQ_INT(p.released, 1);
+    rec_clear(&r);
+}
+
+/* Releasing every handle without disposing frees the subscription once the
+   source can no longer send to it (rule 6a): the observer and the callback
+   context are released exactly once. */
+static inline void common_release_without_dispose(make_fn make) {
+    src_t p;
+    SRC_INIT_EMPTY(&p, SRC_OPEN);
+    p.keep = 1;
+    rpl_signal_t *s = src_signal(&p);
+    fnctx_t c = {0, 0, 0};
+    rpl_signal_t *op = make(s, &c);
+    rec_t r;
+    rpl_disposable_t *d = rec_subscribe(op, &r);
+    rpl_release(d);
+    rpl_release(op);
+    rpl_release(s);
+    CHECK_EQ_INT(r.released, 0);  /* the source still holds its subscriber */
+    src_clear(&p);
+    CHECK_EQ_INT(r.released, 1);
+    CHECK_CTX_RELEASED(c, 1);
+    CHECK_EQ_INT(p.released, 1);
+    rec_clear(&r);
+}
+
+/* Bad input: NULL and wrong-kind signals; the context is released once. */
+static inline void common_bad_signal(make_fn make) {
+    fnctx_t c = {0, 0, 0};
+    CHECK(make(NULL, &c) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    CHECK(strlen(rpl_last_error_message()) > 0);
+    CHECK_CTX_RELEASED(c, 1);
+    rpl_disposable_t *notsig = rpl_disposable_create(NULL, NULL);
+    fnctx_t c2 = {0, 0, 0};
+    CHECK(make((rpl_signal_t *)notsig, &c2) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
+    CHECK_CTX_RELEASED(c2, 1);
+    CHECK(!rpl_disposable_is_disposed(notsig));  /* still usable */
+    rpl_release(notsig);
+}
+
+static inline void common_checks(make_fn make, int has_ctx) {
+    common_has_ctx = has_ctx;
+    common_error(make);
+    common_dispose(make);
+    common_release_without_dispose(make);
+    common_bad_signal(make);
+}
+
+#endif

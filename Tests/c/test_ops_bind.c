@@ -1,0 +1,438 @@
+/* Higher-order operators: bind, flatten_map, flatten, switch_to_latest. */
+#include "ops2_support.h"
+
+static void send_signal(src_t *src, int i, rpl_signal_t *s) {
+    rpl_subscriber_send_next(src->subs[i], rpl_signal_value(s));
+}
+
+/* ------------------------------------------------------------------- bind */
+typedef struct {
+    int calls;
+    int64_t stop_at;     /* set *stop at this value (0: never) */
+    int64_t nil_at;      /* return NULL at this value (0: never) */
+    int64_t error_at;    /* return a failing signal at this value */
+    int64_t bad_at;      /* return a non-signal handle at this value */
+    rpl_signal_t *inner; /* if set, returned (retained) instead of return(v*10) */
+} bind_ctx;
+
+static rpl_signal_t *binder(void *ctx, const rpl_value *v, bool *stop) {
+    bind_ctx *b = ctx;
+    int64_t x = rpl_value_int(v);
+    b->calls++;
+    if (x == b->stop_at) *stop = true;
+    if (x == b->nil_at) return NULL;
+    if (x == b->error_at) {
+        rpl_error_t *e = test_error(x);
+        rpl_signal_t *s = rpl_signal_error(e);
+        rpl_release(e);
+        return s;
+    }
+    if (x == b->bad_at) return (rpl_signal_t *)rpl_error_create(NULL, 0, "not a signal");
+    if (b->inner) return rpl_retain(b->inner);
+    return rpl_signal_return(rpl_int(x * 10));
+}
+
+static void test_bind(void) {
+    src_t a, in;
+    rec_t r;
+    bind_ctx b = {0};
+    ctx_releases = 0;
+
+    /* Maps each value to a signal and passes its values on. */
+    rpl_signal_t *sa = src_make(&a, "1 2 3 C");
+    rpl_signal_t *s = rpl_signal_bind(sa, binder, &b, count_release);
+    CHECK_STR(rec_run(s, &r), "10 20 30 C");
+    CHECK_EQ_INT(r.released, 1);
+    /* stop with a signal: the signal is subscribed, then the source disposed. */
+    b.stop_at = 2;
+    CHECK_STR(rec_run(s, &r), "10 20 C");
+    /* NULL stops the source at once. */
+    b.stop_at = 0;
+    b.nil_at = 2;
+    b.calls = 0;
+    CHECK_STR(rec_run(s, &r), "10 C");
+    CHECK_EQ_INT(b.calls, 2);
+    /* An inner error ends everything; later source values are not bound. */
+    b.nil_at = 0;
+    b.error_at = 1;
+    b.calls = 0;
+    CHECK_STR(rec_run(s, &r), "E1");
+    CHECK_EQ_INT(b.calls, 1);
+    /* A non-signal handle from the callback fails with RPL_ERROR_CALLBACK. */
+    b.error_at = 0;
+    b.bad_at = 2;
+    CHECK_STR(rec_run(s, &r), "10 E3");
+    CHECK_EQ_INT(r.error_code, RPL_ERROR_CALLBACK);
+    b.bad_at = 0;
+    rpl_release(s);
+    rpl_release(sa);
+    src_drop(&a);
+    CHECK_EQ_INT(ctx_releases, 1);
+
+    /* Hot source and hot inners: inners run concurrently; completion waits
+       for the source and every inner; stop leaves running inners alone. */
+    ctx_releases = 0;
+    sa = src_make(&a, NULL);
+    rpl_signal_t *sin = src_make(&in, NULL);
+    b.inner = sin;
+    s = rpl_signal_bind(sa, binder, &b, count_release);
+    rpl_disposable_t *d = rec_subscribe(s, &r);
+    src_send(&a, 0, "1 2");
+    CHECK_EQ_INT(in.nsubs, 2);
+    src_send(&in, 1, "20");
+    src_send(&in, 0, "10");
+    src_send(&a, 0, "C");
+    src_send(&in, 0, "C");
+    CHECK_STR(r.text, "20 10");
+    src_send(&in, 1, "21 C");
+    CHECK_STR(r.text, "20 10 21 C");
+    CHECK_EQ_INT(a.disposed, 1);
+    CHECK_EQ_INT(in.disposed, 2);
+    rpl_release(d);
+    src_drop(&a);
+    src_drop(&in);
+
+    b.stop_at = 2;
+    d = rec_subscribe(s, &r);
+    src_send(&a, 0, "1 2");
+    CHECK_EQ_INT(a.disposed, 2);  /* the source is stopped */
+    src_send(&a, 0, "3");
+    CHECK_EQ_INT(in.nsubs, 2);
+    src_send(&in, 0, "5 C");
+    src_send(&in, 1, "6");
+    CHECK_STR(r.text, "5 6");
+    src_send(&in, 1, "C");
+    CHECK_STR(r.text, "5 6 C");
+    rpl_release(d);
+    src_drop(&a);
+    src_drop(&in);
+    b.stop_at = 0;
+
+    /* Source error, inner error: everything disposed. */
+    d = rec_subscribe(s, &r);
+    src_send(&a, 0, "1");
+    src_send(&a, 0, "E4");
+    CHECK_STR(r.text, "E4");
+    CHECK_EQ_INT(in.disposed, 5);
+    rpl_release(d);
+    src_drop(&a);
+    src_drop(&in);
+    d = rec_subscribe(s, &r);
+    src_send(&a, 0, "1 2");
+    src_send(&in, 1, "E5");
+    CHECK_STR(r.text, "E5");
+    CHECK_EQ_INT(a.disposed, 4);
+    CHECK_EQ_INT(in.disposed, 7);
+    rpl_release(d);
+    src_drop(&a);
+    src_drop(&in);
+
+    /* Disposal disposes the source and every inner. */
+    d = rec_subscribe(s, &r);
+    src_send(&a, 0, "1 2");
+    rpl_disposable_dispose(d);
+    CHECK_EQ_INT(a.disposed, 5);
+    CHECK_EQ_INT(in.disposed, 9);
+    CHECK_EQ_INT(r.released, 1);
+    rpl_release(d);
+    src_drop(&a);
+    src_drop(&in);
+
+    /* Rule 6a: no cycle once the sources are gone. */
+    d = rec_subscribe(s, &r);
+    src_send(&a, 0, "1");
+    rpl_release(d);
+    src_drop(&a);
+    CHECK_EQ_INT(r.released, 0);  /* the inner can still send */
+    src_send(&in, 0, "8");
+    src_drop(&in);
+    CHECK_STR(r.text, "8");
+    CHECK_EQ_INT(r.released, 1);
+    CHECK_EQ_INT(ctx_releases, 0);
+    rpl_release(s);
+    CHECK_EQ_INT(ctx_releases, 1);
+    rpl_release(sa);
+    rpl_release(sin);
+    CHECK_EQ_INT(a.released, 1);
+    CHECK_EQ_INT(in.released, 1);
+
+    /* Bad input: the release still runs. */
+    ctx_releases = 0;
+    sa = rpl_signal_empty();
+    CHECK(rpl_signal_bind(NULL, binder, &b, count_release) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    CHECK(rpl_signal_bind(sa, NULL, &b, count_release) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    rpl_error_t *e = test_error(1);
+    CHECK(rpl_signal_bind((rpl_signal_t *)e, binder, &b, count_release) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
+    CHECK_EQ_INT(ctx_releases, 3);
+    rpl_release(e);
+    rpl_release(sa);
+}
+
+/* ------------------------------------------------------------ flatten_map */
+typedef struct {
+    rpl_signal_t *inner;  /* if set: returned (retained) for every value */
+} fm_ctx;
+
+static rpl_signal_t *plus_one_or_nil(void *ctx, const rpl_value *v) {
+    fm_ctx *f = ctx;
+    if (f && f->inner) return rpl_retain(f->inner);
+    int64_t x = rpl_value_int(v);
+    if (x % 2) return NULL;  /* odd: empty */
+    if (x == 4) return rpl_signal_empty();
+    if (x == 6) {             /* not a fast path */
+        rpl_signal_t *one = rpl_signal_return(rpl_int(x + 1));
+        rpl_signal_t *c = rpl_signal_concat(one, one);
+        rpl_release(one);
+        return c;
+    }
+    return rpl_signal_return(rpl_int(x + 1));
+}
+
+static void test_flatten_map(void) {
+    src_t a, in;
+    rec_t r;
+    ctx_releases = 0;
+    rpl_signal_t *sa = src_make(&a, "1 2 3 4 5 6 C");
+    rpl_signal_t *s = rpl_signal_flatten_map(sa, plus_one_or_nil, NULL, count_release);
+    CHECK_STR(rec_run(s, &r), "3 7 7 C");  /* NULL is empty: the source goes on */
+    rpl_release(s);
+    rpl_release(sa);
+    src_drop(&a);
+    CHECK_EQ_INT(ctx_releases, 1);
+
+    /* Hot inners merge; completion after the source and every inner. */
+    ctx_releases = 0;
+    fm_ctx f = {0};
+    sa = src_make(&a, NULL);
+    f.inner = src_make(&in, NULL);
+    s = rpl_signal_flatten_map(sa, plus_one_or_nil, &f, count_release);
+    rpl_disposable_t *d = rec_subscribe(s, &r);
+    src_send(&a, 0, "1 2 C");
+    src_send(&in, 0, "1");
+    src_send(&in, 1, "2 C");
+    src_send(&in, 0, "3");
+    CHECK_STR(r.text, "1 2 3");
+    src_send(&in, 0, "C");
+    CHECK_STR(r.text, "1 2 3 C");
+    rpl_release(d);
+    src_drop(&a);
+    src_drop(&in);
+
+    /* Inner error ends it; disposal disposes source and inners. */
+    d = rec_subscribe(s, &r);
+    src_send(&a, 0, "1 2");
+    src_send(&in, 0, "E8");
+    CHECK_STR(r.text, "E8");
+    CHECK_EQ_INT(in.disposed, 4);
+    CHECK_EQ_INT(a.disposed, 2);
+    rpl_release(d);
+    src_drop(&a);
+    src_drop(&in);
+    d = rec_subscribe(s, &r);
+    src_send(&a, 0, "1");
+    rpl_disposable_dispose(d);
+    CHECK_EQ_INT(a.disposed, 3);
+    CHECK_EQ_INT(in.disposed, 5);
+    CHECK_EQ_INT(r.released, 1);
+    rpl_release(d);
+    src_drop(&a);
+    src_drop(&in);
+
+    /* Many inners that complete later: their tokens are dropped as they end. */
+    d = rec_subscribe(s, &r);
+    long n = test_scale(50, 50);  /* bounded by SRC_MAX_SUBS */
+    for (long i = 0; i < n; i++) src_send(&a, 0, "1");
+    for (long i = 0; i < n; i++) src_send(&in, (int)i, "C");
+    src_send(&a, 0, "C");
+    CHECK_STR(r.text, "C");
+    rpl_release(d);
+    src_drop(&a);
+    src_drop(&in);
+
+    rpl_release(s);
+    CHECK_EQ_INT(ctx_releases, 1);
+    rpl_release(f.inner);
+    rpl_release(sa);
+
+    /* Bad input. */
+    ctx_releases = 0;
+    sa = rpl_signal_empty();
+    CHECK(rpl_signal_flatten_map(NULL, plus_one_or_nil, NULL, count_release) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    CHECK(rpl_signal_flatten_map(sa, NULL, NULL, count_release) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    CHECK_EQ_INT(ctx_releases, 2);
+    rpl_release(sa);
+}
+
+/* ---------------------------------------------------------------- flatten */
+static void test_flatten(void) {
+    src_t o, a, b;
+    rec_t r;
+    rpl_signal_t *so = src_make(&o, NULL);
+    rpl_signal_t *sa = src_make(&a, NULL);
+    rpl_signal_t *sb = src_make(&b, NULL);
+    rpl_signal_t *f = rpl_signal_flatten(so);
+    rpl_disposable_t *d = rec_subscribe(f, &r);
+    send_signal(&o, 0, sa);
+    send_signal(&o, 0, sb);
+    rpl_subscriber_send_next(o.subs[0], rpl_nil());  /* nil: empty */
+    src_send(&b, 0, "2");
+    src_send(&a, 0, "1 C");
+    src_send(&o, 0, "C");
+    CHECK_STR(r.text, "2 1");
+    src_send(&b, 0, "C");
+    CHECK_STR(r.text, "2 1 C");
+    rpl_release(d);
+    src_drop(&o);
+    src_drop(&a);
+    src_drop(&b);
+
+    /* A non-signal value fails the result; the inners are disposed. */
+    d = rec_subscribe(f, &r);
+    send_signal(&o, 0, sa);
+    rpl_subscriber_send_next(o.subs[0], rpl_int(5));
+    CHECK_STR(r.text, "E1");
+    CHECK_EQ_INT(r.error_code, RPL_ERROR_GENERIC);
+    CHECK_EQ_INT(a.disposed, 2);
+    CHECK_EQ_INT(o.disposed, 2);
+    rpl_release(d);
+    src_drop(&o);
+    src_drop(&a);
+
+    /* Disposal. */
+    d = rec_subscribe(f, &r);
+    send_signal(&o, 0, sa);
+    rpl_disposable_dispose(d);
+    CHECK_EQ_INT(a.disposed, 3);
+    CHECK_EQ_INT(o.disposed, 3);
+    rpl_release(d);
+    src_drop(&o);
+    src_drop(&a);
+    rpl_release(f);
+
+    CHECK(rpl_signal_flatten(NULL) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    rpl_error_t *e = test_error(1);
+    CHECK(rpl_signal_flatten((rpl_signal_t *)e) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
+    rpl_release(e);
+    rpl_release(so);
+    rpl_release(sa);
+    rpl_release(sb);
+}
+
+/* ------------------------------------------------------- switch_to_latest */
+static void test_switch_to_latest(void) {
+    src_t o, a, b;
+    rec_t r;
+    rpl_signal_t *so = src_make(&o, NULL);
+    rpl_signal_t *sa = src_make(&a, NULL);
+    rpl_signal_t *sb = src_make(&b, NULL);
+    rpl_signal_t *sw = rpl_signal_switch_to_latest(so);
+    rpl_disposable_t *d = rec_subscribe(sw, &r);
+    send_signal(&o, 0, sa);
+    src_send(&a, 0, "1");
+    send_signal(&o, 0, sb);
+    CHECK_EQ_INT(a.disposed, 1);  /* the previous inner is cut */
+    src_send(&a, 0, "2");
+    src_send(&b, 0, "3");
+    src_send(&o, 0, "C");
+    CHECK_STR(r.text, "1 3");     /* outer done, latest inner still running */
+    src_send(&b, 0, "4 C");
+    CHECK_STR(r.text, "1 3 4 C");
+    rpl_release(d);
+    src_drop(&o);
+    src_drop(&a);
+    src_drop(&b);
+
+    /* Outer completes while the latest inner never does: no completion. A
+       completed older inner does not count. */
+    d = rec_subscribe(sw, &r);
+    send_signal(&o, 0, sa);
+    send_signal(&o, 0, sb);
+    src_send(&a, 0, "C");
+    src_send(&o, 0, "C");
+    CHECK_STR(r.text, "");
+    rpl_disposable_dispose(d);
+    CHECK_EQ_INT(b.disposed, 2);
+    rpl_release(d);
+    src_drop(&o);
+    src_drop(&a);
+    src_drop(&b);
+
+    /* Synchronous inners are delivered; nil is an empty inner. */
+    rpl_signal_t *one = rpl_signal_return(rpl_int(1));
+    d = rec_subscribe(sw, &r);
+    send_signal(&o, 0, one);
+    send_signal(&o, 0, sa);
+    rpl_subscriber_send_next(o.subs[0], rpl_nil());
+    CHECK_EQ_INT(a.disposed, 3);
+    src_send(&o, 0, "C");
+    CHECK_STR(r.text, "1 C");
+    rpl_release(d);
+    src_drop(&o);
+    src_drop(&a);
+
+    /* Errors: the latest inner's, the outer's, a non-signal value. */
+    d = rec_subscribe(sw, &r);
+    send_signal(&o, 0, sa);
+    src_send(&a, 0, "E2");
+    CHECK_STR(r.text, "E2");
+    CHECK_EQ_INT(o.disposed, 4);
+    rpl_release(d);
+    src_drop(&o);
+    src_drop(&a);
+    d = rec_subscribe(sw, &r);
+    send_signal(&o, 0, sa);
+    src_send(&o, 0, "E3");
+    CHECK_STR(r.text, "E3");
+    CHECK_EQ_INT(a.disposed, 5);
+    rpl_release(d);
+    src_drop(&o);
+    src_drop(&a);
+    d = rec_subscribe(sw, &r);
+    rpl_subscriber_send_next(o.subs[0], rpl_string("no"));
+    CHECK_STR(r.text, "E1");
+    rpl_release(d);
+    src_drop(&o);
+
+    /* Disposal disposes the outer and the current inner; rule 6a. */
+    d = rec_subscribe(sw, &r);
+    send_signal(&o, 0, sa);
+    rpl_disposable_dispose(d);
+    CHECK_EQ_INT(o.disposed, 7);
+    CHECK_EQ_INT(a.disposed, 6);
+    CHECK_EQ_INT(r.released, 1);
+    rpl_release(d);
+    src_drop(&o);
+    src_drop(&a);
+    d = rec_subscribe(sw, &r);
+    send_signal(&o, 0, sa);
+    rpl_release(d);
+    src_drop(&o);
+    CHECK_EQ_INT(r.released, 0);
+    src_drop(&a);
+    CHECK_EQ_INT(r.released, 1);
+    rpl_release(sw);
+
+    CHECK(rpl_signal_switch_to_latest(NULL) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    rpl_release(one);
+    rpl_release(so);
+    rpl_release(sa);
+    rpl_release(sb);
+    CHECK_EQ_INT(o.released, 1);
+    CHECK_EQ_INT(a.released, 1);
+}
+
+int main(void) {
+    RUN(test_bind);
+    RUN(test_flatten_map);
+    RUN(test_flatten);
+    RUN(test_switch_to_latest);
+    CHECK_DONE();
+}

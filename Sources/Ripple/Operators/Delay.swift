@@ -26,7 +26,7 @@ public final class DelaySignal: Signal {
 
 final class DelaySink: SchedulerRelaySink, @unchecked Sendable {
     let interval: UInt64
-    let scheduler: Scheduler
+    let schedulerRef: SchedulerRef
     let lock = Lock()
     @exclusivity(unchecked) var items: [(due: UInt64, event: Event)] = []
     @exclusivity(unchecked) var head = 0
@@ -38,7 +38,7 @@ final class DelaySink: SchedulerRelaySink, @unchecked Sendable {
 
     init(_ relay: Subscriber, _ interval: UInt64, _ scheduler: Scheduler) {
         self.interval = interval
-        self.scheduler = scheduler
+        self.schedulerRef = SchedulerRef(scheduler)
         super.init(relay)
     }
 
@@ -65,6 +65,10 @@ final class DelaySink: SchedulerRelaySink, @unchecked Sendable {
     }
 
     private func push(_ e: Event) {
+        guard let scheduler = schedulerRef.scheduler else {
+            e.release()  // a freed test scheduler or run loop: never delivered
+            return
+        }
         let due = Scheduler.add(scheduler.now, interval)
         lock.lock()
         if stopped {
@@ -92,6 +96,7 @@ final class DelaySink: SchedulerRelaySink, @unchecked Sendable {
     }
 
     private func fire() {
+        guard let scheduler = schedulerRef.scheduler else { return }
         let now = scheduler.now
         var due: [Event] = []
         lock.lock()

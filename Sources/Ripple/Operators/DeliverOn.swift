@@ -39,7 +39,7 @@ final class DeliverOnSink: Sink {
 /// The queue and its drain job (the scheduler holds it while it is pending).
 final class DeliverOnQueue: Job, @unchecked Sendable {
     let relay: Subscriber
-    let scheduler: Scheduler
+    let scheduler: SchedulerRef
     let lock = Lock()
     @exclusivity(unchecked) var pending: [Event] = []
     @exclusivity(unchecked) var spare: [Event] = []
@@ -48,7 +48,7 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
 
     init(_ relay: Subscriber, _ scheduler: Scheduler) {
         self.relay = relay
-        self.scheduler = scheduler
+        self.scheduler = SchedulerRef(scheduler)
         super.init()
     }
 
@@ -65,7 +65,17 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
         }
         scheduled = true
         lock.unlock()
-        scheduler.enqueue(self)
+        schedule()
+    }
+
+    /// Enqueues the drain job; if the (driven) scheduler is gone nothing can
+    /// deliver any more, so the subscription ends.
+    private func schedule() {
+        if let s = scheduler.scheduler {
+            s.enqueue(self)
+        } else {
+            relay.dispose()
+        }
     }
 
     /// The upstream subscription is over; once the queue is delivered the
@@ -76,7 +86,7 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
         let go = !scheduled
         scheduled = true
         lock.unlock()
-        if go { scheduler.enqueue(self) }
+        if go { schedule() }
     }
 
     override func run(on scheduler: Scheduler) {

@@ -24,7 +24,7 @@ public final class ThrottleSignal: Signal {
 
 final class ThrottleSink: SchedulerRelaySink, @unchecked Sendable {
     let interval: UInt64
-    let scheduler: Scheduler
+    let schedulerRef: SchedulerRef
     let lock = Lock()
     @exclusivity(unchecked) var pending: Value?
     /// Bumped by every value and by the end: a timer only sends the value of
@@ -34,13 +34,14 @@ final class ThrottleSink: SchedulerRelaySink, @unchecked Sendable {
 
     init(_ relay: Subscriber, _ interval: UInt64, _ scheduler: Scheduler) {
         self.interval = interval
-        self.scheduler = scheduler
+        self.schedulerRef = SchedulerRef(scheduler)
         super.init(relay)
     }
 
     deinit { pending?.release() }
 
     override func onNext(_ value: borrowing Value) {
+        guard let scheduler = schedulerRef.scheduler else { return }  // freed: never sent
         let v = value.retained()
         let due = Scheduler.add(scheduler.now, interval)
         lock.lock()

@@ -50,6 +50,8 @@ public final class RunLoopScheduler: Scheduler, @unchecked Sendable {
         close(timerFD)
     }
 
+    public override var isDriven: Bool { true }
+
     public override func enqueue(_ job: Job) {
         lock.lock()
         let wasEmpty = ready.isEmpty

@@ -45,6 +45,11 @@ open class Scheduler: RippleObject {
     /// which would block its caller forever).
     open var supportsRepeating: Bool { true }
 
+    /// True for schedulers that run work only when their owner drives them
+    /// (test scheduler, run loop): once the last reference to one is gone,
+    /// nothing can run its pending work. See `SchedulerRef`.
+    open var isDriven: Bool { false }
+
     /// The current scheduler of the calling thread (borrowed), or nil outside
     /// scheduled work.
     public static var current: Scheduler? {
@@ -280,6 +285,30 @@ struct TimerHeap {
 }
 
 // MARK: Operator support
+
+/// How per-subscription operator state holds its scheduler. A thread-backed
+/// scheduler is held strongly: the subscription outlives the operator signal
+/// (rule 6a) and must still be able to schedule. A driven scheduler is held
+/// weakly: its pending jobs hold the operator state, so a strong reference
+/// back would be a cycle that leaks once the program releases the
+/// scheduler; and a freed driven scheduler could never run the work anyway.
+public struct SchedulerRef {
+    private let strong: Scheduler?
+    private weak var weakRef: Scheduler?
+
+    public init(_ s: Scheduler) {
+        if s.isDriven {
+            strong = nil
+            weakRef = s
+        } else {
+            strong = s
+        }
+    }
+
+    /// The scheduler, or nil if it was a driven scheduler now freed.
+    @inline(__always)
+    public var scheduler: Scheduler? { strong ?? weakRef }
+}
 
 /// Forwards an upstream subscription's events into a relay subscriber.
 /// Operators whose events arrive from scheduler threads (or must be able to

@@ -14,6 +14,8 @@ public final class TestScheduler: Scheduler, @unchecked Sendable {
 
     public override var now: UInt64 { lock.withLock { clock } }
 
+    public override var isDriven: Bool { true }
+
     public override func enqueue(_ job: Job) {
         lock.withLock { timers.push(job, at: clock) }
     }
@@ -41,9 +43,14 @@ public final class TestScheduler: Scheduler, @unchecked Sendable {
 
     private func next(dueBy limit: UInt64) -> Job? {
         lock.withLock {
-            guard let e = timers.pop(dueBy: limit) else { return nil }
-            if e.time > clock { clock = e.time }
-            return e.job
+            // Cancelled jobs (their closure already dropped) are skipped
+            // without moving the clock.
+            while let e = timers.pop(dueBy: limit) {
+                if e.job.isDisposed { continue }
+                if e.time > clock { clock = e.time }
+                return e.job
+            }
+            return nil
         }
     }
 }

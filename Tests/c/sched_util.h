@@ -1,0 +1,112 @@
+/* Helpers shared by the scheduler tests: an observer that records events, a
+   source the test sends into by hand, and counters for release callbacks. */
+#ifndef RIPPLE_TEST_SCHED_UTIL_H
+#define RIPPLE_TEST_SCHED_UTIL_H
+#include "check.h"
+#include <pthread.h>
+#include <ripple.h>
+#include <stdatomic.h>
+
+/* --- Recorder ------------------------------------------------------------- */
+#define REC_MAX 64
+typedef struct {
+    rpl_scheduler_t *clock;        /* read at each event (optional) */
+    int64_t vals[REC_MAX];
+    uint64_t at[REC_MAX];          /* clock time of each value */
+    rpl_scheduler_t *current[REC_MAX];
+    int n;
+    int completed, errors;
+    uint64_t end_at;               /* clock time of the terminal event */
+    int64_t err_code;
+    char err_domain[32];
+    int released;
+} rec;
+
+static inline void rec_next(void *ctx, const rpl_value *v) {
+    rec *r = ctx;
+    if (r->n < REC_MAX) {
+        r->vals[r->n] = rpl_value_int(v);
+        r->at[r->n] = r->clock ? rpl_scheduler_now(r->clock) : 0;
+        r->current[r->n] = rpl_scheduler_current();
+    }
+    r->n++;
+}
+static inline void rec_error(void *ctx, const rpl_error_t *e) {
+    rec *r = ctx;
+    r->errors++;
+    r->err_code = rpl_error_code(e);
+    snprintf(r->err_domain, sizeof r->err_domain, "%s", rpl_error_domain(e));
+    r->end_at = r->clock ? rpl_scheduler_now(r->clock) : 0;
+}
+static inline void rec_completed(void *ctx) {
+    rec *r = ctx;
+    r->completed++;
+    r->end_at = r->clock ? rpl_scheduler_now(r->clock) : 0;
+}
+static inline void rec_release(void *ctx) { ((rec *)ctx)->released++; }
+
+static inline rpl_disposable_t *rec_subscribe(rpl_signal_t *sig, rec *r) {
+    rpl_observer o = RPL_OBSERVER_INIT;
+    o.on_next = rec_next;
+    o.on_error = rec_error;
+    o.on_completed = rec_completed;
+    o.release = rec_release;
+    o.ctx = r;
+    return rpl_signal_subscribe(sig, &o);
+}
+
+/* --- Manual source: the test sends through src.sub ------------------------ */
+typedef struct {
+    rpl_subscriber_t *sub;   /* retained while subscribed */
+    int subscriptions;
+    int disposed;
+    rpl_scheduler_t *subscribed_on;  /* current scheduler at subscription */
+} src;
+
+static inline void src_dispose(void *ctx) {
+    src *s = ctx;
+    s->disposed++;  /* the subscriber is released by src_cleanup, not here:
+                       this runs inside a send on that subscriber */
+}
+static inline rpl_disposable_t *src_subscribe(void *ctx, rpl_subscriber_t *sub) {
+    src *s = ctx;
+    s->subscriptions++;
+    s->subscribed_on = rpl_scheduler_current();
+    rpl_release(s->sub);
+    s->sub = rpl_retain(sub);
+    s->disposed = 0;
+    return rpl_disposable_create(src_dispose, s);
+}
+static inline rpl_signal_t *src_signal(src *s) { return rpl_signal_create(src_subscribe, s, NULL); }
+static inline void src_next(src *s, int64_t i) { if (s->sub) rpl_subscriber_send_next(s->sub, rpl_int(i)); }
+static inline void src_next_string(src *s, const char *str) { if (s->sub) rpl_subscriber_send_next(s->sub, rpl_string(str)); }
+static inline void src_complete(src *s) { if (s->sub) rpl_subscriber_send_completed(s->sub); }
+static inline void src_fail(src *s, int64_t code) {
+    if (!s->sub) return;
+    rpl_error_t *e = rpl_error_create("test", code, "boom");
+    rpl_subscriber_send_error(s->sub, e);
+    rpl_release(e);
+}
+static inline void src_cleanup(src *s) { rpl_release(s->sub); s->sub = NULL; }
+
+/* --- Counters ------------------------------------------------------------- */
+static atomic_int releases __attribute__((unused));
+static inline void count_release(void *ctx) { (void)ctx; atomic_fetch_add(&releases, 1); }
+
+/* A one-shot gate threads can wait on (no timing involved). */
+typedef struct {
+    pthread_mutex_t m;
+    pthread_cond_t c;
+    int open;
+} gate;
+#define GATE_INIT { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 }
+static inline void gate_open(gate *g) {
+    pthread_mutex_lock(&g->m); g->open++; pthread_cond_broadcast(&g->c); pthread_mutex_unlock(&g->m);
+}
+/* Waits until the gate has been opened at least n times. */
+static inline void gate_wait(gate *g, int n) {
+    pthread_mutex_lock(&g->m);
+    while (g->open < n) pthread_cond_wait(&g->c, &g->m);
+    pthread_mutex_unlock(&g->m);
+}
+#endif

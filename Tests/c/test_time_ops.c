@@ -1,0 +1,462 @@
+/* Time and scheduling operators on the test scheduler: subscribe_on,
+   deliver_on, delay, throttle, timeout, interval. Nothing sleeps. */
+#include "sched_util.h"
+
+#define MS 1000000ull
+
+/* --- delay ------------------------------------------------------------------ */
+static void test_delay_values_and_completion(void) {
+    rpl_scheduler_t *ts = rpl_test_scheduler_create();
+    src s = {0};
+    rpl_signal_t *sig = src_signal(&s);
+    rpl_signal_t *d = rpl_signal_delay(sig, 10 * MS, ts);
+    rec r = {0};
+    r.clock = ts;
+    rpl_disposable_t *sub = rec_subscribe(d, &r);
+    src_next(&s, 1);
+    rpl_test_scheduler_advance_by(ts, 4 * MS);
+    src_next(&s, 2);
+    src_complete(&s);
+    CHECK_EQ_INT(r.n, 0);
+    rpl_test_scheduler_advance_by(ts, 6 * MS - 1);
+    CHECK_EQ_INT(r.n, 0);
+    rpl_test_scheduler_advance_by(ts, 1);
+    CHECK_EQ_INT(r.n, 1);
+    CHECK_EQ_INT(r.vals[0], 1);
+    CHECK_EQ_INT(r.at[0], 10 * MS);
+    CHECK(r.current[0] == ts);
+    CHECK_EQ_INT(r.completed, 0);
+    rpl_test_scheduler_advance_by(ts, 4 * MS);
+    CHECK_EQ_INT(r.n, 2);
+    CHECK_EQ_INT(r.at[1], 14 * MS);
+    CHECK_EQ_INT(r.completed, 1);   /* completion delayed too */
+    CHECK_EQ_INT(r.end_at, 14 * MS);
+    CHECK_EQ_INT(r.released, 1);
+    rpl_release(sub);
+    rpl_release(d);
+    rpl_release(sig);
+    src_cleanup(&s);
+    rpl_release(ts);
+}
+
+static void test_delay_error_not_delayed(void) {
+    rpl_scheduler_t *ts = rpl_test_scheduler_create();
+    src s = {0};
+    rpl_signal_t *sig = src_signal(&s);
+    rpl_signal_t *d = rpl_signal_delay(sig, 10 * MS, ts);
+    rec r = {0};
+    rpl_disposable_t *sub = rec_subscribe(d, &r);
+    src_next(&s, 1);
+    rpl_test_scheduler_advance_by(ts, 5 * MS);
+    src_fail(&s, 42);
+    CHECK_EQ_INT(r.errors, 1);        /* at once */
+    CHECK_EQ_INT(r.err_code, 42);
+    CHECK_EQ_INT(r.n, 0);
+    rpl_test_scheduler_advance_by(ts, 100 * MS);
+    CHECK_EQ_INT(r.n, 0);             /* the pending value was dropped */
+    CHECK_EQ_INT(r.released, 1);
+    rpl_release(sub);
+    rpl_release(d);
+    rpl_release(sig);
+    src_cleanup(&s);
+    rpl_release(ts);
+}
+
+static void test_delay_dispose_cancels(void) {
+    rpl_scheduler_t *ts = rpl_test_scheduler_create();
+    src s = {0};
+    rpl_signal_t *sig = src_signal(&s);
+    rpl_signal_t *d = rpl_signal_delay(sig, 10 * MS, ts);
+    rec r = {0};
+    rpl_disposable_t *sub = rec_subscribe(d, &r);
+    rpl_value str = rpl_string("boxed");  /* a boxed value: a leak would show */
+    rpl_subscriber_send_next(s.sub, str);
+    src_next(&s, 2);
+    rpl_disposable_dispose(sub);
+    CHECK_EQ_INT(r.released, 1);
+    CHECK_EQ_INT(s.disposed, 1);     /* upstream disposed too */
+    rpl_test_scheduler_advance_by(ts, 100 * MS);
+    CHECK_EQ_INT(r.n, 0);
+    rpl_release(sub);
+    rpl_release(d);
+    rpl_release(sig);
+    src_cleanup(&s);
+    rpl_release(ts);
+}
+
+/* --- throttle ---------------------------------------------------------------- */
+static void test_throttle(void) {
+    rpl_scheduler_t *ts = rpl_test_scheduler_create();
+    src s = {0};
+    rpl_signal_t *sig = src_signal(&s);
+    rpl_signal_t *t = rpl_signal_throttle(sig, 10 * MS, ts);
+    rec r = {0};
+    r.clock = ts;
+    rpl_disposable_t *sub = rec_subscribe(t, &r);
+    src_next(&s, 1);
+    rpl_test_scheduler_advance_by(ts, 5 * MS);
+    src_next(&s, 2);                          /* replaces 1, restarts the wait */
+    rpl_test_scheduler_advance_by(ts, 9 * MS);
+    CHECK_EQ_INT(r.n, 0);
+    rpl_test_scheduler_advance_by(ts, 1 * MS);  /* t = 15: 10 ms of quiet */
+    CHECK_EQ_INT(r.n, 1);
+    CHECK_EQ_INT(r.vals[0], 2);
+    CHECK_EQ_INT(r.at[0], 15 * MS);
+    CHECK(r.current[0] == ts);
+    src_next(&s, 3);
+    rpl_test_scheduler_advance_by(ts, 20 * MS);
+    CHECK_EQ_INT(r.n, 2);
+    CHECK_EQ_INT(r.vals[1], 3);
+    src_next(&s, 4);
+    src_complete(&s);                         /* flushes 4 at once, then C */
+    CHECK_EQ_INT(r.n, 3);
+    CHECK_EQ_INT(r.vals[2], 4);
+    CHECK_EQ_INT(r.completed, 1);
+    rpl_test_scheduler_advance_by(ts, 20 * MS);
+    CHECK_EQ_INT(r.n, 3);
+    CHECK_EQ_INT(r.released, 1);
+    rpl_release(sub);
+    rpl_release(t);
+    rpl_release(sig);
+    src_cleanup(&s);
+    rpl_release(ts);
+}
+
+static void test_throttle_error_and_dispose(void) {
+    rpl_scheduler_t *ts = rpl_test_scheduler_create();
+    src s = {0};
+    rpl_signal_t *sig = src_signal(&s);
+    rpl_signal_t *t = rpl_signal_throttle(sig, 10 * MS, ts);
+    rec r = {0};
+    rpl_disposable_t *sub = rec_subscribe(t, &r);
+    src_next(&s, 1);
+    src_fail(&s, 7);
+    CHECK_EQ_INT(r.errors, 1);
+    rpl_test_scheduler_advance_by(ts, 20 * MS);
+    CHECK_EQ_INT(r.n, 0);      /* dropped */
+    rpl_release(sub);
+    src_cleanup(&s);
+
+    rec r2 = {0};
+    sub = rec_subscribe(t, &r2);
+    rpl_subscriber_send_next(s.sub, rpl_string("pending"));
+    rpl_disposable_dispose(sub);
+    rpl_test_scheduler_advance_by(ts, 20 * MS);
+    CHECK_EQ_INT(r2.n, 0);     /* disposal cancelled the pending send */
+    CHECK_EQ_INT(r2.released, 1);
+    rpl_release(sub);
+    rpl_release(t);
+    rpl_release(sig);
+    src_cleanup(&s);
+    rpl_release(ts);
+}
+
+/* --- timeout ----------------------------------------------------------------- */
+static void test_timeout_fires(void) {
+    rpl_scheduler_t *ts = rpl_test_scheduler_create();
+    src s = {0};
+    rpl_signal_t *sig = src_signal(&s);
+    rpl_signal_t *t = rpl_signal_timeout(sig, 10 * MS, ts);
+    rec r = {0};
+    r.clock = ts;
+    rpl_test_scheduler_advance_by(ts, 3 * MS);   /* the deadline runs from subscription */
+    rpl_disposable_t *sub = rec_subscribe(t, &r);
+    rpl_test_scheduler_advance_by(ts, 5 * MS);
+    src_next(&s, 1);                             /* values do not reset it */
+    rpl_test_scheduler_advance_by(ts, 4 * MS);
+    CHECK_EQ_INT(r.errors, 0);
+    rpl_test_scheduler_advance_by(ts, 1 * MS);   /* t = 13 */
+    CHECK_EQ_INT(r.n, 1);
+    CHECK_EQ_INT(r.errors, 1);
+    CHECK_EQ_INT(r.end_at, 13 * MS);
+    CHECK_EQ_INT(r.err_code, RPL_ERROR_TIMEOUT);
+    CHECK(strcmp(r.err_domain, RPL_ERROR_DOMAIN) == 0);
+    CHECK_EQ_INT(s.disposed, 1);                 /* the source was disposed */
+    src_next(&s, 2);
+    CHECK_EQ_INT(r.n, 1);
+    CHECK_EQ_INT(r.released, 1);
+    rpl_release(sub);
+    rpl_release(t);
+    rpl_release(sig);
+    src_cleanup(&s);
+    rpl_release(ts);
+}
+
+static void test_timeout_not_fired(void) {
+    rpl_scheduler_t *ts = rpl_test_scheduler_create();
+    src s = {0};
+    rpl_signal_t *sig = src_signal(&s);
+    rpl_signal_t *t = rpl_signal_timeout(sig, 10 * MS, ts);
+    rec r = {0};
+    rpl_disposable_t *sub = rec_subscribe(t, &r);
+    src_next(&s, 1);
+    src_complete(&s);
+    rpl_test_scheduler_advance_by(ts, 100 * MS);
+    CHECK_EQ_INT(r.n, 1);
+    CHECK_EQ_INT(r.completed, 1);
+    CHECK_EQ_INT(r.errors, 0);
+    rpl_release(sub);
+    src_cleanup(&s);
+
+    rec r2 = {0};   /* disposed before the deadline: no error */
+    sub = rec_subscribe(t, &r2);
+    rpl_disposable_dispose(sub);
+    rpl_test_scheduler_advance_by(ts, 100 * MS);
+    CHECK_EQ_INT(r2.errors, 0);
+    CHECK_EQ_INT(r2.released, 1);
+    rpl_release(sub);
+
+    /* A synchronous signal never times out. */
+    rpl_signal_t *ret = rpl_signal_return(rpl_int(5));
+    rpl_signal_t *t2 = rpl_signal_timeout(ret, 1, ts);
+    rec r3 = {0};
+    sub = rec_subscribe(t2, &r3);
+    CHECK_EQ_INT(r3.n, 1);
+    CHECK_EQ_INT(r3.completed, 1);
+    rpl_test_scheduler_advance_by(ts, 10);
+    CHECK_EQ_INT(r3.errors, 0);
+    rpl_release(sub);
+    rpl_release(t2);
+    rpl_release(ret);
+    rpl_release(t);
+    rpl_release(sig);
+    src_cleanup(&s);
+    rpl_release(ts);
+}
+
+/* --- interval ---------------------------------------------------------------- */
+static void test_interval(void) {
+    rpl_scheduler_t *ts = rpl_test_scheduler_create();
+    rpl_signal_t *iv = rpl_signal_interval(10 * MS, ts);
+    rec r = {0};
+    r.clock = ts;
+    rpl_disposable_t *sub = rec_subscribe(iv, &r);
+    rpl_test_scheduler_advance_by(ts, 9 * MS);
+    CHECK_EQ_INT(r.n, 0);
+    rpl_test_scheduler_advance_by(ts, 26 * MS);
+    CHECK_EQ_INT(r.n, 3);
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ_INT(r.vals[i], i);
+        CHECK_EQ_INT(r.at[i], (uint64_t)(i + 1) * 10 * MS);
+    }
+    CHECK(r.current[0] == ts);
+    rpl_disposable_dispose(sub);
+    CHECK_EQ_INT(r.released, 1);
+    rpl_test_scheduler_advance_by(ts, 100 * MS);
+    CHECK_EQ_INT(r.n, 3);
+    CHECK_EQ_INT(r.completed + r.errors, 0);
+    rpl_release(sub);
+
+    /* Two subscriptions tick independently, each from 0. */
+    rec a = {0}, b = {0};
+    rpl_disposable_t *sa = rec_subscribe(iv, &a);
+    rpl_test_scheduler_advance_by(ts, 5 * MS);
+    rpl_disposable_t *sb = rec_subscribe(iv, &b);
+    rpl_test_scheduler_advance_by(ts, 15 * MS);
+    CHECK_EQ_INT(a.n, 2);
+    CHECK_EQ_INT(b.n, 1);
+    CHECK_EQ_INT(b.vals[0], 0);
+    rpl_disposable_dispose(sa);
+    rpl_disposable_dispose(sb);
+    rpl_release(sa);
+    rpl_release(sb);
+    rpl_release(iv);
+    rpl_release(ts);
+}
+
+/* Releasing everything without disposing frees the interval's subscription
+   once its scheduler is gone (rule 6a): release runs, nothing leaks. */
+static void test_interval_freed_with_scheduler(void) {
+    rpl_scheduler_t *ts = rpl_test_scheduler_create();
+    rpl_signal_t *iv = rpl_signal_interval(10, ts);
+    rec r = {0};
+    rpl_release(rec_subscribe(iv, &r));
+    rpl_release(iv);
+    rpl_test_scheduler_advance_by(ts, 25);
+    CHECK_EQ_INT(r.n, 2);
+    CHECK_EQ_INT(r.released, 0);   /* still alive: its timer can send */
+    rpl_release(ts);
+    CHECK_EQ_INT(r.released, 1);
+}
+
+/* --- subscribe_on ------------------------------------------------------------ */
+static void test_subscribe_on(void) {
+    rpl_scheduler_t *ts = rpl_test_scheduler_create();
+    src s = {0};
+    rpl_signal_t *sig = src_signal(&s);
+    rpl_signal_t *on = rpl_signal_subscribe_on(sig, ts);
+    rec r = {0};
+    rpl_disposable_t *sub = rec_subscribe(on, &r);
+    CHECK_EQ_INT(s.subscriptions, 0);   /* not yet: it is scheduled */
+    rpl_test_scheduler_advance_by(ts, 0);
+    CHECK_EQ_INT(s.subscriptions, 1);
+    CHECK(s.subscribed_on == ts);
+    src_next(&s, 5);                     /* events come from the sender */
+    CHECK_EQ_INT(r.n, 1);
+    CHECK(r.current[0] == NULL);
+    src_complete(&s);
+    CHECK_EQ_INT(r.completed, 1);
+    CHECK_EQ_INT(r.released, 1);
+    rpl_release(sub);
+    src_cleanup(&s);
+
+    rec r2 = {0};   /* disposed before the subscription ran: cancelled */
+    sub = rec_subscribe(on, &r2);
+    rpl_disposable_dispose(sub);
+    CHECK_EQ_INT(r2.released, 1);
+    rpl_test_scheduler_advance_by(ts, 0);
+    CHECK_EQ_INT(s.subscriptions, 1);
+    rpl_release(sub);
+
+    rec r3 = {0};   /* disposing later disposes the upstream subscription */
+    sub = rec_subscribe(on, &r3);
+    rpl_test_scheduler_run(ts);
+    CHECK_EQ_INT(s.subscriptions, 2);
+    rpl_disposable_dispose(sub);
+    CHECK_EQ_INT(s.disposed, 1);
+    CHECK_EQ_INT(r3.released, 1);
+    rpl_release(sub);
+    rpl_release(on);
+    rpl_release(sig);
+    src_cleanup(&s);
+    rpl_release(ts);
+}
+
+/* --- deliver_on -------------------------------------------------------------- */
+static void test_deliver_on(void) {
+    rpl_scheduler_t *ts = rpl_test_scheduler_create();
+    src s = {0};
+    rpl_signal_t *sig = src_signal(&s);
+    rpl_signal_t *on = rpl_signal_deliver_on(sig, ts);
+    rec r = {0};
+    rpl_disposable_t *sub = rec_subscribe(on, &r);
+    CHECK_EQ_INT(s.subscriptions, 1);   /* subscription itself is synchronous */
+    for (int i = 0; i < 10; i++) src_next(&s, i);
+    src_complete(&s);
+    CHECK_EQ_INT(r.n, 0);
+    rpl_test_scheduler_run(ts);
+    CHECK_EQ_INT(r.n, 10);
+    for (int i = 0; i < 10; i++) CHECK_EQ_INT(r.vals[i], i);
+    CHECK(r.current[0] == ts);
+    CHECK_EQ_INT(r.completed, 1);
+    CHECK_EQ_INT(r.released, 1);
+    rpl_release(sub);
+    src_cleanup(&s);
+
+    rec r2 = {0};   /* an error is delivered on the scheduler too */
+    sub = rec_subscribe(on, &r2);
+    src_fail(&s, 3);
+    CHECK_EQ_INT(r2.errors, 0);
+    rpl_test_scheduler_run(ts);
+    CHECK_EQ_INT(r2.errors, 1);
+    rpl_release(sub);
+    src_cleanup(&s);
+
+    rec r3 = {0};   /* disposal drops what is queued; nothing after dispose */
+    sub = rec_subscribe(on, &r3);
+    rpl_subscriber_send_next(s.sub, rpl_string("queued"));
+    src_complete(&s);
+    rpl_disposable_dispose(sub);
+    CHECK_EQ_INT(r3.released, 1);
+    rpl_test_scheduler_run(ts);
+    CHECK_EQ_INT(r3.n, 0);
+    CHECK_EQ_INT(r3.completed, 0);
+    rpl_release(sub);
+    rpl_release(on);
+    rpl_release(sig);
+    src_cleanup(&s);
+    rpl_release(ts);
+}
+
+/* Operators compose: interval -> throttle -> deliver_on on one clock. */
+static void test_composition(void) {
+    rpl_scheduler_t *ts = rpl_test_scheduler_create();
+    rpl_signal_t *iv = rpl_signal_interval(10, ts);
+    rpl_signal_t *dl = rpl_signal_delay(iv, 5, ts);
+    rpl_signal_t *on = rpl_signal_deliver_on(dl, ts);
+    rec r = {0};
+    r.clock = ts;
+    rpl_disposable_t *sub = rec_subscribe(on, &r);
+    rpl_test_scheduler_advance_by(ts, 35);
+    CHECK_EQ_INT(r.n, 3);
+    CHECK_EQ_INT(r.at[0], 15);
+    CHECK_EQ_INT(r.at[2], 35);
+    rpl_disposable_dispose(sub);
+    rpl_release(sub);
+    rpl_release(on);
+    rpl_release(dl);
+    rpl_release(iv);
+    rpl_release(ts);
+}
+
+/* --- Bad input --------------------------------------------------------------- */
+static void test_bad_input(void) {
+    rpl_scheduler_t *ts = rpl_test_scheduler_create();
+    rpl_signal_t *sig = rpl_signal_never();
+    rpl_scheduler_t *imm = rpl_scheduler_immediate();
+    CHECK(rpl_signal_delay(NULL, 1, ts) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    CHECK(rpl_signal_delay(sig, 1, NULL) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    CHECK(rpl_signal_delay(sig, 1, (rpl_scheduler_t *)sig) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
+    CHECK(rpl_signal_delay((rpl_signal_t *)ts, 1, ts) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
+    CHECK(rpl_signal_throttle(sig, 1, NULL) == NULL);
+    CHECK(rpl_signal_throttle(sig, 1, imm) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_INVALID);
+    CHECK(rpl_signal_timeout(NULL, 1, ts) == NULL);
+    CHECK(rpl_signal_timeout(sig, 1, imm) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_INVALID);
+    CHECK(rpl_signal_interval(1, NULL) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    CHECK(rpl_signal_interval(0, ts) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_INVALID);
+    CHECK(rpl_signal_interval(1, imm) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_INVALID);
+    CHECK(rpl_signal_subscribe_on(sig, NULL) == NULL);
+    CHECK(rpl_signal_subscribe_on(NULL, ts) == NULL);
+    CHECK(rpl_signal_deliver_on(sig, (rpl_scheduler_t *)sig) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
+    CHECK(rpl_signal_deliver_on(NULL, ts) == NULL);
+    rpl_release(sig);
+    rpl_release(ts);
+}
+
+/* The immediate scheduler works with delay, subscribe_on and deliver_on. */
+static void test_immediate_operators(void) {
+    rpl_scheduler_t *imm = rpl_scheduler_immediate();
+    rpl_signal_t *ret = rpl_signal_return(rpl_int(9));
+    rpl_signal_t *a = rpl_signal_subscribe_on(ret, imm);
+    rpl_signal_t *b = rpl_signal_deliver_on(a, imm);
+    rpl_signal_t *c = rpl_signal_delay(b, 1000, imm);
+    rec r = {0};
+    rpl_disposable_t *sub = rec_subscribe(c, &r);
+    CHECK_EQ_INT(r.n, 1);
+    CHECK_EQ_INT(r.vals[0], 9);
+    CHECK_EQ_INT(r.completed, 1);
+    CHECK_EQ_INT(r.released, 1);
+    rpl_release(sub);
+    rpl_release(c);
+    rpl_release(b);
+    rpl_release(a);
+    rpl_release(ret);
+}
+
+int main(void) {
+    RUN(test_delay_values_and_completion);
+    RUN(test_delay_error_not_delayed);
+    RUN(test_delay_dispose_cancels);
+    RUN(test_throttle);
+    RUN(test_throttle_error_and_dispose);
+    RUN(test_timeout_fires);
+    RUN(test_timeout_not_fired);
+    RUN(test_interval);
+    RUN(test_interval_freed_with_scheduler);
+    RUN(test_subscribe_on);
+    RUN(test_deliver_on);
+    RUN(test_composition);
+    RUN(test_bad_input);
+    RUN(test_immediate_operators);
+    CHECK_DONE();
+}

@@ -46,7 +46,7 @@ final class SubscriberList {
 }
 
 /// A weak reference to a source subscription of a subject.
-struct WeakDisposable {
+struct SubjectWeakDisposable {
     weak var disposable: Disposable?
 }
 
@@ -95,7 +95,7 @@ public class Subject: Signal, @unchecked Sendable {
     @exclusivity(unchecked) var terminal: Event?
     let terminatedFlag = Atomic<Bool>(false)
     /// Subscriptions of this subject to sources, disposed when it terminates.
-    @exclusivity(unchecked) var sources: [WeakDisposable] = []
+    @exclusivity(unchecked) var sources: [SubjectWeakDisposable] = []
 
     public override init() { super.init(kind: .subject) }
 
@@ -206,11 +206,11 @@ public class Subject: Signal, @unchecked Sendable {
             return
         }
         sources.removeAll { $0.disposable == nil }
-        sources.append(WeakDisposable(disposable: d))
+        sources.append(SubjectWeakDisposable(disposable: d))
         lock.unlock()
     }
 
-    func takeSources() -> [WeakDisposable] {
+    func takeSources() -> [SubjectWeakDisposable] {
         let s = sources
         sources = []
         return s

@@ -135,11 +135,15 @@ def _report(exc):
 
 
 def _cffi_onerror(exc_type, exc_value, tb):
-    # Only reached if a bug in this module lets an exception escape a trampoline.
-    if exc_value is None:
-        exc_value = exc_type()
-    exc_value.__traceback__ = tb
-    _report(exc_value)
+    # Only reached if a bug in this module lets an exception escape a
+    # trampoline, or during interpreter shutdown.
+    try:
+        if exc_value is None:
+            exc_value = exc_type()
+        exc_value.__traceback__ = tb
+        _report(exc_value)
+    except BaseException:
+        pass
 
 
 # Python exceptions that became C errors, so that a Python on_error gets the
@@ -218,13 +222,15 @@ def _ctx(obj):
     return h
 
 
+# Release callbacks bind the dicts as defaults: they may run while the
+# interpreter shuts down, after module globals have been cleared.
 @ffi.callback("void(void *)", onerror=_cffi_onerror)
-def _release_ctx(ctx):
+def _release_ctx(ctx, _live=_live):
     _live.pop(ctx, None)
 
 
 @ffi.callback("void(void *)", onerror=_cffi_onerror)
-def _release_object(ctx):
+def _release_object(ctx, _objects=_objects):
     _objects.pop(ctx, None)
 
 
@@ -581,7 +587,7 @@ class _Obs:
     so they pass through later stages (do_error) like any other error."""
 
     __slots__ = ("n", "c", "e", "term_next", "term_error", "term_completed", "stopped", "upstream_done",
-                 "disposable", "ended_early", "report")
+                 "disposable", "ended_early", "report", "guard")
 
     def __init__(self, on_next, on_error, on_completed, stages, report=True):
         self.term_next = on_next
@@ -592,6 +598,7 @@ class _Obs:
         self.upstream_done = False
         self.disposable = None
         self.ended_early = False
+        self.guard = None
         n, c, e = self._next, self._completed, self._error
         for factory in reversed(stages):
             n, c, e = factory(n, c, e)
@@ -608,10 +615,16 @@ class _Obs:
     def _end(self):
         self.stopped = True
         if not self.upstream_done:  # a stage ended it: stop the source
-            self.ended_early = True
-            d = self.disposable
-            if d is not None:
-                lib.rpl_disposable_dispose(d)
+            self.stop_source()
+
+    def stop_source(self):
+        self.ended_early = True
+        g = self.guard
+        if g is not None:
+            g.as_.b = False
+        d = self.disposable
+        if d is not None:
+            lib.rpl_disposable_dispose(d)
 
     def _completed(self):
         if self.stopped:
@@ -669,7 +682,34 @@ def _obs_completed(ctx):
     ffi.from_handle(ctx).on_completed()
 
 
-def _subscribe_obs(sig_ptr, obs):
+# The guard in front of a stage chain: C's take_while with rpl_value_bool as
+# the predicate and a bool rpl_value as its context, so fn(ctx, v) reads the
+# flag (the extra argument is ignored: same calling convention as a
+# one-argument function on every C ABI this runs on). C's take_while sits in
+# the source's fused chain, so clearing the flag makes the very next value
+# complete the subscription and dispose the source, even while the source is
+# still inside its synchronous subscribe (before Python has its disposable),
+# at the cost of one C call per event, no Python.
+_GUARD_FN = ffi.cast("rpl_predicate_fn", ffi.addressof(lib, "rpl_value_bool")) \
+    if has("rpl_signal_take_while") else None
+
+
+def _guarded(sig_ptr, obs):
+    if _GUARD_FN is None:
+        return sig_ptr
+    g = ffi.new("rpl_value *")
+    g.type = _T_BOOL
+    view = ffi.cast("rpl_value_view_ *", g)
+    view.as_.b = True
+    key = ffi.cast("void *", g)
+    _live[key] = (g, view)  # until the take_while signal releases its ctx
+    obs.guard = view
+    return _owned(lib.rpl_signal_take_while(sig_ptr, _GUARD_FN, key, _release_ctx))
+
+
+def _subscribe_obs(sig_ptr, obs, stages=False):
+    if stages:
+        sig_ptr = _guarded(sig_ptr, obs)
     o = ffi.new("rpl_observer *")
     o.version = RPL_OBSERVER_VERSION
     o.on_next = _obs_next
@@ -698,9 +738,12 @@ class _Relay:
     def __call__(self, sub):
         ptr = sub._ptr  # retained by `sub`, which the closures keep
         send_next = lib.rpl_subscriber_send_next
+        is_disposed = lib.rpl_subscriber_is_disposed
 
         def n(x):
             send_next(ptr, _to_c(x))
+            if is_disposed(ptr):  # downstream ended it (take, dispose): stop the source
+                obs.stop_source()
 
         def c():
             lib.rpl_subscriber_send_completed(ptr)
@@ -709,7 +752,7 @@ class _Relay:
             lib.rpl_subscriber_send_error(ptr, _err_from_exc(err))
 
         obs = _Obs(n, e, c, self.stages, report=False)
-        return Disposable._wrap(_subscribe_obs(self.base._c(), obs))
+        return Disposable._wrap(_subscribe_obs(self.base._c(), obs, True))
 
 
 # Stage factories: factory(n, c, e) -> (n, c, e) for one subscription. Each
@@ -925,7 +968,7 @@ class Signal:
         the subscription ends (terminates or is disposed)."""
         base = self if self._base is None else self._base
         obs = _Obs(on_next, on_error, on_completed, self._stages)
-        return Disposable._wrap(_subscribe_obs(base._c(), obs))
+        return Disposable._wrap(_subscribe_obs(base._c(), obs, bool(self._stages)))
 
     # -- blocking helpers (release the GIL while waiting)
     def first(self, timeout=None, default=_MISSING):

@@ -31,7 +31,7 @@ def _run_work(ctx):
 
 
 @ffi.callback("void(void *)", onerror=_cffi_onerror)
-def _release_work(ctx):
+def _release_work(ctx, _live=_live):
     _live.pop(ctx, None)
 
 

@@ -6,7 +6,7 @@ classes exist so that `from ripple import Subject` always works).
 """
 
 from ._core import (
-    Disposable, RPL_REPLAY_UNLIMITED, Signal, _check, _err_from_exc, _owned, _retained, _to_c, ffi, has, lib,
+    Disposable, RPL_REPLAY_UNLIMITED, Signal, _check, _err_from_exc, _owned, _retained, _take, _to_c, ffi, has, lib,
 )
 
 
@@ -19,33 +19,46 @@ class Subject(Signal):
     """A hot signal: values sent with send()/on_next() reach the current
     subscribers. Remembers its terminal event (late subscribers get it)."""
 
-    __slots__ = ()
+    __slots__ = ("_subj",)
 
     def __init__(self, _ptr=None):
         if _ptr is None:
             _require("rpl_subject_create")
             _ptr = _owned(lib.rpl_subject_create())
-        Signal.__init__(self, _ptr)
+        self._subj = _ptr  # owns the reference; _ptr is the same object as a signal
+        Signal.__init__(self, ffi.cast("rpl_signal_t *", _ptr))
 
     def send(self, value):
         """Sends a value to every subscriber (synchronously)."""
-        _check(lib.rpl_subject_send_next(self._ptr, _to_c(value)))
+        _check(lib.rpl_subject_send_next(self._subj, _to_c(value)))
 
     on_next = send_next = send
 
     def send_error(self, exc=None):
-        _check(lib.rpl_subject_send_error(self._ptr, _err_from_exc(exc) if exc is not None else ffi.NULL))
+        _check(lib.rpl_subject_send_error(self._subj, _err_from_exc(exc) if exc is not None else ffi.NULL))
 
     on_error = send_error
 
     def send_completed(self):
-        _check(lib.rpl_subject_send_completed(self._ptr))
+        _check(lib.rpl_subject_send_completed(self._subj))
 
     on_completed = complete = send_completed
 
+    @property
+    def subscriber_count(self):
+        """How many subscribers are attached now."""
+        _require("rpl_subject_subscriber_count")
+        return lib.rpl_subject_subscriber_count(self._subj)
+
+    @property
+    def is_terminated(self):
+        """True once the subject has completed or failed."""
+        _require("rpl_subject_is_terminated")
+        return bool(lib.rpl_subject_is_terminated(self._subj))
+
     def as_signal(self):
         """A plain Signal for the same object (hides send)."""
-        return Signal(_retained(lib.rpl_subject_as_signal(self._ptr)))
+        return Signal(_retained(lib.rpl_subject_as_signal(self._subj)))
 
 
 class BehaviorSubject(Subject):
@@ -56,6 +69,14 @@ class BehaviorSubject(Subject):
     def __init__(self, value=None):
         _require("rpl_behavior_subject_create")
         Subject.__init__(self, _owned(lib.rpl_behavior_subject_create(_to_c(value))))
+
+    @property
+    def value(self):
+        """The current value."""
+        _require("rpl_behavior_subject_value")
+        out = ffi.new("rpl_value *")
+        _check(lib.rpl_behavior_subject_value(self._subj, out))
+        return _take(out[0])
 
 
 class ReplaySubject(Subject):
@@ -107,7 +128,7 @@ def _publish(self):
 def _multicast(self, subject):
     """A Connection multicasting through `subject`."""
     _require("rpl_signal_multicast")
-    return Connection(_owned(lib.rpl_signal_multicast(self._c(), subject._ptr)))
+    return Connection(_owned(lib.rpl_signal_multicast(self._c(), subject._subj)))
 
 
 def _replay(self):
@@ -131,7 +152,7 @@ def _replay_lazily(self):
 def _subscribe_subject(self, subject):
     """Sends this signal's events into subject; returns the subscription."""
     _require("rpl_signal_subscribe_subject")
-    return Disposable._wrap(_owned(lib.rpl_signal_subscribe_subject(self._c(), subject._ptr)))
+    return Disposable._wrap(_owned(lib.rpl_signal_subscribe_subject(self._c(), subject._subj)))
 
 
 for _name, _fn, _c in (("publish", _publish, "rpl_signal_publish"),

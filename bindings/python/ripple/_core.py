@@ -25,7 +25,9 @@ Exceptions
 """
 
 import asyncio
+import atexit
 import collections
+import ctypes
 import itertools
 import queue as _queue
 import sys
@@ -46,6 +48,38 @@ _T_NIL, _T_BOOL, _T_INT, _T_DOUBLE = lib.RPL_TYPE_NIL, lib.RPL_TYPE_BOOL, lib.RP
 _T_STRING, _T_BYTES, _T_POINTER = lib.RPL_TYPE_STRING, lib.RPL_TYPE_BYTES, lib.RPL_TYPE_POINTER
 _T_TUPLE, _T_SIGNAL, _T_EVENT = lib.RPL_TYPE_TUPLE, lib.RPL_TYPE_SIGNAL, lib.RPL_TYPE_EVENT
 _INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
+
+
+# Interpreter shutdown. Releasing a handle can run release callbacks in
+# Python (a subscription's observer, an operator's context), but while the
+# interpreter tears itself down those functions and the module globals they
+# use are being destroyed. So: from atexit on, handles are no longer released
+# (the process is ending; the runtime's memory goes with it), and the
+# module-level callbacks are kept alive forever (see _immortal).
+class _State:
+    exiting = False
+
+
+_state = _State()
+atexit.register(lambda: setattr(_state, "exiting", True))
+
+
+def _release_handle(p, _state=_state, _release=lib.rpl_release):
+    if not _state.exiting:
+        _release(p)
+
+
+def _gc(ptr):
+    """Ties a +1 handle to the Python object: released when it is freed."""
+    return ffi.gc(ptr, _release_handle)
+
+
+def _immortal(*objs):
+    """Keeps objects alive until the process ends (callbacks C may still call
+    from its threads while the interpreter shuts down)."""
+    for o in objs:
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(o))
+    return objs[0] if objs else None
 
 
 def has(name):
@@ -165,7 +199,7 @@ def _err_from_exc(exc):
     e = lib.rpl_error_create(str(domain).encode(), int(code), str(message).encode("utf-8", "replace"))
     if e == _NULL:
         raise MemoryError("rpl_error_create")
-    e = ffi.gc(e, lib.rpl_release)
+    e = _gc(e)
     _detach_frames(exc)
     with _py_errors_lock:
         _py_errors[int(ffi.cast("uintptr_t", e))] = (e, exc)
@@ -400,14 +434,14 @@ def _owned(ptr, what="call"):
     """Wraps a +1 handle so Python releases it; NULL raises the last error."""
     if ptr == _NULL:
         raise _last_error()
-    return ffi.gc(ptr, lib.rpl_release)
+    return _gc(ptr)
 
 
 def _retained(ptr):
     """A new reference (+1, released by Python) to a borrowed handle."""
     if ptr == _NULL:
         raise _last_error()
-    return ffi.gc(lib.rpl_retain(ptr), lib.rpl_release)
+    return _gc(lib.rpl_retain(ptr))
 
 
 def _hand_over(cdata):
@@ -506,7 +540,7 @@ class SerialDisposable(Disposable):
                     and d is not None and False:
                 raise _last_error()
             return None
-        return Disposable._wrap(ffi.gc(old, lib.rpl_release))
+        return Disposable._wrap(_gc(old))
 
 
 def _as_disposable(d):
@@ -720,7 +754,7 @@ def _subscribe_obs(sig_ptr, obs, stages=False):
     d = lib.rpl_signal_subscribe(sig_ptr, o)
     if d == _NULL:
         raise _last_error()
-    d = ffi.gc(d, lib.rpl_release)
+    d = _gc(d)
     obs.disposable = d
     if obs.ended_early:  # a stage ended it during the synchronous subscribe
         lib.rpl_disposable_dispose(d)
@@ -1167,3 +1201,7 @@ def clear_error_cache():
     exception object); their tracebacks are then released."""
     with _py_errors_lock:
         _py_errors.clear()
+
+
+_immortal(_release_ctx, _release_object, _action_dispose, _create_subscribe, _obs_next_cb, _obs_error,
+          _obs_completed, _defer_factory, _cffi_onerror, _release_handle)

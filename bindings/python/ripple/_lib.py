@@ -85,9 +85,11 @@ def load():
     errors = []
     for name in candidates:
         try:
-            # Load first (RTLD_NOW|RTLD_LOCAL); declarations are added below,
-            # and cffi resolves symbols lazily on first use.
-            lib = ffi.dlopen(name)
+            # Declarations are added below; cffi resolves symbols lazily.
+            # RTLD_NODELETE: the runtime's threads (serial schedulers, the
+            # background pool) outlive the interpreter's teardown, so the
+            # library must stay mapped when cffi closes its handle at exit.
+            lib = ffi.dlopen(name, ffi.RTLD_NOW | ffi.RTLD_LOCAL | getattr(ffi, "RTLD_NODELETE", 0))
             path = name if os.path.sep in name else (_loaded_path(name) or name)
             break
         except OSError as e:

@@ -9,8 +9,8 @@ exception becomes an error signal and so still reaches the error path.
 """
 
 from ._core import (
-    RPL_FOREVER_COUNT, Signal, _cffi_onerror, _ctx, _exc_from_err, _from_c, _release_ctx, _signal_result,
-    _to_c, ffi, has, lib,
+    RPL_FOREVER_COUNT, Signal, _cffi_onerror, _ctx, _exc_from_err, _from_c, _immortal, _release_ctx,
+    _signal_result, _to_c, ffi, has, lib,
 )
 from ._sched import Scheduler, _seconds_ns
 
@@ -299,3 +299,6 @@ if has("rpl_signal_interval"):
 def wrapped():
     """[(python name, C function)] for the operators attached here."""
     return list(_added)
+
+
+_immortal(_flat_map_cb, _bind_cb, _catch_cb)

@@ -5,7 +5,7 @@ they are converted to the C API's nanoseconds.
 """
 
 from ._core import (
-    Disposable, _ctx, _cffi_onerror, _check, _last_error, _live, _owned, _report, _retained, ffi, has, lib,
+    Disposable, _ctx, _cffi_onerror, _check, _immortal, _live, _owned, _report, _retained, ffi, has, lib,
 )
 
 
@@ -173,3 +173,5 @@ __all__ = ["Scheduler", "TestScheduler", "RunLoop"]
 if not has("rpl_run_loop_create"):
     del RunLoop
     __all__.remove("RunLoop")
+
+_immortal(_run_work, _release_work)

@@ -28,6 +28,8 @@ import asyncio
 import atexit
 import collections
 import ctypes
+import platform
+import struct
 import itertools
 import queue as _queue
 import sys
@@ -250,15 +252,31 @@ _live = {}      # handle cdata -> (handle, object): released by rpl release call
 _objects = {}   # pointer-value handles -> handle: released by the pointer destructor
 
 
+_ids = itertools.count(1)
+_callbacks = []  # every ffi.callback object (alive, and immortal, forever)
+
+
 def _ctx(obj):
-    h = ffi.new_handle(obj)
-    _live[h] = h
-    return h
+    """A context pointer for obj: an integer id, looked up in _live (a dict
+    lookup is cheaper than ffi.from_handle on every event)."""
+    i = next(_ids)
+    _live[i] = obj
+    return ffi.cast("void *", i)
+
+
+def _cb(c_type, py_sig):
+    """Decorator: a C callback of type c_type whose context argument Python
+    receives as an integer (py_sig declares it uintptr_t, the same ABI)."""
+    def make(fn):
+        raw = ffi.callback(py_sig, fn, onerror=_cffi_onerror)
+        _callbacks.append(raw)
+        return ffi.cast(c_type, raw)
+    return make
 
 
 # Release callbacks bind the dicts as defaults: they may run while the
 # interpreter shuts down, after module globals have been cleared.
-@ffi.callback("void(void *)", onerror=_cffi_onerror)
+@_cb("rpl_release_fn", "void(uintptr_t)")
 def _release_ctx(ctx, _live=_live):
     _live.pop(ctx, None)
 
@@ -323,27 +341,78 @@ class Event:
 # ---------------------------------------------------------------------------
 # Values.
 
+_rpl_int, _rpl_double, _rpl_bool = lib.rpl_int, lib.rpl_double, lib.rpl_bool
+_NIL = lib.rpl_nil()
+
+
+# The hot path of a send. libffi passes a struct by value through a generic,
+# slow path; rpl_value is 16 bytes of two INTEGER eightbytes (the payload
+# union holds an int64_t), which x86-64 SysV and AArch64 pass exactly like two
+# 64-bit integer arguments. So for int and float values the send functions
+# are also called through a pointer typed (handle, uint64_t, int64_t): about
+# half the cost. Enabled only on those little-endian ABIs, and only if a
+# round trip through rpl_signal_return proves it at import.
+_DBL, _I64 = struct.Struct("=d"), struct.Struct("=q")
+
+
+def _fast(name):
+    return ffi.cast("int32_t(*)(void *, uint64_t, int64_t)", ffi.addressof(lib, name))
+
+
+def _fast_self_test():
+    if platform.machine().lower() not in ("x86_64", "amd64", "aarch64", "arm64") or sys.byteorder != "little" \
+            or ffi.sizeof("rpl_value") != 16:
+        return False
+    try:
+        ret = ffi.cast("rpl_signal_t *(*)(uint64_t, int64_t)", ffi.addressof(lib, "rpl_signal_return"))
+        for word0, word1, want, t in ((_T_INT, -0x123456789A, -0x123456789A, _T_INT),
+                                      (_T_DOUBLE, _I64.unpack(_DBL.pack(2.5))[0], 2.5, _T_DOUBLE)):
+            sig = ret(word0, word1)
+            out = ffi.new("rpl_value *")
+            ok = lib.rpl_signal_first(sig, out, 10**9) == 0 and out.type == t
+            got = out.as_ if t == _T_INT else ffi.cast("rpl_value_view_ *", out).as_.d
+            lib.rpl_release(sig)
+            if not ok or got != want:
+                return False
+        return True
+    except Exception:
+        return False
+
+
+FAST_SEND = _fast_self_test()
+
+
+def _fast_sender(name):
+    """send(handle, python_value) -> status, using the two-word call for
+    ints and floats when FAST_SEND holds."""
+    slow = getattr(lib, name)
+    if not FAST_SEND:
+        return lambda h, x: slow(h, _to_c(x))
+    fast = _fast(name)
+
+    def send(h, x, fast=fast, slow=slow, INT=_T_INT, DOUBLE=_T_DOUBLE, lo=_INT_MIN, hi=_INT_MAX,
+             pack=_DBL.pack, unpack=_I64.unpack):
+        t = type(x)
+        if t is int and lo <= x <= hi:
+            return fast(h, INT, x)
+        if t is float:
+            return fast(h, DOUBLE, unpack(pack(x))[0])
+        return slow(h, _to_c(x))
+    return send
+
+
 def _to_c(x):
     """An rpl_value cdata (owning any box) for the Python object x."""
     t = type(x)
-    if t is int:
+    if t is int:  # scalars: the C constructors are the cheapest way in ABI mode
         if _INT_MIN <= x <= _INT_MAX:
-            v = ffi.new("rpl_value *")
-            v.type = _T_INT
-            v.as_ = x
-            return v[0]
+            return _rpl_int(x)
     elif t is float:
-        v = ffi.new("rpl_value *")
-        v.type = _T_DOUBLE
-        ffi.cast("rpl_value_view_ *", v).as_.d = x
-        return v[0]
+        return _rpl_double(x)
     elif t is bool:
-        v = ffi.new("rpl_value *")
-        v.type = _T_BOOL
-        ffi.cast("rpl_value_view_ *", v).as_.b = x
-        return v[0]
+        return _rpl_bool(x)
     elif x is None:
-        return ffi.new("rpl_value *")[0]
+        return _NIL
     elif t is str:
         b = x.encode("utf-8", "surrogatepass")
         return lib.rpl_string_n(b, len(b))
@@ -371,17 +440,17 @@ def _to_c(x):
 
 
 def _from_c(v):
-    """The Python object for a borrowed `const rpl_value_view_ *`."""
+    """The Python object for a borrowed `const rpl_value *`."""
     t = v.type
     if t == _T_INT:
-        return v.as_.i
+        return v.as_
     if t == _T_DOUBLE:
-        return v.as_.d
+        return ffi.cast("rpl_value_view_ *", v).as_.d
     if t == _T_NIL:
         return None
     if t == _T_BOOL:
-        return v.as_.b
-    return _from_c_boxed(ffi.cast("rpl_value *", v), t)
+        return ffi.cast("rpl_value_view_ *", v).as_.b
+    return _from_c_boxed(v, t)
 
 
 def _from_c_boxed(v, t):
@@ -416,7 +485,7 @@ def _take(value):
     """Converts an owned rpl_value (a +1 struct) and releases it."""
     p = ffi.new("rpl_value *", value)
     try:
-        return _from_c(ffi.cast("rpl_value_view_ *", p))
+        return _from_c(p)
     finally:
         lib.rpl_value_release(p)
 
@@ -496,13 +565,13 @@ class _Action:
         self.fn = fn
 
 
-@ffi.callback("void(void *)", onerror=_cffi_onerror)
+@_cb("void(*)(void *)", "void(uintptr_t)")
 def _action_dispose(ctx):
-    h = _live.pop(ctx, None)
-    if h is None:
+    action = _live.pop(ctx, None)
+    if action is None:
         return
     try:
-        ffi.from_handle(h).fn()
+        action.fn()
     except BaseException as e:
         _report(e)
 
@@ -564,7 +633,8 @@ class Subscriber:
         self._ptr = ptr
 
     def send_next(self, value):
-        _check(lib.rpl_subscriber_send_next(self._ptr, _to_c(value)))
+        if _subscriber_send(self._ptr, value) < 0:
+            raise _last_error()
 
     on_next = send_next
 
@@ -583,9 +653,9 @@ class Subscriber:
         return bool(lib.rpl_subscriber_is_disposed(self._ptr))
 
 
-@ffi.callback("rpl_disposable_t *(void *, rpl_subscriber_t *)", onerror=_cffi_onerror)
+@_cb("rpl_subscribe_fn", "rpl_disposable_t *(uintptr_t, rpl_subscriber_t *)")
 def _create_subscribe(ctx, sub):
-    fn = ffi.from_handle(ctx)
+    fn = _live[ctx]
     s = Subscriber(_retained(sub))
     try:
         r = fn(s)
@@ -621,7 +691,7 @@ class _Obs:
     so they pass through later stages (do_error) like any other error."""
 
     __slots__ = ("n", "c", "e", "term_next", "term_error", "term_completed", "stopped", "upstream_done",
-                 "disposable", "ended_early", "report", "guard")
+                 "disposable", "ended_early", "report", "guard", "push")
 
     def __init__(self, on_next, on_error, on_completed, stages, report=True):
         self.term_next = on_next
@@ -637,6 +707,26 @@ class _Obs:
         for factory in reversed(stages):
             n, c, e = factory(n, c, e)
         self.n, self.c, self.e = n, c, e
+        self.push = self._make_push(n, on_next, bool(stages))
+
+    def _make_push(self, n, user, staged):
+        """The per-event entry point, as one closure (each Python call layer
+        costs about as much as the work)."""
+        if staged:
+            def push(x, obs=self, n=n):
+                if not obs.stopped:
+                    n(x)
+        elif user is not None:  # no stages: call the user's on_next directly
+            def push(x, obs=self, user=user, report=_report):
+                if not obs.stopped:
+                    try:
+                        user(x)
+                    except BaseException as exc:
+                        report(exc)
+        else:
+            def push(x):
+                pass
+        return push
 
     # The terminal ends. Exceptions of user observers go to the hook.
     def _next(self, x):
@@ -698,22 +788,22 @@ class _Obs:
             self.c()
 
 
-@ffi.callback("void(void *, const rpl_value_view_ *)", onerror=_cffi_onerror)
-def _obs_next_cb(ctx, v):
-    ffi.from_handle(ctx).on_next(_from_c(v))
+@_cb("void(*)(void *, const rpl_value *)", "void(uintptr_t, const rpl_value *)")
+def _obs_next(ctx, v, _live=_live, INT=_T_INT):
+    if v.type == INT:  # the common case, inline
+        _live[ctx].push(v.as_)
+    else:
+        _live[ctx].push(_from_c(v))
 
 
-_obs_next = ffi.cast("void(*)(void *, const rpl_value *)", _obs_next_cb)
-
-
-@ffi.callback("void(void *, const rpl_error_t *)", onerror=_cffi_onerror)
+@_cb("void(*)(void *, const rpl_error_t *)", "void(uintptr_t, const rpl_error_t *)")
 def _obs_error(ctx, e):
-    ffi.from_handle(ctx).on_error(_exc_from_err(e))
+    _live[ctx].on_error(_exc_from_err(e))
 
 
-@ffi.callback("void(void *)", onerror=_cffi_onerror)
+@_cb("void(*)(void *)", "void(uintptr_t)")
 def _obs_completed(ctx):
-    ffi.from_handle(ctx).on_completed()
+    _live[ctx].on_completed()
 
 
 # The guard in front of a stage chain: C's take_while with rpl_value_bool as
@@ -736,7 +826,7 @@ def _guarded(sig_ptr, obs):
     view = ffi.cast("rpl_value_view_ *", g)
     view.as_.b = True
     key = ffi.cast("void *", g)
-    _live[key] = (g, view)  # until the take_while signal releases its ctx
+    _live[int(ffi.cast("uintptr_t", g))] = (g, view)  # until the take_while signal releases its ctx
     obs.guard = view
     return _owned(lib.rpl_signal_take_while(sig_ptr, _GUARD_FN, key, _release_ctx))
 
@@ -771,11 +861,11 @@ class _Relay:
 
     def __call__(self, sub):
         ptr = sub._ptr  # retained by `sub`, which the closures keep
-        send_next = lib.rpl_subscriber_send_next
+        send_next = _subscriber_send
         is_disposed = lib.rpl_subscriber_is_disposed
 
         def n(x):
-            send_next(ptr, _to_c(x))
+            send_next(ptr, x)
             if is_disposed(ptr):  # downstream ended it (take, dispose): stop the source
                 obs.stop_source()
 
@@ -1012,7 +1102,7 @@ class Signal:
         st = lib.rpl_signal_first(self._c(), out, _ns(timeout))
         if st == lib.RPL_OK:
             try:
-                return _from_c(ffi.cast("rpl_value_view_ *", out))
+                return _from_c(out)
             finally:
                 lib.rpl_value_release(out)
         if st == lib.RPL_ERR_NO_VALUE and default is not _MISSING:
@@ -1032,7 +1122,7 @@ class Signal:
         if st != lib.RPL_OK:
             raise _blocking_error(st)
         try:
-            return list(_from_c(ffi.cast("rpl_value_view_ *", out)))
+            return list(_from_c(out))
         finally:
             lib.rpl_value_release(out)
 
@@ -1190,9 +1280,9 @@ def _signal_result(produce, *args):
         return lib.rpl_signal_error(_err_from_exc(exc))
 
 
-@ffi.callback("rpl_signal_t *(void *)", onerror=_cffi_onerror)
+@_cb("rpl_signal_t *(*)(void *)", "rpl_signal_t *(uintptr_t)")
 def _defer_factory(ctx):
-    return _signal_result(ffi.from_handle(ctx))
+    return _signal_result(_live[ctx])
 
 
 def clear_error_cache():
@@ -1203,5 +1293,7 @@ def clear_error_cache():
         _py_errors.clear()
 
 
-_immortal(_release_ctx, _release_object, _action_dispose, _create_subscribe, _obs_next_cb, _obs_error,
-          _obs_completed, _defer_factory, _cffi_onerror, _release_handle)
+_immortal(_release_object, _cffi_onerror, _release_handle, _callbacks)
+
+
+_subscriber_send = _fast_sender("rpl_subscriber_send_next")

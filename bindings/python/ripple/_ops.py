@@ -9,8 +9,8 @@ exception becomes an error signal and so still reaches the error path.
 """
 
 from ._core import (
-    RPL_FOREVER_COUNT, Signal, _cffi_onerror, _ctx, _exc_from_err, _from_c, _immortal, _release_ctx,
-    _signal_result, _to_c, ffi, has, lib,
+    RPL_FOREVER_COUNT, Signal, _cb, _ctx, _exc_from_err, _from_c, _live, _release_ctx, _signal_result, _to_c,
+    ffi, has, lib,
 )
 from ._sched import Scheduler, _seconds_ns
 
@@ -184,9 +184,9 @@ class _BindCtx:
         self.fn = fn
 
 
-@ffi.callback("rpl_signal_t *(void *, const rpl_value_view_ *)", onerror=_cffi_onerror)
+@_cb("rpl_flatten_map_fn", "rpl_signal_t *(uintptr_t, const rpl_value *)")
 def _flat_map_cb(ctx, v):
-    fn = ffi.from_handle(ctx)
+    fn = _live[ctx]
     return _signal_result(lambda: _signal_or_empty(fn(_from_c(v))))
 
 
@@ -194,9 +194,9 @@ def _signal_or_empty(s):
     return Signal.empty() if s is None else s
 
 
-@ffi.callback("rpl_signal_t *(void *, const rpl_value_view_ *, bool *)", onerror=_cffi_onerror)
+@_cb("rpl_bind_fn", "rpl_signal_t *(uintptr_t, const rpl_value *, bool *)")
 def _bind_cb(ctx, v, stop):
-    fn = ffi.from_handle(ctx)
+    fn = _live[ctx]
     try:
         r = fn(_from_c(v))
     except BaseException as exc:
@@ -212,9 +212,9 @@ def _bind_cb(ctx, v, stop):
     return _signal_result(lambda: r)
 
 
-@ffi.callback("rpl_signal_t *(void *, const rpl_error_t *)", onerror=_cffi_onerror)
+@_cb("rpl_catch_fn", "rpl_signal_t *(uintptr_t, const rpl_error_t *)")
 def _catch_cb(ctx, e):
-    fn = ffi.from_handle(ctx)
+    fn = _live[ctx]
     exc = _exc_from_err(e)
     return _signal_result(lambda: fn(exc))
 
@@ -224,7 +224,7 @@ def flat_map(self, fn):
     """fn(v) returns a signal for each value; their values are merged. None
     is an empty signal; an exception is the error downstream."""
     return Signal._own(lib.rpl_signal_flatten_map(
-        self._c(), ffi.cast("rpl_flatten_map_fn", _flat_map_cb), _ctx(fn), _release_ctx))
+        self._c(), _flat_map_cb, _ctx(fn), _release_ctx))
 
 
 if has("rpl_signal_flatten_map"):
@@ -235,7 +235,7 @@ if has("rpl_signal_flatten_map"):
 def bind(self, fn):
     """RAC's bind: fn(v) returns a signal to subscribe, None to stop, or
     (signal, stop) to subscribe it and stop taking source values."""
-    return Signal._own(lib.rpl_signal_bind(self._c(), ffi.cast("rpl_bind_fn", _bind_cb), _ctx(fn),
+    return Signal._own(lib.rpl_signal_bind(self._c(), _bind_cb, _ctx(fn),
                                            _release_ctx))
 
 
@@ -300,5 +300,3 @@ def wrapped():
     """[(python name, C function)] for the operators attached here."""
     return list(_added)
 
-
-_immortal(_flat_map_cb, _bind_cb, _catch_cb)

@@ -5,7 +5,7 @@ they are converted to the C API's nanoseconds.
 """
 
 from ._core import (
-    Disposable, _ctx, _cffi_onerror, _check, _immortal, _live, _owned, _report, _retained, ffi, has, lib,
+    Disposable, _cb, _check, _ctx, _live, _owned, _release_ctx, _report, _retained, ffi, has, lib,
 )
 
 
@@ -22,17 +22,15 @@ class _Work:
         self.fn = fn
 
 
-@ffi.callback("void(void *)", onerror=_cffi_onerror)
+@_cb("void(*)(void *)", "void(uintptr_t)")
 def _run_work(ctx):
     try:
-        ffi.from_handle(ctx).fn()
+        _live[ctx].fn()
     except BaseException as exc:  # scheduled work has no downstream: the hook
         _report(exc)
 
 
-@ffi.callback("void(void *)", onerror=_cffi_onerror)
-def _release_work(ctx, _live=_live):
-    _live.pop(ctx, None)
+_release_work = _release_ctx
 
 
 class Scheduler:
@@ -173,5 +171,3 @@ __all__ = ["Scheduler", "TestScheduler", "RunLoop"]
 if not has("rpl_run_loop_create"):
     del RunLoop
     __all__.remove("RunLoop")
-
-_immortal(_run_work, _release_work)

@@ -5,7 +5,8 @@ function the loaded library lacks raises NotImplementedError when used (the
 classes exist so that `from ripple import Subject` always works).
 """
 
-from ._core import (
+from ._core import (  # noqa: F401
+    _fast_sender, _last_error,
     Disposable, RPL_REPLAY_UNLIMITED, Signal, _check, _err_from_exc, _owned, _retained, _take, _to_c, ffi, has, lib,
 )
 
@@ -30,7 +31,8 @@ class Subject(Signal):
 
     def send(self, value):
         """Sends a value to every subscriber (synchronously)."""
-        _check(lib.rpl_subject_send_next(self._subj, _to_c(value)))
+        if _subject_send(self._subj, value) < 0:
+            raise _last_error()
 
     on_next = send_next = send
 
@@ -164,3 +166,6 @@ for _name, _fn, _c in (("publish", _publish, "rpl_signal_publish"),
     if has(_c):
         _fn.__name__ = _name
         setattr(Signal, _name, _fn)
+
+
+_subject_send = _fast_sender("rpl_subject_send_next") if has("rpl_subject_send_next") else None

@@ -180,3 +180,21 @@ def test_replay_variants():
     n = len(calls)
     assert lazy.to_list() == [1, 2] and len(calls) == n + 1
     assert lazy.to_list() == [1, 2] and len(calls) == n + 1
+
+
+@pytest.mark.parametrize("value", [0, -1, 2**63 - 1, -(2**63), 2**63, 1.5, -0.0, float("inf"), True, None,
+                                   "s", b"b", (1, 2.5), object()])
+def test_send_every_kind_of_value(value):
+    s = Subject()
+    got, _ = events(s)
+    s.send(value)
+    assert got[0] is value or got[0] == value
+    assert type(got[0]) is type(value)
+    sub_got = Signal.create(lambda sub: sub.send_next(value)).first()
+    assert sub_got is value or sub_got == value
+
+
+def test_fast_send_matches_the_platform():
+    import platform
+    if platform.machine() in ("x86_64", "aarch64"):
+        assert ripple._core.FAST_SEND

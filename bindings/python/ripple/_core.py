@@ -682,6 +682,10 @@ def _create_subscribe(ctx, sub):
 # When such a signal is given to C (a C operator, multicast, a blocking call),
 # it is materialized once as a Signal.create relay that sends into C.
 
+def _noop(x):
+    pass
+
+
 class _Obs:
     """The context of one subscription made from Python (an rpl_observer ctx).
 
@@ -703,7 +707,11 @@ class _Obs:
         self.disposable = None
         self.ended_early = False
         self.guard = None
-        n, c, e = self._next, self._completed, self._error
+        # The terminal next is the user's function itself: stages call their
+        # downstream outside their own try blocks, so an exception reaching
+        # push() can only come from it, and goes to the hook.
+        n = on_next if on_next is not None else _noop
+        c, e = self._completed, self._error
         for factory in reversed(stages):
             n, c, e = factory(n, c, e)
         self.n, self.c, self.e = n, c, e
@@ -712,15 +720,11 @@ class _Obs:
     def _make_push(self, n, user, staged):
         """The per-event entry point, as one closure (each Python call layer
         costs about as much as the work)."""
-        if staged:
-            def push(x, obs=self, n=n):
-                if not obs.stopped:
-                    n(x)
-        elif user is not None:  # no stages: call the user's on_next directly
-            def push(x, obs=self, user=user, report=_report):
+        if staged or user is not None:
+            def push(x, obs=self, n=n, report=_report):
                 if not obs.stopped:
                     try:
-                        user(x)
+                        n(x)
                     except BaseException as exc:
                         report(exc)
         else:
@@ -729,13 +733,6 @@ class _Obs:
         return push
 
     # The terminal ends. Exceptions of user observers go to the hook.
-    def _next(self, x):
-        if self.term_next is not None:
-            try:
-                self.term_next(x)
-            except BaseException as exc:
-                _report(exc)
-
     def _end(self):
         self.stopped = True
         if not self.upstream_done:  # a stage ended it: stop the source
@@ -773,19 +770,21 @@ class _Obs:
             _report(err)  # an error nobody observes is not lost either
 
     # Entry points from C.
-    def on_next(self, x):
-        if not self.stopped:
-            self.n(x)
-
     def on_error(self, err):
         if not self.stopped:
             self.upstream_done = True
-            self.e(err)
+            try:
+                self.e(err)
+            except BaseException as exc:
+                _report(exc)
 
     def on_completed(self):
         if not self.stopped:
             self.upstream_done = True
-            self.c()
+            try:
+                self.c()
+            except BaseException as exc:  # aggregate's final value to a failing on_next
+                _report(exc)
 
 
 @_cb("void(*)(void *, const rpl_value *)", "void(uintptr_t, const rpl_value *)")

@@ -143,3 +143,17 @@ def test_every_listed_operator_is_a_method():
     missing = [n for n in names if not hasattr(Signal, n)]
     # Only operators whose C function the library lacks may be missing.
     assert all(not ripple.has("rpl_signal_" + n) for n in missing), missing
+
+
+@needs("rpl_signal_take_while")
+def test_stage_end_stops_an_infinite_synchronous_source():
+    def body(sub):
+        i = 0
+        while not sub.is_disposed:
+            sub.send_next(i)
+            i += 1
+    src = Signal.create(body)
+    assert src.take_while(lambda x: x < 5).to_list(timeout=5) == [0, 1, 2, 3, 4]
+    got = []
+    src.map(lambda x: 1 // (3 - x)).subscribe(got.append, got.append)
+    assert got[:3] == [0, 0, 1] and isinstance(got[3], ZeroDivisionError) and len(got) == 4

@@ -443,9 +443,11 @@ rpl_subject_t *RPL_NULLABLE rpl_behavior_subject_create(rpl_value initial);
    of them). A subscriber first gets the kept values, then the terminal event
    if there was one, then live events. Replay and live delivery never lose,
    duplicate or reorder events, even under concurrent sends: every subscriber
-   sees the events in one order, which is also the replay order. Replay stops
-   early if the subscription is disposed. Errors: capacity 0
-   (RPL_ERR_INVALID). +1. */
+   sees the events in one order, which is also the replay order. (The one
+   exception is RAC's nesting: a value sent into the subject from inside one
+   of its own callbacks reaches the subscribers after the current one before
+   the value being delivered.) Replay stops early if the subscription is
+   disposed. Errors: capacity 0 (RPL_ERR_INVALID). +1. */
 rpl_subject_t *RPL_NULLABLE rpl_replay_subject_create(size_t capacity);
 
 /* Send an event to every subscriber (see the section comment). send_next

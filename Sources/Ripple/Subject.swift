@@ -352,12 +352,19 @@ struct ReplayBuffer {
 }
 
 /// Runs the replay subject's side of each event, in one order for all.
+///
+/// The subject owns the hub, which owns this sink: it refers to the subject
+/// without a reference count (the subject has a weak side table, which would
+/// make each retain slow), and only the subject drives the hub.
 final class HubSink: Sink {
-    unowned(unsafe) let subject: ReplaySubject
-    init(_ subject: ReplaySubject) { self.subject = subject }
-    override func onNext(_ value: borrowing Value) { subject.hubNext(value) }
-    override func onError(_ error: RippleError) { subject.hubTerminal(.error(error)) }
-    override func onCompleted() { subject.hubTerminal(.completed) }
+    let subject: Unmanaged<ReplaySubject>
+    init(_ subject: ReplaySubject) { self.subject = Unmanaged.passUnretained(subject) }
+    override func onNext(_ value: borrowing Value) {
+        let v = copy value
+        subject._withUnsafeGuaranteedRef { $0.hubNext(v) }
+    }
+    override func onError(_ error: RippleError) { subject._withUnsafeGuaranteedRef { $0.hubTerminal(.error(error)) } }
+    override func onCompleted() { subject._withUnsafeGuaranteedRef { $0.hubTerminal(.completed) } }
 }
 
 /// A subscriber being replayed to: live events that reach it meanwhile
@@ -392,10 +399,14 @@ public final class ReplaySubject: Subject, @unchecked Sendable {
     @exclusivity(unchecked) var joiners: [Subscriber] = []
     /// Hub-only state.
     @exclusivity(unchecked) var replaying: [Replaying] = []
-    @exclusivity(unchecked) var hub: Subscriber! = nil
+    /// The hub (+1 by hand, so calling it costs no retain/release).
+    @exclusivity(unchecked) var hubRef: Unmanaged<Subscriber>? = nil
+    @inline(__always) var hub: Unmanaged<Subscriber> { hubRef.unsafelyUnwrapped }
 
-    /// The hub's signal to process joiners (never leaves the hub).
+    /// The hub's signal to process joiners (never leaves the hub): a type no
+    /// constructor makes, and a marker payload.
     static let joinTag: UInt32 = 0xFFFF_0001
+    static let joinBits: UInt64 = 0x4A4F_494E_4A4F_494E
 
     /// A replay subject; `capacity` must be at least 1 (Int.max: unlimited).
     public init(capacity: Int) {
@@ -404,8 +415,7 @@ public final class ReplaySubject: Subject, @unchecked Sendable {
         isBehavior = false
         buffer = ReplayBuffer(capacity: capacity)
         super.init()
-        hub = Subscriber(HubSink(self))
-        hub.start()
+        startHub()
     }
 
     /// A behavior subject starting with `initial` (consumed).
@@ -416,18 +426,24 @@ public final class ReplaySubject: Subject, @unchecked Sendable {
         _ = buffer.append(initial.retained())
         current = initial
         super.init()
-        hub = Subscriber(HubSink(self))
-        hub.start()
+        startHub()
+    }
+
+    private func startHub() {
+        let h = Subscriber(HubSink(self))
+        hubRef = Unmanaged.passRetained(h)
+        h.start()
     }
 
     deinit {
+        hubRef?.release()
         for v in buffer.removeAll() { v.release() }
         current.release()
     }
 
-    public override func sendNext(_ value: Value) { hub.sendNext(value) }
-    public override func sendError(_ error: RippleError) { hub.sendError(error) }
-    public override func sendCompleted() { hub.sendCompleted() }
+    public override func sendNext(_ value: Value) { hub._withUnsafeGuaranteedRef { $0.sendNext(value) } }
+    public override func sendError(_ error: RippleError) { hub._withUnsafeGuaranteedRef { $0.sendError(error) } }
+    public override func sendCompleted() { hub._withUnsafeGuaranteedRef { $0.sendCompleted() } }
 
     /// A copy (+1) of a behavior subject's current value (the last value
     /// sent, or the initial one).
@@ -450,7 +466,7 @@ public final class ReplaySubject: Subject, @unchecked Sendable {
         }
         joiners.append(x)
         lock.unlock()
-        hub.sendNext(Value(rawType: ReplaySubject.joinTag, bits: 0))
+        hub._withUnsafeGuaranteedRef { $0.sendNext(Value(rawType: ReplaySubject.joinTag, bits: ReplaySubject.joinBits)) }
         return x
     }
 
@@ -462,7 +478,8 @@ public final class ReplaySubject: Subject, @unchecked Sendable {
     // MARK: The hub's side (one event at a time, in the hub's order)
 
     func hubNext(_ value: borrowing Value) {
-        if value.rawType == ReplaySubject.joinTag {
+        let (type, bits) = (value.rawType, value.bits)
+        if type == ReplaySubject.joinTag && bits == ReplaySubject.joinBits {
             processJoiners()
             return
         }
@@ -509,7 +526,8 @@ public final class ReplaySubject: Subject, @unchecked Sendable {
             retire(old)
         }
         if !js.isEmpty {
-            let items = isBehavior ? [] : buffer.copyRetained()
+            // They subscribed before the terminal event: replay, then it.
+            let items = buffer.copyRetained()
             for j in js {
                 for v in items { j.sendNext(v.retained()) }
                 j.send(event)

@@ -389,6 +389,52 @@ static void test_release_rules(void) {
     CHECK_LOG(&d, "5 R");
 }
 
+/* Rule 11: no subject lock is held while a callback runs. Every call below
+   takes the subject's lock, which is not recursive: held, they would
+   deadlock. */
+typedef struct { rec_t rec; rpl_subject_t *s; rpl_signal_t *src; int calls; } probe_t;
+static void probe_next(void *ctx, const rpl_value *v) {
+    probe_t *p = ctx;
+    rec_next(&p->rec, v);
+    rpl_value cur;
+    if (rpl_behavior_subject_value(p->s, &cur) == RPL_OK) {
+        CHECK(rpl_value_equal(&cur, v) || rpl_value_int(&cur) >= rpl_value_int(v));
+        rpl_value_release(&cur);
+    }
+    (void)rpl_subject_subscriber_count(p->s);
+    (void)rpl_subject_is_terminated(p->s);
+    rpl_disposable_t *c = rpl_signal_subscribe_subject(p->src, p->s); /* an empty source */
+    rpl_release(c);
+    rec_t extra = {0};
+    rpl_disposable_t *d = rec_sub(p->s, &extra);
+    rpl_disposable_dispose(d);
+    rpl_release(d);
+    p->calls++;
+}
+static void test_no_lock_in_callbacks(void) {
+    rpl_subject_t *kinds[3] = {rpl_subject_create(), rpl_behavior_subject_create(rpl_int(0)),
+                               rpl_replay_subject_create(2)};
+    rpl_signal_t *never = rpl_signal_never();
+    for (int k = 0; k < 3; k++) {
+        probe_t p;
+        memset(&p, 0, sizeof p);
+        p.s = kinds[k];
+        p.src = never;
+        rpl_observer o = rec_observer(&p.rec);
+        o.on_next = probe_next;
+        o.ctx = &p;
+        o.release = NULL;
+        rpl_subject_send_next(p.s, rpl_int(1));
+        rpl_disposable_t *d = rpl_signal_subscribe((rpl_signal_t *)p.s, &o);
+        rpl_subject_send_next(p.s, rpl_int(2));
+        rpl_subject_send_completed(p.s);
+        CHECK_EQ_INT(p.calls, k == 0 ? 1 : 2); /* behavior and replay replay 1 first */
+        rpl_release(d);
+        rpl_release(p.s);
+    }
+    rpl_release(never);
+}
+
 /* Re-entrancy: sending, subscribing and disposing from inside a callback. */
 typedef struct { rec_t rec; rpl_subject_t *s; int limit; } reent_t; /* rec first: ctx is both */
 static void send_next_back(void *ctx, const rpl_value *v) {
@@ -485,6 +531,7 @@ int main(void) {
     RUN(test_bad_input);
     RUN(test_subject_as_subscriber);
     RUN(test_release_rules);
+    RUN(test_no_lock_in_callbacks);
     fprintf(stderr, "  reentrant sends\n");
     /* Nested delivery (RAC): the nested sends reach b first, and the nested
        completion ends b before the outer values reach it. */

@@ -127,7 +127,7 @@ static void *churner(void *p) {
     return NULL;
 }
 static void test_churn(void) {
-    long n = test_scale(3000, 100);
+    long n = test_scale(1500, 100);
     for (subject_kind k = PLAIN; k <= REPLAY_ALL; k++) {
         rpl_subject_t *s = make_subject(k);
         atomic_long released = 0;
@@ -152,6 +152,48 @@ static void test_churn(void) {
         CHECK_EQ_INT(atomic_load(&released), subs); /* every subscription ended once */
         CHECK_EQ_INT(rpl_subject_subscriber_count(s), 0);
         rpl_release(ds);
+        rpl_release(s);
+    }
+}
+
+/* --- a subject fed by sources on several threads (rpl_signal_subscribe_subject) */
+typedef struct { int id; long n; } feed_t;
+static rpl_disposable_t *feed_subscribe(void *ctx, rpl_subscriber_t *s) {
+    feed_t *f = ctx;
+    for (long i = 0; i < f->n; i++) rpl_subscriber_send_next(s, rpl_int((int64_t)f->id * 1000000 + i));
+    return NULL; /* never completes */
+}
+typedef struct { rpl_subject_t *s; feed_t f; rpl_disposable_t *d; } feeder_t;
+static void *feeder(void *p) {
+    feeder_t *a = p;
+    rpl_signal_t *src = rpl_signal_create(feed_subscribe, &a->f, NULL);
+    a->d = rpl_signal_subscribe_subject(src, a->s);
+    rpl_release(src);
+    return NULL;
+}
+static void test_fed_from_threads(void) {
+    long n = test_scale(20000, 500);
+    for (subject_kind k = PLAIN; k <= REPLAY_ALL; k++) {
+        rpl_subject_t *s = make_subject(k);
+        counter_t c;
+        rpl_disposable_t *dc = counter_sub(s, &c);
+        pthread_t t[THREADS];
+        feeder_t a[THREADS];
+        for (int i = 0; i < THREADS; i++) {
+            a[i] = (feeder_t){s, {i, n}, NULL};
+            pthread_create(&t[i], NULL, feeder, &a[i]);
+        }
+        for (int i = 0; i < THREADS; i++) pthread_join(t[i], NULL);
+        CHECK_EQ_INT(c.count, THREADS * n);
+        CHECK_EQ_INT(c.overlaps, 0);
+        CHECK_EQ_INT(c.disorder, 0);
+        rpl_subject_send_completed(s);
+        for (int i = 0; i < THREADS; i++) {
+            CHECK(rpl_disposable_is_disposed(a[i].d)); /* the terminal disposed every source */
+            rpl_release(a[i].d);
+        }
+        CHECK_EQ_INT(c.completed, 1);
+        rpl_release(dc);
         rpl_release(s);
     }
 }
@@ -317,6 +359,7 @@ int main(void) {
     pthread_detach(w);
     RUN(test_concurrent_senders);
     RUN(test_churn);
+    RUN(test_fed_from_threads);
     RUN(test_replay_order);
     RUN(test_cross_thread);
     RUN(test_no_starvation);

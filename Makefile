@@ -17,7 +17,7 @@ endif
 ifeq ($(origin CXX),default)
 CXX         := clang++
 endif
-CFLAGS      ?= -O2 -g
+CFLAGS      ?= -O2 -g -gdwarf-4
 WARN        := -Wall -Wextra -Werror -std=c11
 PYTHON      ?= python3
 
@@ -57,7 +57,8 @@ CXX_EXAMPLES := $(patsubst examples-c/%.cpp,%,$(wildcard examples-c/*.cpp))
 BENCH_SRC   := $(wildcard bench/*.c)
 
 .PHONY: all lib deps install uninstall demo check bench clean swift-test c-tests \
-        check-header check-symbols check-install valgrind asan tsan examples bindings-check FORCE
+        check-header check-symbols check-install valgrind asan tsan examples bindings-check FORCE \
+        abi abi-deps abi-check abi-baseline
 
 all: lib
 
@@ -145,7 +146,7 @@ demo: examples
 # ---------------------------------------------------------------------------
 # C tests: Tests/c/test_*.c, each a program that exits 0 and prints
 # "N passed, 0 failed". Built three ways: plain, ASan and TSan.
-TEST_CFLAGS := -O1 -g $(WARN) -IInclude -ITests/c
+TEST_CFLAGS := -O1 -g -gdwarf-4 $(WARN) -IInclude -ITests/c
 $(OUT)/tests/%: Tests/c/%.c Tests/c/check.h $(HEADER) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $< -L$(OUT)/lib -lripple -lpthread -Wl,-rpath,$(CURDIR)/$(OUT)/lib -o $@
@@ -154,26 +155,34 @@ c-tests: $(addprefix $(OUT)/tests/,$(C_TESTS))
 	@for t in $(C_TESTS); do echo "--- $$t"; $(OUT)/tests/$$t || exit 1; done
 
 VALGRIND := valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite
+# Valgrind 3.19 cannot read the DWARF of the statically linked Swift runtime,
+# so it runs against a copy of the library without debug sections (symbols stay).
+VG_LIB := $(OUT)/valgrind-lib
 valgrind: deps c-tests examples
-	@for t in $(C_TESTS); do echo "--- valgrind $$t"; RIPPLE_TEST_QUICK=1 $(VALGRIND) $(OUT)/tests/$$t >/dev/null || exit 1; done
-	@for e in $(EXAMPLES); do echo "--- valgrind examples-c/$$e"; LD_LIBRARY_PATH=$(STAGE)/lib $(VALGRIND) $(OUT)/examples/$$e >/dev/null || exit 1; done
+	@mkdir -p $(VG_LIB) && objcopy --strip-debug $(LIB) $(VG_LIB)/$(SONAME)
+	@for t in $(C_TESTS); do echo "--- valgrind $$t"; RIPPLE_TEST_QUICK=1 LD_LIBRARY_PATH=$(CURDIR)/$(VG_LIB) $(VALGRIND) $(OUT)/tests/$$t >/dev/null || exit 1; done
+	@for e in $(EXAMPLES); do echo "--- valgrind examples-c/$$e"; LD_LIBRARY_PATH=$(CURDIR)/$(VG_LIB) $(VALGRIND) $(OUT)/examples/$$e >/dev/null || exit 1; done
 
 asan: $(LIB)
 	@mkdir -p $(OUT)/asan
 	@for t in $(C_TESTS); do \
-	  $(CC) $(TEST_CFLAGS) -fsanitize=address,undefined -fno-omit-frame-pointer Tests/c/$$t.c -L$(OUT)/lib -lripple -lpthread \
+	  $(CC) $(TEST_CFLAGS) -fsanitize=address,undefined -fno-omit-frame-pointer -fuse-ld=lld Tests/c/$$t.c -L$(OUT)/lib -lripple -lpthread \
 	    -Wl,-rpath,$(CURDIR)/$(OUT)/lib -o $(OUT)/asan/$$t || exit 1; \
 	  echo "--- asan $$t"; ASAN_OPTIONS=detect_leaks=1 $(OUT)/asan/$$t >/dev/null || exit 1; done
 
 # TSan needs the runtime instrumented too (its atomics hand data between
 # threads), so the library is rebuilt with -sanitize=thread for this run.
+# The toolchain's TSan runtime intercepts libdispatch, so the test programs
+# link the toolchain's libdispatch and BlocksRuntime too.
 TSAN_SCRATCH := .build-tsan
+SWIFT_LIBDIR = $(shell dirname $$(dirname $$(readlink -f $$(command -v $(SWIFT)))))/lib/swift/linux
 tsan:
 	$(SWIFT) build -c release --product ripple --scratch-path $(TSAN_SCRATCH) -Xswiftc -sanitize=thread \
 	    -Xswiftc -Xfrontend -Xswiftc -disable-implicit-concurrency-module-import
 	@mkdir -p $(OUT)/tsan
 	@for t in $(C_TESTS); do \
 	  $(CC) $(TEST_CFLAGS) -fsanitize=thread Tests/c/$$t.c -L$(TSAN_SCRATCH)/release -lripple -lpthread \
+	    -L$(SWIFT_LIBDIR) -ldispatch -lBlocksRuntime -Wl,-rpath,$(SWIFT_LIBDIR) \
 	    -Wl,-rpath,$(CURDIR)/$(TSAN_SCRATCH)/release -o $(OUT)/tsan/$$t || exit 1; \
 	  echo "--- tsan $$t"; RIPPLE_TEST_QUICK=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" $(OUT)/tsan/$$t >/dev/null || exit 1; done
 
@@ -220,6 +229,43 @@ bindings-check: stage
 SHELL := /bin/bash
 check: deps lib check-header check-symbols c-tests check-install swift-test valgrind asan tsan bindings-check
 	@echo "make check: all passed"
+
+# ---------------------------------------------------------------------------
+# ABI snapshots with libabigail. The library's DWARF is Swift, which
+# libabigail ignores, so the types come from a C probe library with one
+# `__typeof__(rpl_x) *abi_rpl_x` per exported function, typed by the header
+# (@c @implementation makes the Swift side match it). The real .so gives the
+# symbol list and versions.
+#   make abi                      snapshot into build/abi/
+#   make abi-check [BASELINE=abi] compare with a stored snapshot; fails on a
+#                                 removed or changed function (added is fine)
+#   make abi-baseline             store the current snapshot in abi/
+ABI_OUT  := $(OUT)/abi
+BASELINE ?= abi
+abi-deps:
+	@command -v abidw >/dev/null 2>&1 || { echo "installing: abigail-tools"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends abigail-tools >/dev/null; }
+
+abi: abi-deps $(LIB)
+	@mkdir -p $(ABI_OUT)
+	@nm -D --defined-only $(LIB) | awk '$$3 ~ /^rpl_/ {sub(/@.*/,"",$$3); print $$3}' | sort -u > $(ABI_OUT)/symbols.txt
+	@{ echo '/* generated by make abi: one typed pointer per exported function */'; echo '#include <ripple.h>'; \
+	  while read -r f; do echo "__typeof__($$f) *abi_$$f = 0;"; done < $(ABI_OUT)/symbols.txt; } > $(ABI_OUT)/probe.c
+	$(CC) -g -gdwarf-4 -O0 -shared -fPIC -IInclude $(ABI_OUT)/probe.c -o $(ABI_OUT)/libripple-probe.so
+	abidw --no-show-locs --no-corpus-path --out-file $(ABI_OUT)/probe.abi $(ABI_OUT)/libripple-probe.so
+	abidw --no-show-locs --no-corpus-path --out-file $(ABI_OUT)/libripple.abi $(LIB)
+	@echo "abi: $$(wc -l < $(ABI_OUT)/symbols.txt) functions in $(ABI_OUT)/{probe,libripple}.abi"
+
+abi-check: abi
+	@test -f $(BASELINE)/probe.abi || { echo "no baseline in $(BASELINE)/ (make abi-baseline)"; exit 1; }
+	abidiff --no-added-syms $(BASELINE)/probe.abi $(ABI_OUT)/probe.abi
+	abidiff --no-added-syms $(BASELINE)/libripple.abi $(ABI_OUT)/libripple.abi
+	@echo "abi-check: compatible with $(BASELINE)/"
+
+abi-baseline: abi
+	@mkdir -p abi && cp $(ABI_OUT)/probe.abi $(ABI_OUT)/libripple.abi abi/
+	@echo "baseline stored in abi/"
 
 # ---------------------------------------------------------------------------
 bench: $(LIB)

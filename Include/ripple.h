@@ -304,7 +304,10 @@ rpl_disposable_t *RPL_NULLABLE rpl_serial_disposable_swap(rpl_disposable_t *RPL_
    subscribing thread. Send events with rpl_subscriber_send_* - now or later,
    from any thread (retain the subscriber to keep it past this call). Return a
    disposable (+1, the runtime takes it) to run when the subscription ends, or
-   NULL when there is nothing to clean up. */
+   NULL when there is nothing to clean up; a disposable returned after the
+   subscription already ended is disposed at once, before the observer's
+   release. The subscriber is also the subscription's disposable, so the
+   producer may end it with rpl_disposable_dispose((rpl_disposable_t *)s). */
 typedef rpl_disposable_t *RPL_NULLABLE (*rpl_subscribe_fn)(void *RPL_NULLABLE ctx,
                                                            rpl_subscriber_t *RPL_NONNULL subscriber);
 

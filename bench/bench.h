@@ -1,4 +1,4 @@
-/* Shared helpers of the benchmark program (bench/*.c). */
+/* Shared helpers of the benchmark program (bench/bench_*.c). */
 #ifndef RIPPLE_BENCH_H
 #define RIPPLE_BENCH_H
 #include <stdint.h>

@@ -35,7 +35,8 @@ public final class CreateSignal: Signal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let s = Subscriber(sink)
         s.start()  // the disposable exists before the body runs (rule 3)
-        s.addResource(body(s))
+        s.beginSubscribeBody()
+        s.endSubscribeBody(adding: body(s))
         return s
     }
 }

@@ -1,3 +1,4 @@
+import Glibc
 import RippleSupport
 import Synchronization
 
@@ -37,9 +38,16 @@ public final class Subscriber: Disposable {
     /// Resources disposed when the subscription ends, under `slowLock`.
     @exclusivity(unchecked) var resource: Disposable?
     @exclusivity(unchecked) var moreResources: [Disposable] = []
-    @exclusivity(unchecked) var resourcesDisposed = false
+    /// Set once the resources have been disposed; later ones are disposed at once.
+    let resourcesClosed = Atomic<Bool>(false)
+    /// Set (under the stripe lock) once a resource has ever been added.
+    let hasResources = Atomic<Bool>(false)
+    /// Holds back `finish` while a subscribe body runs (rule 5: a resource the
+    /// body returns after a synchronous terminal event is disposed before the
+    /// release). 0: open, 1: a body is running, 2: running and finish is due.
+    let finishGate = Atomic<UInt8>(0)
 
-    public init(_ sink: Sink) {
+    public init(_ sink: __owned Sink) {
         sinkRef = Unmanaged.passRetained(sink)
         super.init(kind: .subscriber)
     }
@@ -56,12 +64,13 @@ public final class Subscriber: Disposable {
     @inlinable
     public func start() { sinkRef?._withUnsafeGuaranteedRef { $0.attach(self) } }
 
-    @usableFromInline var slowLock: Lock { SlowLocks.lock(for: self) }
+    @usableFromInline var slowLock: StripeLock { StripeLock(ripple_stripe_for(Unmanaged.passUnretained(self).toOpaque())) }
 
     // MARK: Sending
 
-    /// Sends a value; consumes `value`.
-    @inlinable
+    /// Sends a value; consumes `value`. Inlined into callers: the
+    /// uncontended path is a CAS, the call, and a CAS.
+    @inlinable @inline(__always)
     public func sendNext(_ value: Value) {
         let t = ripple_thread()!
         let me = UInt(bitPattern: t)
@@ -279,14 +288,33 @@ public final class Subscriber: Disposable {
         }
     }
 
+    /// Call before running a subscribe body that may end the subscription
+    /// synchronously and then return a resource; pair with `endSubscribeBody`.
+    public func beginSubscribeBody() { finishGate.store(1, ordering: .relaxed) }
+
+    /// Adds the body's resource and runs a `finish` held back meanwhile.
+    public func endSubscribeBody(adding resource: Disposable?) {
+        addResource(resource)
+        if finishGate.exchange(0, ordering: .acquiringAndReleasing) == 2 { finalize() }
+    }
+
     /// Drops queued events and runs the sink chain's `finish`, once.
     func finalize() {
-        let lock = slowLock
-        lock.lock()
-        let items = queue
-        queue = []
-        lock.unlock()
-        for e in items { e.release() }
+        // A plain load first: the gate is almost always open, and a failed
+        // compare-exchange costs as much as a successful one.
+        if finishGate.load(ordering: .acquiring) != 0,
+           finishGate.compareExchange(expected: 1, desired: 2, ordering: .acquiringAndReleasing).exchanged { return }
+        // DONE is set, so no orphan can be queued any more (enqueueOrphan sets
+        // PENDING with a CAS that fails once DONE is there). A queue that still
+        // holds events has PENDING set: only then is the lock needed.
+        if word.load(ordering: .acquiring) & Subscriber.pending != 0 {
+            let lock = slowLock
+            lock.lock()
+            let items = queue
+            queue = []
+            lock.unlock()
+            for e in items { e.release() }
+        }
         if let s = sinkRef {
             sinkRef = nil
             s.takeRetainedValue().finish()
@@ -301,7 +329,11 @@ public final class Subscriber: Disposable {
         guard let d else { return }
         let lock = slowLock
         lock.lock()
-        if resourcesDisposed {
+        // Announce first, then look (both sequentially consistent): either
+        // disposeResources sees the announcement and takes the lock, or we
+        // see that it has run and dispose `d` ourselves.
+        hasResources.store(true, ordering: .sequentiallyConsistent)
+        if resourcesClosed.load(ordering: .sequentiallyConsistent) {
             lock.unlock()
             d.dispose()
             return
@@ -319,11 +351,13 @@ public final class Subscriber: Disposable {
         }
     }
 
+    /// Disposes every resource, once. A subscription that never had one (the
+    /// common case) costs one atomic exchange and no lock.
     func disposeResources() {
+        if resourcesClosed.exchange(true, ordering: .sequentiallyConsistent) { return }
+        if !hasResources.load(ordering: .sequentiallyConsistent) { return }
         let lock = slowLock
         lock.lock()
-        if resourcesDisposed { lock.unlock(); return }
-        resourcesDisposed = true
         let first = resource
         let rest = moreResources
         resource = nil
@@ -334,15 +368,22 @@ public final class Subscriber: Disposable {
     }
 }
 
-/// A fixed table of locks shared by subscribers for their rarely used slow
-/// paths; a condition wait wakes every waiter of a stripe, and each re-checks.
-enum SlowLocks {
-    static let count = 64
-    static let table: [Lock] = (0..<count).map { _ in Lock() }
+/// One stripe of the shared lock table (RippleSupport): a mutex and a
+/// condition. A condition wait wakes every waiter of the stripe, and each
+/// re-checks its own subscriber.
+@usableFromInline
+struct StripeLock {
+    @usableFromInline let stripe: UnsafeMutablePointer<ripple_stripe>
+    @inlinable init(_ stripe: UnsafeMutablePointer<ripple_stripe>) { self.stripe = stripe }
 
-    @inline(__always)
-    static func lock(for object: AnyObject) -> Lock {
-        let addr = UInt(bitPattern: ObjectIdentifier(object).hashValue)
-        return table[Int((addr >> 6) % UInt(count))]
+    @inlinable @inline(__always) func lock() { pthread_mutex_lock(&stripe.pointee.mutex) }
+    @inlinable @inline(__always) func unlock() { pthread_mutex_unlock(&stripe.pointee.mutex) }
+    @inlinable @inline(__always) func wait() { pthread_cond_wait(&stripe.pointee.cond, &stripe.pointee.mutex) }
+    @inlinable @inline(__always) func broadcast() { pthread_cond_broadcast(&stripe.pointee.cond) }
+    @inlinable @inline(__always)
+    func withLock<R>(_ body: () throws -> R) rethrows -> R {
+        lock()
+        defer { unlock() }
+        return try body()
     }
 }

@@ -10,8 +10,11 @@ public func rpl_disposable_create(_ on_dispose: (@convention(c) (UnsafeMutableRa
 
 @c @implementation
 public func rpl_disposable_dispose(_ d: OpaquePointer?) -> rpl_status {
-    guard let disposable = disposableArg(d, "rpl_disposable_dispose") else { return rpl_last_error() }
-    disposable.dispose()
+    guard let d, isKind(d, .disposable, .subscriber) else {
+        _ = disposableArg(d, "rpl_disposable_dispose")
+        return rpl_last_error()
+    }
+    borrowed(d, as: Disposable.self) { $0.dispose() }
     return rpl_status(RPL_OK)
 }
 

@@ -13,6 +13,20 @@ func object(_ p: UnsafeRawPointer) -> RippleObject {
 @inline(__always)
 func handle(_ o: RippleObject) -> OpaquePointer { OpaquePointer(Unmanaged.passUnretained(o).toOpaque()) }
 
+/// True when the handle `p` is one of two kinds; reads it without retaining.
+@inline(__always)
+func isKind(_ p: OpaquePointer, _ a: ObjectKind, _ b: ObjectKind? = nil) -> Bool {
+    let k = Unmanaged<RippleObject>.fromOpaque(UnsafeRawPointer(p))._withUnsafeGuaranteedRef { $0.kind }
+    return k == a || k == b
+}
+
+/// Calls `body` with the object of a checked, borrowed handle, without the
+/// retain/release a strong reference would cost (hot entry points).
+@inline(__always)
+func borrowed<T: RippleObject, R>(_ p: OpaquePointer, as: T.Type, _ body: (T) -> R) -> R {
+    Unmanaged<T>.fromOpaque(UnsafeRawPointer(p))._withUnsafeGuaranteedRef(body)
+}
+
 /// A new +1 handle for `o`.
 @inline(__always)
 func retainedHandle(_ o: RippleObject) -> OpaquePointer { OpaquePointer(Unmanaged.passRetained(o).toOpaque()) }

@@ -49,15 +49,19 @@ func subscriberArg(_ s: OpaquePointer?, _ fn: StaticString) -> Subscriber? {
 
 @c @implementation
 public func rpl_subscriber_send_next(_ s: OpaquePointer?, _ v: rpl_value) -> rpl_status {
-    let value = toValue(v)
-    guard let s, object(UnsafeRawPointer(s)).kind == .subscriber else {
-        _ = subscriberArg(s, "rpl_subscriber_send_next")
-        value.release()
-        return rpl_last_error()
-    }
-    // The caller's reference keeps the subscriber alive for the call: no retain/release per event.
-    Unmanaged<Subscriber>.fromOpaque(UnsafeRawPointer(s))._withUnsafeGuaranteedRef { $0.sendNext(value) }
+    // The hot path: the handle is borrowed for the call, so use it without
+    // retain/release (the caller's reference keeps it alive). The error path
+    // lives in its own function so this one stays small (no spills).
+    guard let s, isKind(s, .subscriber) else { return rejectSendNext(s, v) }
+    borrowed(s, as: Subscriber.self) { $0.sendNext(toValue(v)) }
     return 0
+}
+
+@inline(never)
+private func rejectSendNext(_ s: OpaquePointer?, _ v: rpl_value) -> rpl_status {
+    _ = subscriberArg(s, "rpl_subscriber_send_next")
+    toValue(v).release()  // rule 19: consumed even on failure
+    return rpl_last_error()
 }
 
 @c @implementation
@@ -92,11 +96,13 @@ public func rpl_signal_subscribe(_ sig: OpaquePointer?, _ obs: UnsafePointer<rpl
         o.release?(o.ctx)
         return nil
     }
-    guard let signal = signalArg(sig, "rpl_signal_subscribe") else {
+    guard let sig, isKind(sig, .signal, .subject) else {
+        _ = signalArg(sig, "rpl_signal_subscribe")
         o.release?(o.ctx)
         return nil
     }
-    return retainedHandle(signal.subscribe(CObserverSink(o)))
+    let sink = CObserverSink(o)
+    return borrowed(sig, as: Signal.self) { retainedHandle($0.subscribe(sink)) }
 }
 
 @c @implementation

@@ -205,6 +205,60 @@ static void test_take_recursive(void) {
     rpl_release(s);
 }
 
+/* The same with a real subject, as semantics.md rule 4 states it; a second
+   subscriber of the subject that is not behind take sees every value sent. */
+typedef struct {
+    rec_t r;
+    rpl_subject_t *subject;
+} subject_echo_t;
+static void subject_echo_next(void *ctx, const rpl_value *v) {
+    subject_echo_t *e = ctx;
+    rec_next(&e->r, v);
+    rpl_subject_send_next(e->subject, rpl_int(rpl_value_int(v) + 1));
+}
+static void test_take_recursive_subject(void) {
+    rpl_subject_t *subject = rpl_subject_create();
+    rpl_signal_t *t = rpl_signal_take((rpl_signal_t *)subject, 3);
+    subject_echo_t e;
+    rec_init(&e.r);
+    e.subject = subject;
+    rpl_observer o = rec_observer(&e.r);
+    o.on_next = subject_echo_next;
+    o.ctx = &e;
+    rpl_disposable_t *d = rpl_signal_subscribe(t, &o);
+    rpl_subject_send_next(subject, rpl_int(0));
+    CHECK_SEQ(e.r, 0, 1, 2);
+    CHECK_COMPLETED(e.r);
+    CHECK_EQ_INT(e.r.released, 1);
+    CHECK(rpl_disposable_is_disposed(d));
+    /* take's subscription left the subject */
+    CHECK_EQ_INT(rpl_subject_subscriber_count(subject), 0);
+    rpl_release(d);
+    rec_clear(&e.r);
+
+    /* take(1) of a subject that never completes */
+    rec_t r;
+    d = rec_subscribe(rpl_subject_as_signal(subject), &r);  /* a plain subscriber too */
+    rpl_signal_t *t1 = rpl_signal_take((rpl_signal_t *)subject, 1);
+    rec_t r1;
+    rpl_disposable_t *d1 = rec_subscribe(t1, &r1);
+    CHECK_EQ_INT(rpl_subject_subscriber_count(subject), 2);
+    rpl_subject_send_next(subject, rpl_int(7));
+    rpl_subject_send_next(subject, rpl_int(8));
+    CHECK_SEQ(r1, 7);
+    CHECK_COMPLETED(r1);
+    CHECK_SEQ(r, 7, 8);
+    CHECK_OPEN(r);
+    CHECK_EQ_INT(rpl_subject_subscriber_count(subject), 1);
+    rpl_release(d1);
+    rec_clear(&r1);
+    rpl_release(t1);
+    rpl_release(d);
+    rec_clear(&r);
+    rpl_release(t);
+    rpl_release(subject);
+}
+
 /* Sinks above a take see no terminal event when take ends the subscription:
    a do_completed upstream of take does not run (the source did not
    complete), while one downstream does. */
@@ -504,6 +558,7 @@ int main(void) {
     RUN(test_take_values);
     RUN(test_take_never_completing);
     RUN(test_take_recursive);
+    RUN(test_take_recursive_subject);
     RUN(test_take_upstream_sees_no_completion);
     RUN(test_take_after_terminal_emitters);
     RUN(test_take_dispose_in_callback);

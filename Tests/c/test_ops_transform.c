@@ -3,6 +3,7 @@
    do_error, do_completed. Each gets: values, completion, error propagation,
    disposal, release of ctx, restartability and bad input (ops_common.h). */
 #include "ops_common.h"
+#include <pthread.h>
 
 /* Subscribes twice to op (each subscription with its own state) and checks
    that both see exactly `expected` and then complete. */
@@ -656,6 +657,83 @@ static void test_chain(void) {
     rpl_release(s);
 }
 
+/* Two threads send into one subscription through map -> filter -> scan:
+   the subscriber serializes them, so the accumulator sees every value once. */
+typedef struct {
+    rpl_subscriber_t *sub;
+    long count;
+} sender_t;
+static void *sender(void *arg) {
+    sender_t *s = arg;
+    for (long i = 0; i < s->count; i++) rpl_subscriber_send_next(s->sub, rpl_int(1));
+    return NULL;
+}
+static void test_chain_threads(void) {
+    long per_thread = test_scale(200000, 2000);
+    src_t p;
+    SRC_INIT_EMPTY(&p, SRC_OPEN);
+    p.keep = 1;
+    rpl_signal_t *s = src_signal(&p);
+    fnctx_t c = {1, 0, 0};
+    rpl_signal_t *a = rpl_signal_map(s, add_k, &c, NULL);             /* 2 */
+    rpl_signal_t *b = rpl_signal_filter(a, is_even, NULL, NULL);       /* all pass */
+    rpl_signal_t *sc = rpl_signal_scan(b, rpl_int(0), sum, NULL, NULL);
+    rec_t r;
+    rpl_disposable_t *d = rec_subscribe(sc, &r);
+    sender_t x = {p.sub, per_thread}, y = {p.sub, per_thread};
+    pthread_t tx, ty;
+    pthread_create(&tx, NULL, sender, &x);
+    pthread_create(&ty, NULL, sender, &y);
+    pthread_join(tx, NULL);
+    pthread_join(ty, NULL);
+    rpl_subscriber_send_completed(p.sub);
+    CHECK_EQ_INT(r.n, 2 * per_thread);
+    CHECK_EQ_INT(rpl_value_int(&r.last), 4 * per_thread);
+    CHECK_EQ_INT(c.calls, 2 * per_thread);
+    CHECK_COMPLETED(r);
+    rpl_release(d);
+    rec_clear(&r);
+    src_clear(&p);
+    rpl_release(sc);
+    rpl_release(b);
+    rpl_release(a);
+    rpl_release(s);
+}
+
+/* Two live subscriptions of one operator signal keep separate state
+   (RAC: operators are restartable and interleavable). */
+static void test_interleaved(void) {
+    rpl_subject_t *subject = rpl_subject_create();
+    rpl_signal_t *sc = rpl_signal_scan((rpl_signal_t *)subject, rpl_int(0), sum, NULL, NULL);
+    rpl_signal_t *dc = rpl_signal_distinct_until_changed((rpl_signal_t *)subject);
+    rec_t a, b, da, db;
+    rpl_disposable_t *d1 = rec_subscribe(sc, &a);
+    rpl_disposable_t *d3 = rec_subscribe(dc, &da);
+    rpl_subject_send_next(subject, rpl_int(1));
+    rpl_disposable_t *d2 = rec_subscribe(sc, &b);
+    rpl_disposable_t *d4 = rec_subscribe(dc, &db);
+    rpl_subject_send_next(subject, rpl_int(1));
+    rpl_subject_send_next(subject, rpl_int(3));
+    rpl_subject_send_completed(subject);
+    CHECK_SEQ(a, 1, 2, 5);
+    CHECK_SEQ(b, 1, 4);
+    CHECK_SEQ(da, 1, 3);
+    CHECK_SEQ(db, 1, 3);  /* its first value always passes */
+    CHECK_COMPLETED(a);
+    CHECK_COMPLETED(b);
+    rpl_release(d1);
+    rpl_release(d2);
+    rpl_release(d3);
+    rpl_release(d4);
+    rec_clear(&a);
+    rec_clear(&b);
+    rec_clear(&da);
+    rec_clear(&db);
+    rpl_release(dc);
+    rpl_release(sc);
+    rpl_release(subject);
+}
+
 int main(void) {
     RUN(test_map);
     RUN(test_filter);
@@ -667,5 +745,7 @@ int main(void) {
     RUN(test_collect);
     RUN(test_do);
     RUN(test_chain);
+    RUN(test_chain_threads);
+    RUN(test_interleaved);
     CHECK_DONE();
 }

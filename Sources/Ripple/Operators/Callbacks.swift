@@ -1,4 +1,5 @@
 import RippleSupport
+import Synchronization
 
 // The pieces every single-input operator shares: the C callback types, the
 // context that owns a callback's `ctx`, and the sink that can end its
@@ -106,7 +107,7 @@ class StoppingSink: ForwardingSink {
         if root.markDone() {
             terminate(error)
             root.disposeResources()
-        } else if !root.resourcesDisposedLocked {
+        } else if !root.resourcesAreDisposed {
             terminate(error)  // inside an upstream terminal event, which disposes the resources next
         }
     }
@@ -132,8 +133,5 @@ class StoppingSink: ForwardingSink {
 extension Subscriber {
     /// Whether the resources have been disposed: after a dispose, or after a
     /// terminal event has been delivered (not while it is being delivered).
-    var resourcesDisposedLocked: Bool {
-        let lock = slowLock
-        return lock.withLock { resourcesDisposed }
-    }
+    var resourcesAreDisposed: Bool { resourcesClosed.load(ordering: .acquiring) }
 }

@@ -49,8 +49,9 @@ class AccumulatingSink: ForwardingSink {
     /// Folds `value` into the accumulator. The old accumulator is held for
     /// the call, so a callback that sends back into the source (which runs
     /// this again, nested) cannot free what it is reading.
-    @inline(__always)
-    final func accumulate(_ value: borrowing Value) {
+    /// Returns the new accumulator, borrowed from the sink.
+    @inline(__always) @discardableResult
+    final func accumulate(_ value: borrowing Value) -> Value {
         let old = acc.retained()
         let v = copy value  // 16 bytes on the stack; the box, if any, stays borrowed
         let next = Value(c: _withUnprotectedUnsafePointer(to: old) { pa in
@@ -63,13 +64,13 @@ class AccumulatingSink: ForwardingSink {
         acc = next
         replaced.release()
         old.release()
+        return next
     }
 }
 
 final class ScanSink: AccumulatingSink {
     override func onNext(_ value: borrowing Value) {
-        accumulate(value)
-        let current = acc.retained()  // a nested send may replace acc meanwhile
+        let current = accumulate(value).retained()  // a nested send may replace acc meanwhile
         downstream.onNext(current)
         current.release()
     }

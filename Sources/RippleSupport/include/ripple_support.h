@@ -21,4 +21,21 @@ extern __thread ripple_thread_state ripple_tls
 
 static inline ripple_thread_state *ripple_thread(void) { return &ripple_tls; }
 
+/* A fixed table of mutex + condition pairs that subscribers share for their
+   rarely used slow paths. Statically initialized, so using one costs no
+   lazy-initialization check and no reference counting. */
+#include <pthread.h>
+#define RIPPLE_STRIPES 64
+typedef struct ripple_stripe {
+    pthread_mutex_t mutex;
+    pthread_cond_t cond;
+} ripple_stripe;
+extern ripple_stripe ripple_stripes[RIPPLE_STRIPES] __attribute__((visibility("hidden")));
+
+/* The stripe of the object at address addr. */
+static inline ripple_stripe *ripple_stripe_for(const void *addr) {
+    uintptr_t a = (uintptr_t)addr;
+    return &ripple_stripes[((a >> 4) ^ (a >> 10)) % RIPPLE_STRIPES];
+}
+
 #endif

@@ -53,7 +53,7 @@ public func rpl_signal_bind(_ sig: OpaquePointer?, _ bind: rpl_bind_fn?, _ ctx: 
         return nil
     }
     guard let source = signalArg(sig, "rpl_signal_bind") else { return nil }
-    return retainedHandle(BindSignal(source, nilStops: true) { v, stop in
+    return retainedHandle(BindSignal(source) { v, stop in
         withBorrowed(v) { p in
             withUnsafeMutablePointer(to: &stop) { callbackSignal(bind(context.ctx, p, $0), "rpl_signal_bind") }
         }

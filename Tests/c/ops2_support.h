@@ -165,6 +165,33 @@ static void src_drop(src_t *src) {
     atomic_store(&src->nsubs, 0);
 }
 
+/* ---- An observer that fires `trigger` (subscription 0) from inside on_next
+   after `limit` values: for take_until stopping endless synchronous sources. */
+typedef struct {
+    rec_t rec;
+    src_t *trigger;
+    int limit;
+} stopper_t;
+
+static void stopper_next(void *ctx, const rpl_value *v) {
+    stopper_t *s = ctx;
+    rec_next(&s->rec, v);
+    if (s->rec.nvalues == s->limit) src_send(s->trigger, 0, "0");
+}
+
+static rpl_disposable_t *stopper_subscribe(rpl_signal_t *sig, stopper_t *s, src_t *trigger, int limit) {
+    rec_init(&s->rec);
+    s->trigger = trigger;
+    s->limit = limit;
+    rpl_observer o = RPL_OBSERVER_INIT;
+    o.on_next = stopper_next;
+    o.on_error = rec_error;
+    o.on_completed = rec_completed;
+    o.release = rec_release;
+    o.ctx = s;
+    return rpl_signal_subscribe(sig, &o);
+}
+
 /* ---- Context release counting ---- */
 static int ctx_releases;
 static void count_release(void *ctx) { (void)ctx; ctx_releases++; }

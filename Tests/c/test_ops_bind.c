@@ -1,5 +1,6 @@
 /* Higher-order operators: bind, flatten_map, flatten, switch_to_latest. */
 #include "ops2_support.h"
+#include <pthread.h>
 
 static void send_signal(src_t *src, int i, rpl_signal_t *s) {
     rpl_subscriber_send_next(src->subs[i], rpl_signal_value(s));
@@ -257,6 +258,28 @@ static void test_flatten_map(void) {
     rpl_release(f.inner);
     rpl_release(sa);
 
+    /* Rule 3: the result ends while an endless synchronous inner is still
+       inside its subscribe; the inner stops at once. */
+    src_t t;
+    rpl_signal_t *st = src_make(&t, NULL);
+    rpl_signal_t *one = rpl_signal_return(rpl_int(1));
+    f.inner = rpl_signal_repeat(one, RPL_FOREVER_COUNT);
+    sa = rpl_signal_return(rpl_int(0));
+    s = rpl_signal_flatten_map(sa, plus_one_or_nil, &f, NULL);
+    rpl_signal_t *tu = rpl_signal_take_until(s, st);
+    stopper_t stop;
+    d = stopper_subscribe(tu, &stop, &t, 3);
+    CHECK_STR(stop.rec.text, "1 1 1 C");
+    CHECK_EQ_INT(stop.rec.released, 1);
+    rpl_release(d);
+    rpl_release(tu);
+    rpl_release(s);
+    rpl_release(sa);
+    rpl_release(f.inner);
+    rpl_release(one);
+    src_drop(&t);
+    rpl_release(st);
+
     /* Bad input. */
     ctx_releases = 0;
     sa = rpl_signal_empty();
@@ -421,6 +444,12 @@ static void test_switch_to_latest(void) {
 
     CHECK(rpl_signal_switch_to_latest(NULL) == NULL);
     CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    rpl_error_t *e = test_error(1);
+    CHECK(rpl_signal_switch_to_latest((rpl_signal_t *)e) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
+    CHECK(rpl_signal_flatten_map((rpl_signal_t *)e, plus_one_or_nil, NULL, count_release) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
+    rpl_release(e);
     rpl_release(one);
     rpl_release(so);
     rpl_release(sa);
@@ -429,9 +458,79 @@ static void test_switch_to_latest(void) {
     CHECK_EQ_INT(a.released, 1);
 }
 
+/* ------------------------------------------ flatten_map across threads */
+/* Each inner signal hands its subscriber to a new thread, which sends one
+   value and completes, racing with flatten_map holding the inner. */
+#define RACE_MAX 4000
+static pthread_t race_threads[RACE_MAX];
+static atomic_int race_count;
+
+static void *race_body(void *arg) {
+    rpl_subscriber_t *s = arg;
+    rpl_subscriber_send_next(s, rpl_int(1));
+    rpl_subscriber_send_completed(s);
+    rpl_release(s);
+    return NULL;
+}
+static rpl_disposable_t *race_subscribe(void *ctx, rpl_subscriber_t *s) {
+    (void)ctx;
+    int i = atomic_fetch_add(&race_count, 1);
+    pthread_create(&race_threads[i], NULL, race_body, rpl_retain(s));
+    return NULL;
+}
+static rpl_signal_t *to_racer(void *ctx, const rpl_value *v) {
+    (void)v;
+    return rpl_retain(ctx);
+}
+
+typedef struct {
+    atomic_int inside, overlap, count, completed, released;
+} tally_t;
+static void tally_next(void *ctx, const rpl_value *v) {
+    tally_t *t = ctx;
+    (void)v;
+    if (atomic_fetch_add(&t->inside, 1) != 0) atomic_store(&t->overlap, 1);
+    atomic_fetch_add(&t->count, 1);
+    atomic_fetch_sub(&t->inside, 1);
+}
+static void tally_completed(void *ctx) { atomic_fetch_add(&((tally_t *)ctx)->completed, 1); }
+static void tally_release(void *ctx) { atomic_fetch_add(&((tally_t *)ctx)->released, 1); }
+
+static void test_flatten_map_threads(void) {
+    long n = test_scale(2000, 200);
+    if (n > RACE_MAX) n = RACE_MAX;
+    atomic_store(&race_count, 0);
+    src_t a;
+    rpl_signal_t *sa = src_make(&a, NULL);
+    rpl_signal_t *racer = rpl_signal_create(race_subscribe, NULL, NULL);
+    rpl_signal_t *fm = rpl_signal_flatten_map(sa, to_racer, racer, NULL);
+    tally_t t;
+    memset(&t, 0, sizeof t);
+    rpl_observer o = RPL_OBSERVER_INIT;
+    o.on_next = tally_next;
+    o.on_completed = tally_completed;
+    o.release = tally_release;
+    o.ctx = &t;
+    rpl_disposable_t *d = rpl_signal_subscribe(fm, &o);
+    for (long i = 0; i < n; i++) src_send(&a, 0, "1");
+    src_send(&a, 0, "C");
+    for (int i = 0; i < atomic_load(&race_count); i++) pthread_join(race_threads[i], NULL);
+    CHECK_EQ_INT(atomic_load(&race_count), n);
+    CHECK_EQ_INT(atomic_load(&t.count), n);
+    CHECK_EQ_INT(atomic_load(&t.completed), 1);
+    CHECK_EQ_INT(atomic_load(&t.released), 1);
+    CHECK_EQ_INT(atomic_load(&t.overlap), 0);
+    rpl_release(d);
+    rpl_release(fm);
+    rpl_release(racer);
+    rpl_release(sa);
+    src_drop(&a);
+}
+
 int main(void) {
     RUN(test_bind);
     RUN(test_flatten_map);
+    RUN(test_flatten_map_threads);
     RUN(test_flatten);
     RUN(test_switch_to_latest);
     CHECK_DONE();

@@ -167,6 +167,30 @@ static void test_merge(void) {
     check_array_common(rpl_signal_merge);
 }
 
+/* Rule 3: the result ends while an endless synchronous input is still
+   inside its subscribe: it stops, and later inputs are not subscribed. */
+static void test_merge_endless_input(void) {
+    src_t t, b;
+    rpl_signal_t *st = src_make(&t, NULL);
+    rpl_signal_t *one = rpl_signal_return(rpl_int(1));
+    rpl_signal_t *forever = rpl_signal_repeat(one, RPL_FOREVER_COUNT);
+    rpl_signal_t *in[2] = {forever, src_make(&b, NULL)};
+    rpl_signal_t *m = rpl_signal_merge(in, 2);
+    rpl_signal_t *tu = rpl_signal_take_until(m, st);
+    stopper_t stop;
+    rpl_disposable_t *d = stopper_subscribe(tu, &stop, &t, 4);
+    CHECK_STR(stop.rec.text, "1 1 1 1 C");
+    CHECK_EQ_INT(b.nsubs, 0);
+    rpl_release(d);
+    rpl_release(tu);
+    rpl_release(m);
+    rpl_release(in[1]);
+    rpl_release(forever);
+    rpl_release(one);
+    src_drop(&t);
+    rpl_release(st);
+}
+
 /* Several threads feed different inputs: exact counts, callbacks never overlap. */
 typedef struct {
     src_t src;
@@ -506,6 +530,10 @@ static void test_then(void) {
     CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
     CHECK(rpl_signal_then(sa, NULL) == NULL);
     CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    rpl_error_t *e = test_error(1);
+    CHECK(rpl_signal_then(sa, (rpl_signal_t *)e) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
+    rpl_release(e);
     rpl_release(sa);
     rpl_release(sb);
     rpl_release(nine);
@@ -582,6 +610,10 @@ static void test_take_until(void) {
     CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
     CHECK(rpl_signal_take_until(sa, NULL) == NULL);
     CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    rpl_error_t *e = test_error(1);
+    CHECK(rpl_signal_take_until((rpl_signal_t *)e, st) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
+    rpl_release(e);
     rpl_release(empty);
     rpl_release(sa);
     rpl_release(st);
@@ -591,6 +623,7 @@ static void test_take_until(void) {
 
 int main(void) {
     RUN(test_merge);
+    RUN(test_merge_endless_input);
     RUN(test_merge_threads);
     RUN(test_combine_latest);
     RUN(test_zip);

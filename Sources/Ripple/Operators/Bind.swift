@@ -16,44 +16,47 @@ public final class BindSignal: Signal {
     /// Borrowed value; may set `stop`; returns a signal to subscribe, or nil.
     public typealias Binder = (borrowing Value, inout Bool) -> Signal?
 
-    let source: Signal
-    let binder: Binder
-    let nilStops: Bool
+    public typealias Transform = (borrowing Value) -> Signal?
 
-    public init(_ source: Signal, nilStops: Bool = true, _ binder: @escaping Binder) {
+    let source: Signal
+    let function: BindFunction
+
+    /// bind: nil from `binder` stops the source.
+    public init(_ source: Signal, _ binder: @escaping Binder) {
         self.source = source
-        self.binder = binder
-        self.nilStops = nilStops
+        self.function = .bind(binder)
         super.init()
     }
 
     /// flattenMap: `transform` returns the signal for each value (nil: empty).
-    public convenience init(_ source: Signal, flatMap transform: @escaping (borrowing Value) -> Signal?) {
-        self.init(source, nilStops: false) { v, _ in transform(v) }
+    public init(_ source: Signal, flatMap transform: @escaping Transform) {
+        self.source = source
+        self.function = .flatMap(transform)
+        super.init()
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let relay = Subscriber(sink)
         relay.start()
-        let state = BindState(relay, binder, nilStops)
-        relay.holdUpstream(source.subscribe(BindSourceSink(state)))
+        let state = BindState(relay)
+        _ = source.subscribe(BindSourceSink(state, function))
         return relay
     }
+}
+
+/// What a bind calls for each source value (flattenMap skips the stop flag).
+enum BindFunction {
+    case bind(BindSignal.Binder)
+    case flatMap(BindSignal.Transform)
 }
 
 /// Per subscription: what every sink of one bind shares.
 final class BindState {
     let relay: Subscriber
-    let binder: BindSignal.Binder
-    let nilStops: Bool
     /// The source side (1 until it completes or stops) plus running inners.
     let active = Atomic<Int>(1)
 
-    init(_ relay: Subscriber, _ binder: @escaping BindSignal.Binder, _ nilStops: Bool) {
-        self.relay = relay
-        self.binder = binder
-        self.nilStops = nilStops
-    }
+    init(_ relay: Subscriber) { self.relay = relay }
 
     /// One side (the source or an inner) has completed.
     @inline(__always)
@@ -82,7 +85,9 @@ final class BindState {
         let sub = signal.subscribe(inner)
         if sub.isDisposed { return }  // ended synchronously: nothing to hold
         // Hold it until it ends. It may end on another thread meanwhile:
-        // whichever of us comes second removes the token.
+        // whichever of us comes second removes the token. (Registering only
+        // now keeps inners that end at once free of weak references; during
+        // `subscribe` the inner sink itself stops the inner if we end.)
         let token = WeakSubscription(sub)
         inner.token = token
         relay.addResource(token)
@@ -95,29 +100,48 @@ final class BindState {
 /// Receives the source's events.
 final class BindSourceSink: Sink {
     let state: BindState
+    /// `state.relay`, which `state` keeps alive: no reference counting per value.
+    unowned(unsafe) let relay: Subscriber
+    let function: BindFunction
     /// The source's subscriber (which owns this sink), to stop it.
     unowned(unsafe) var source: Subscriber?
     /// The source side has completed or stopped (only touched in the source's
     /// serialized delivery).
     var stopped = false
 
-    init(_ state: BindState) { self.state = state }
+    init(_ state: BindState, _ function: BindFunction) {
+        self.state = state
+        self.relay = state.relay
+        self.function = function
+    }
 
-    override func attach(_ subscriber: Subscriber) { source = subscriber }
+    override func attach(_ subscriber: Subscriber) {
+        source = subscriber
+        state.relay.holdUpstream(subscriber)
+    }
 
     override func onNext(_ value: borrowing Value) {
-        if stopped || state.relay.isDisposed { return }
+        if stopped || relay.isDisposed { return }
         var stop = false
-        let signal = state.binder(value, &stop)
+        let signal: Signal?
+        switch function {
+        case .flatMap(let transform):
+            // The hot path: flatten_map to a signal that ends at once.
+            guard let s = transform(value) else { return }  // nil: empty
+            signal = s
+        case .bind(let binder):
+            signal = binder(value, &stop)
+            if signal == nil { stop = true }
+        }
         if let signal { state.subscribeInner(signal) }
-        if stop || (signal == nil && state.nilStops) {
+        if stop {
             stopped = true
             source?.dispose()
             state.sideCompleted()
         }
     }
 
-    override func onError(_ error: RippleError) { state.relay.sendError(error) }
+    override func onError(_ error: RippleError) { relay.sendError(error) }
 
     override func onCompleted() {
         if stopped { return }
@@ -129,17 +153,31 @@ final class BindSourceSink: Sink {
 /// Receives one inner signal's events.
 final class BindInnerSink: Sink {
     let state: BindState
-    /// 0: running; 1: its token is held by the relay; 2: completed.
+    /// `state.relay`, kept alive by `state`.
+    unowned(unsafe) let relay: Subscriber
+    /// The inner subscription, which owns this sink.
+    unowned(unsafe) var upstream: Subscriber?
+    /// 0: subscribing; 1: its token is held by the relay; 2: completed.
     let phase = Atomic<Int>(0)
     var token: WeakSubscription?
 
-    init(_ state: BindState) { self.state = state }
+    init(_ state: BindState) {
+        self.state = state
+        self.relay = state.relay
+    }
 
-    override func onNext(_ value: borrowing Value) { state.relay.sendNext(value.retained()) }
-    override func onError(_ error: RippleError) { state.relay.sendError(error) }
+    override func attach(_ subscriber: Subscriber) { upstream = subscriber }
+
+    override func onNext(_ value: borrowing Value) {
+        relay.sendNext(value.retained())
+        // The relay may have ended (a downstream take, an error) while the
+        // inner is still inside `subscribe`, before its token is held.
+        if relay.isDisposed { upstream?.dispose() }
+    }
+    override func onError(_ error: RippleError) { relay.sendError(error) }
     override func onCompleted() {
         if phase.exchange(2, ordering: .acquiringAndReleasing) == 1, let token {
-            state.relay.removeResource(token)
+            relay.removeResource(token)  // keeps the relay's list short
         }
         state.sideCompleted()
     }

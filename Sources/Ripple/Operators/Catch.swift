@@ -15,7 +15,7 @@ public final class CatchSignal: Signal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let relay = Subscriber(sink)
         relay.start()
-        relay.holdUpstream(source.subscribe(CatchSink(relay, handler)))
+        _ = source.subscribe(CatchSink(relay, handler))
         return relay
     }
 }
@@ -27,6 +27,7 @@ final class CatchSink: Sink {
         self.relay = relay
         self.handler = handler
     }
+    override func attach(_ subscriber: Subscriber) { relay.holdUpstream(subscriber) }
     override func onNext(_ value: borrowing Value) { relay.sendNext(value.retained()) }
     override func onCompleted() { relay.sendCompleted() }
     override func onError(_ error: RippleError) {
@@ -35,6 +36,6 @@ final class CatchSink: Sink {
             relay.sendError(error)
             return
         }
-        relay.holdUpstream(replacement.subscribe(RelaySink(relay)))
+        _ = replacement.subscribe(RelaySink(relay))
     }
 }

@@ -16,7 +16,7 @@ public final class ConcatSignal: Signal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let relay = Subscriber(sink)
         relay.start()
-        relay.holdUpstream(first.subscribe(ConcatFirstSink(relay, second, ignoreFirstValues)))
+        _ = first.subscribe(ConcatFirstSink(relay, second, ignoreFirstValues))
         return relay
     }
 }
@@ -30,13 +30,14 @@ final class ConcatFirstSink: Sink {
         self.second = second
         self.ignoreValues = ignoreValues
     }
+    override func attach(_ subscriber: Subscriber) { relay.holdUpstream(subscriber) }
     override func onNext(_ value: borrowing Value) {
         if !ignoreValues { relay.sendNext(value.retained()) }
     }
     override func onError(_ error: RippleError) { relay.sendError(error) }
     override func onCompleted() {
         if relay.isDisposed { return }
-        relay.holdUpstream(second.subscribe(RelaySink(relay)))
+        _ = second.subscribe(RelaySink(relay))
     }
 }
 
@@ -56,7 +57,7 @@ public final class StartWithSignal: Signal {
         let relay = Subscriber(sink)
         relay.start()
         relay.sendNext(value.retained())
-        if !relay.isDisposed { relay.holdUpstream(source.subscribe(RelaySink(relay))) }
+        if !relay.isDisposed { _ = source.subscribe(RelaySink(relay)) }
         return relay
     }
 }

@@ -11,6 +11,10 @@ import Synchronization
 // - the relay holds its input subscriptions weakly (`WeakSubscription`), only
 //   to dispose them. So nothing forms a cycle: once every source that could
 //   reach the relay is freed, the relay is freed and its release runs.
+// An input's sink registers its upstream subscription in `attach`, which runs
+// before the input's first event: a relay that ends while an input is still
+// inside `subscribe` (a synchronous endless source, a downstream take) can
+// already dispose that input (semantics.md rule 3).
 
 /// Disposes an upstream subscription without keeping it alive.
 final class WeakSubscription: Disposable {
@@ -39,6 +43,7 @@ extension Subscriber {
 final class RelaySink: Sink {
     let relay: Subscriber
     init(_ relay: Subscriber) { self.relay = relay }
+    override func attach(_ subscriber: Subscriber) { relay.holdUpstream(subscriber) }
     override func onNext(_ value: borrowing Value) { relay.sendNext(value.retained()) }
     override func onError(_ error: RippleError) { relay.sendError(error) }
     override func onCompleted() { relay.sendCompleted() }
@@ -77,6 +82,7 @@ final class TaggedInputSink: Sink {
         self.relay = relay
         self.index = index
     }
+    override func attach(_ subscriber: Subscriber) { relay.holdUpstream(subscriber) }
     override func onNext(_ value: borrowing Value) { relay.sendNext(Tag.value(value, input: index)) }
     override func onError(_ error: RippleError) { relay.sendError(error) }
     override func onCompleted() { relay.sendNext(Tag.completed(input: index)) }
@@ -120,7 +126,7 @@ class TaggedCore: Sink {
     static func subscribeInputs(_ sources: [Signal], into relay: Subscriber) {
         for (i, s) in sources.enumerated() {
             if relay.isDisposed { return }
-            relay.holdUpstream(s.subscribe(TaggedInputSink(relay, i)))
+            _ = s.subscribe(TaggedInputSink(relay, i))
         }
     }
 }

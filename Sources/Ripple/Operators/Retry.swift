@@ -59,8 +59,7 @@ final class RepeatState {
         if wip.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue != 0 { return }
         repeat {
             if relay.isDisposed { return }
-            let sub = source.subscribe(RepeatAttemptSink(self))
-            if !sub.isDisposed { current.swap(WeakSubscription(sub)) }
+            _ = source.subscribe(RepeatAttemptSink(self))
         } while wip.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue != 0
     }
 
@@ -88,6 +87,8 @@ final class RepeatState {
 final class RepeatAttemptSink: Sink {
     let state: RepeatState
     init(_ state: RepeatState) { self.state = state }
+    /// The previous attempt has ended: its token is simply dropped.
+    override func attach(_ subscriber: Subscriber) { state.current.swap(WeakSubscription(subscriber)) }
     override func onNext(_ value: borrowing Value) { state.relay.sendNext(value.retained()) }
     override func onError(_ error: RippleError) { state.attemptFailed(error) }
     override func onCompleted() { state.attemptCompleted() }

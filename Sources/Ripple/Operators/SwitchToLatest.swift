@@ -19,7 +19,7 @@ public final class SwitchToLatestSignal: Signal {
         relay.start()
         let state = SwitchState(relay)
         relay.addResource(state.current)
-        relay.holdUpstream(source.subscribe(SwitchOuterSink(state)))
+        _ = source.subscribe(SwitchOuterSink(state))
         return relay
     }
 }
@@ -78,9 +78,9 @@ final class SwitchOuterSink: Sink {
         let gen = state.nextGeneration(emptyInner: signal == nil)
         state.current.swap(nil)?.dispose()
         guard let signal else { return }
-        let sub = signal.subscribe(SwitchInnerSink(state, gen))
-        if !sub.isDisposed, state.isLatest(gen) { state.current.swap(WeakSubscription(sub)) }
+        _ = signal.subscribe(SwitchInnerSink(state, gen))
     }
+    override func attach(_ subscriber: Subscriber) { state.relay.holdUpstream(subscriber) }
     override func onError(_ error: RippleError) { state.relay.sendError(error) }
     override func onCompleted() { state.markDone(SwitchState.outerDone, gen: nil) }
 }
@@ -91,6 +91,11 @@ final class SwitchInnerSink: Sink {
     init(_ state: SwitchState, _ gen: UInt64) {
         self.state = state
         self.gen = gen
+    }
+    /// Runs inside the outer value's delivery, before any older generation
+    /// could be installed: the slot was emptied just before.
+    override func attach(_ subscriber: Subscriber) {
+        if state.isLatest(gen) { state.current.swap(WeakSubscription(subscriber))?.dispose() }
     }
     override func onNext(_ value: borrowing Value) {
         if state.isLatest(gen) { state.relay.sendNext(value.retained()) }

@@ -14,8 +14,8 @@ public final class TakeUntilSignal: Signal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let relay = Subscriber(sink)
         relay.start()
-        relay.holdUpstream(trigger.subscribe(TakeUntilTriggerSink(relay)))
-        if !relay.isDisposed { relay.holdUpstream(source.subscribe(RelaySink(relay))) }
+        _ = trigger.subscribe(TakeUntilTriggerSink(relay))
+        if !relay.isDisposed { _ = source.subscribe(RelaySink(relay)) }
         return relay
     }
 }
@@ -23,6 +23,7 @@ public final class TakeUntilSignal: Signal {
 final class TakeUntilTriggerSink: Sink {
     let relay: Subscriber
     init(_ relay: Subscriber) { self.relay = relay }
+    override func attach(_ subscriber: Subscriber) { relay.holdUpstream(subscriber) }
     override func onNext(_ value: borrowing Value) { relay.sendCompleted() }
     override func onCompleted() { relay.sendCompleted() }
 }

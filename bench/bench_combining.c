@@ -1,0 +1,72 @@
+/* Combining-operator rows of `make bench` (issue 4): flatten_map over 1M
+   outer values, each mapped to rpl_signal_return (which takes the fast path
+   for inners that end at once) or to a created signal (a full inner
+   subscription), in ns per outer value with heap allocations per outer value;
+   next to it the same source with no operator. Best of 3. */
+#include "bench.h"
+#include <ripple.h>
+#include <stdio.h>
+
+#define OUTER (1000 * 1000L)
+
+/* The source: OUTER ints, sent synchronously at subscription. */
+static rpl_disposable_t *count_up(void *ctx, rpl_subscriber_t *s) {
+    (void)ctx;
+    for (long i = 0; i < OUTER; i++) rpl_subscriber_send_next(s, rpl_int(i));
+    rpl_subscriber_send_completed(s);
+    return NULL;
+}
+
+static rpl_signal_t *to_return(void *ctx, const rpl_value *v) {
+    (void)ctx;
+    return rpl_signal_return(rpl_int(v->as.i));
+}
+
+static rpl_disposable_t *send_one(void *ctx, rpl_subscriber_t *s) {
+    (void)ctx;
+    rpl_subscriber_send_next(s, rpl_int(1));
+    rpl_subscriber_send_completed(s);
+    return NULL;
+}
+static rpl_signal_t *to_created(void *ctx, const rpl_value *v) {
+    (void)v;
+    return rpl_retain(ctx);
+}
+
+static void on_int(void *ctx, const rpl_value *v) { *(int64_t *)ctx += v->as.i; }
+
+/* Subscribes to flatten_map(source, fn) (or the bare source when fn is NULL)
+   and reports the best of 3 runs. */
+static void run(const char *name, rpl_signal_t *(*fn)(void *, const rpl_value *), void *ctx, int64_t expect) {
+    double best = 1e30, allocs = 0;
+    int ok = 1;
+    for (int round = 0; round < 3; round++) {
+        rpl_signal_t *src = rpl_signal_create(count_up, NULL, NULL);
+        rpl_signal_t *sig = fn ? rpl_signal_flatten_map(src, fn, ctx, NULL) : rpl_retain(src);
+        int64_t total = 0;
+        uint64_t a0 = bench_allocations();
+        double t0 = bench_now();
+        rpl_disposable_t *d = rpl_signal_subscribe_next(sig, on_int, &total);
+        double ns = (bench_now() - t0) * 1e9 / (double)OUTER;
+        uint64_t a1 = bench_allocations();
+        if (ns < best) {
+            best = ns;
+            allocs = (double)(a1 - a0) / (double)OUTER;
+        }
+        ok = ok && total == expect;
+        rpl_release(d);
+        rpl_release(sig);
+        rpl_release(src);
+    }
+    bench_row(name, best, "outer value", allocs);
+    if (!ok) printf("  (%s: wrong result)\n", name);
+}
+
+void bench_combining(void) {
+    int64_t sum = (int64_t)OUTER * (OUTER - 1) / 2;
+    run("1M ints from a cold signal, no operator", NULL, NULL, sum);
+    run("flatten_map -> rpl_signal_return, 1M", to_return, NULL, sum);
+    rpl_signal_t *one = rpl_signal_create(send_one, NULL, NULL);
+    run("flatten_map -> created inner, 1M", to_created, one, OUTER);
+    rpl_release(one);
+}

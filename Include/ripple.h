@@ -829,10 +829,14 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_repeat(rpl_signal_t *RPL_NULLABLE sig, siz
  *   item is cancelled (before it ran, or after its current run), or at once
  *   if the call fails. It runs on the thread that ran or cancelled the item.
  * - Pending work keeps its scheduler alive, and releasing a scheduler cancels
- *   nothing. A serial scheduler released with work pending still runs it. A
- *   test scheduler or run loop is driven by its owner: once its last
- *   reference is gone nothing can run its pending work, so that work is
- *   dropped (never run) and each context released.
+ *   nothing: a serial scheduler released with work pending still runs it.
+ * - A test scheduler or run loop runs work only when its owner drives it, so
+ *   it lives exactly as long as the program's references to it (operators
+ *   hold it weakly). Once the last one is released nothing can run its
+ *   pending work: that work is dropped, never run, and each context is
+ *   released; subscriptions waiting on it end (their observer's release
+ *   runs); and an operator signal made with it gives subscriptions that end
+ *   at once.
  * ======================================================================== */
 
 /* The immediate scheduler (shared, borrowed: never release it). Work runs on

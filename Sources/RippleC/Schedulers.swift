@@ -47,13 +47,29 @@ public func rpl_scheduler_now(_ s: OpaquePointer?) -> UInt64 {
     schedulerArg(s, "rpl_scheduler_now")?.now ?? 0
 }
 
-/// Checks the common arguments of the scheduling calls; `context` is freed
-/// (its release runs) by the caller's scope on failure.
-private func workArgs(_ s: OpaquePointer?, _ fn: WorkFn?, _ name: StaticString) -> (Scheduler, WorkFn)? {
-    guard let scheduler = schedulerArg(s, name) else { return nil }
+/// Checks the common arguments of the scheduling calls; on failure the
+/// context is released (rule 19) and nil returned.
+private func workArgs(_ s: OpaquePointer?, _ fn: WorkFn?, _ ctx: UnsafeMutableRawPointer?,
+                      _ release: rpl_release_fn?, _ name: StaticString, repeating: UInt64? = nil) -> (Scheduler, WorkFn)? {
+    guard let scheduler = schedulerArg(s, name) else {
+        release?(ctx)
+        return nil
+    }
     guard let fn else {
         setError(RPL_ERR_NULL, "\(name): fn is NULL")
+        release?(ctx)
         return nil
+    }
+    if let interval = repeating {
+        guard timerScheduler(scheduler, name) else {
+            release?(ctx)
+            return nil
+        }
+        guard interval > 0 else {
+            setError(RPL_ERR_INVALID, "\(name): interval_ns is 0")
+            release?(ctx)
+            return nil
+        }
     }
     return (scheduler, fn)
 }
@@ -61,32 +77,25 @@ private func workArgs(_ s: OpaquePointer?, _ fn: WorkFn?, _ name: StaticString) 
 @c @implementation
 public func rpl_scheduler_schedule(_ s: OpaquePointer?, _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                                    _ ctx: UnsafeMutableRawPointer?, _ release: rpl_release_fn?) -> OpaquePointer? {
-    let context = CContext(ctx, release)
-    guard let (scheduler, fn) = workArgs(s, fn, "rpl_scheduler_schedule") else { return nil }
-    return retainedHandle(scheduler.schedule { fn(context.ctx) })
+    guard let (scheduler, fn) = workArgs(s, fn, ctx, release, "rpl_scheduler_schedule") else { return nil }
+    return retainedHandle(scheduler.submit(ScheduledAction(function: fn, context: ctx, release: release), after: nil))
 }
 
 @c @implementation
 public func rpl_scheduler_after(_ s: OpaquePointer?, _ delay_ns: UInt64,
                                 _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                                 _ ctx: UnsafeMutableRawPointer?, _ release: rpl_release_fn?) -> OpaquePointer? {
-    let context = CContext(ctx, release)
-    guard let (scheduler, fn) = workArgs(s, fn, "rpl_scheduler_after") else { return nil }
-    return retainedHandle(scheduler.schedule(after: delay_ns) { fn(context.ctx) })
+    guard let (scheduler, fn) = workArgs(s, fn, ctx, release, "rpl_scheduler_after") else { return nil }
+    return retainedHandle(scheduler.submit(ScheduledAction(function: fn, context: ctx, release: release), after: delay_ns))
 }
 
 @c @implementation
 public func rpl_scheduler_repeat(_ s: OpaquePointer?, _ delay_ns: UInt64, _ interval_ns: UInt64,
                                  _ fn: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
                                  _ ctx: UnsafeMutableRawPointer?, _ release: rpl_release_fn?) -> OpaquePointer? {
-    let context = CContext(ctx, release)
-    guard let (scheduler, fn) = workArgs(s, fn, "rpl_scheduler_repeat"),
-          timerScheduler(scheduler, "rpl_scheduler_repeat") else { return nil }
-    guard interval_ns > 0 else {
-        setError(RPL_ERR_INVALID, "rpl_scheduler_repeat: interval_ns is 0")
-        return nil
-    }
-    return retainedHandle(scheduler.schedule(after: delay_ns, repeating: interval_ns) { fn(context.ctx) })
+    guard let (scheduler, fn) = workArgs(s, fn, ctx, release, "rpl_scheduler_repeat", repeating: interval_ns) else { return nil }
+    let action = ScheduledAction(function: fn, context: ctx, release: release, interval: interval_ns)
+    return retainedHandle(scheduler.submit(action, after: delay_ns))
 }
 
 /// False (with the error set) for the immediate scheduler, which cannot run

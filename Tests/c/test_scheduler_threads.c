@@ -279,6 +279,63 @@ static void test_dispose_while_delivering(void) {
     rpl_release(s);
 }
 
+/* throttle on a real scheduler racing with completion: whatever the timing,
+   values arrive in increasing order, the last value arrives, and the
+   completion comes last (a firing timer never lets it overtake its value). */
+typedef struct {
+    pthread_mutex_t m;
+    int64_t last;
+    int bad;
+    int completed;
+    int after_complete;
+    gate done;
+} throttle_rec;
+static void thr_next(void *ctx, const rpl_value *v) {
+    throttle_rec *r = ctx;
+    pthread_mutex_lock(&r->m);
+    int64_t x = rpl_value_int(v);
+    if (r->completed) r->after_complete++;
+    if (x <= r->last) r->bad++;
+    r->last = x;
+    pthread_mutex_unlock(&r->m);
+}
+static void thr_completed(void *ctx) {
+    throttle_rec *r = ctx;
+    pthread_mutex_lock(&r->m);
+    r->completed++;
+    pthread_mutex_unlock(&r->m);
+}
+static void thr_release(void *ctx) { gate_open(&((throttle_rec *)ctx)->done); }
+static void test_throttle_race_with_completion(void) {
+    rpl_scheduler_t *s = rpl_scheduler_create_serial("throttle");
+    src so = {0};
+    rpl_signal_t *sig = src_signal(&so);
+    rpl_signal_t *t = rpl_signal_throttle(sig, 20000, s);  /* 20 µs */
+    int rounds = (int)test_scale(200, 20);
+    int bad = 0;
+    for (int r = 0; r < rounds; r++) {
+        throttle_rec rec_ = {PTHREAD_MUTEX_INITIALIZER, -1, 0, 0, 0, GATE_INIT};
+        rpl_observer o = RPL_OBSERVER_INIT;
+        o.on_next = thr_next;
+        o.on_completed = thr_completed;
+        o.release = thr_release;
+        o.ctx = &rec_;
+        rpl_disposable_t *sub = rpl_signal_subscribe(t, &o);
+        for (int i = 0; i < 50; i++) src_next(&so, i);
+        src_complete(&so);
+        gate_wait(&rec_.done, 1);
+        pthread_mutex_lock(&rec_.m);
+        if (rec_.bad || rec_.after_complete || rec_.completed != 1 || rec_.last != 49) bad++;
+        pthread_mutex_unlock(&rec_.m);
+        rpl_release(sub);
+        src_cleanup(&so);
+    }
+    CHECK_EQ_INT(bad, 0);
+    rpl_release(t);
+    rpl_release(sig);
+    rpl_release(s);
+}
+
 int main(void) {
     RUN(test_serial_from_threads);
     RUN(test_background_from_threads);
@@ -287,5 +344,6 @@ int main(void) {
     RUN(test_repeat_disposed_from_other_thread);
     RUN(test_deliver_on_from_threads);
     RUN(test_dispose_while_delivering);
+    RUN(test_throttle_race_with_completion);
     CHECK_DONE();
 }

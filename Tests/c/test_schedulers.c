@@ -48,7 +48,7 @@ static void test_immediate_runs_synchronously(void) {
     CHECK_EQ_INT(rpl_disposable_dispose(d), RPL_OK);
     CHECK_EQ_INT(atomic_load(&releases), 1);
     rpl_release(d);
-    rpl_release(imm);  /* a shared instance: releasing it is harmless */
+    /* imm is borrowed (a shared instance): never released */
 }
 
 /* Nested scheduling is queued (trampoline): A schedules B and C; B

@@ -84,6 +84,29 @@ static void test_delay_dispose_cancels(void) {
     rpl_release(ts);
 }
 
+/* Disposing after upstream completed (its completion still delayed)
+   cancels the delivery too. */
+static void test_delay_dispose_after_upstream_completed(void) {
+    rpl_scheduler_t *ts = rpl_test_scheduler_create();
+    src s = {0};
+    rpl_signal_t *sig = src_signal(&s);
+    rpl_signal_t *d = rpl_signal_delay(sig, 10, ts);
+    rec r = {0};
+    rpl_disposable_t *sub = rec_subscribe(d, &r);
+    rpl_subscriber_send_next(s.sub, rpl_string("x"));
+    src_complete(&s);
+    rpl_disposable_dispose(sub);
+    CHECK_EQ_INT(r.released, 1);
+    rpl_test_scheduler_advance_by(ts, 100);
+    CHECK_EQ_INT(r.n, 0);
+    CHECK_EQ_INT(r.completed, 0);
+    rpl_release(sub);
+    rpl_release(d);
+    rpl_release(sig);
+    src_cleanup(&s);
+    rpl_release(ts);
+}
+
 /* --- throttle ---------------------------------------------------------------- */
 static void test_throttle(void) {
     rpl_scheduler_t *ts = rpl_test_scheduler_create();
@@ -389,6 +412,68 @@ static void test_composition(void) {
     rpl_release(ts);
 }
 
+/* A test scheduler is kept alive only by its owner: released with a
+   subscribe_on and a delay pending on it, everything is freed (no cycle
+   through its pending work) and the observer's release runs. */
+static void test_released_test_scheduler_frees_everything(void) {
+    rpl_scheduler_t *ts = rpl_test_scheduler_create();
+    src s = {0};
+    rpl_signal_t *sig = src_signal(&s);
+    rpl_signal_t *d = rpl_signal_delay(sig, 10, ts);
+    rpl_signal_t *on = rpl_signal_subscribe_on(d, ts);
+    rec r = {0};
+    rpl_disposable_t *sub = rec_subscribe(on, &r);
+    rpl_release(sub);
+    rpl_release(on);
+    rpl_release(d);
+    rpl_release(sig);
+    CHECK_EQ_INT(r.released, 0);
+    rpl_release(ts);
+    CHECK_EQ_INT(r.released, 1);
+    CHECK_EQ_INT(s.subscriptions, 0);
+
+    /* Same with values already queued in a delay and a deliver_on. */
+    ts = rpl_test_scheduler_create();
+    sig = src_signal(&s);
+    d = rpl_signal_delay(sig, 10, ts);
+    on = rpl_signal_deliver_on(d, ts);
+    rec r2 = {0};
+    sub = rec_subscribe(on, &r2);
+    rpl_subscriber_send_next(s.sub, rpl_string("queued"));
+    rpl_test_scheduler_advance_by(ts, 10);   /* delay, then deliver_on, at t=10 */
+    rpl_subscriber_send_next(s.sub, rpl_string("delayed"));
+    rpl_subscriber_send_next(s.sub, rpl_string("delayed too"));
+    rpl_release(sub);
+    rpl_release(on);
+    rpl_release(d);
+    rpl_release(ts);
+    src_cleanup(&s);   /* the source lets go: nothing can send any more */
+    rpl_release(sig);
+    CHECK_EQ_INT(r2.released, 1);
+    CHECK_EQ_INT(r2.n, 1);   /* the later ones never ran: dropped, not leaked */
+}
+
+/* An operator whose test scheduler is gone gives a subscription that is over
+   at once: nothing could ever deliver to it. */
+static void test_operator_outliving_its_test_scheduler(void) {
+    rpl_scheduler_t *ts = rpl_test_scheduler_create();
+    rpl_signal_t *never = rpl_signal_never();
+    rpl_signal_t *ops[5] = {rpl_signal_delay(never, 1, ts), rpl_signal_throttle(never, 1, ts),
+                            rpl_signal_timeout(never, 1, ts), rpl_signal_deliver_on(never, ts),
+                            rpl_signal_interval(1, ts)};
+    rpl_release(ts);
+    for (int i = 0; i < 5; i++) {
+        rec r = {0};
+        rpl_disposable_t *sub = rec_subscribe(ops[i], &r);
+        CHECK(sub != NULL);
+        CHECK_EQ_INT(r.released, 1);
+        CHECK(rpl_disposable_is_disposed(sub));
+        rpl_release(sub);
+        rpl_release(ops[i]);
+    }
+    rpl_release(never);
+}
+
 /* --- Bad input --------------------------------------------------------------- */
 static void test_bad_input(void) {
     rpl_scheduler_t *ts = rpl_test_scheduler_create();
@@ -447,6 +532,7 @@ int main(void) {
     RUN(test_delay_values_and_completion);
     RUN(test_delay_error_not_delayed);
     RUN(test_delay_dispose_cancels);
+    RUN(test_delay_dispose_after_upstream_completed);
     RUN(test_throttle);
     RUN(test_throttle_error_and_dispose);
     RUN(test_timeout_fires);
@@ -456,6 +542,8 @@ int main(void) {
     RUN(test_subscribe_on);
     RUN(test_deliver_on);
     RUN(test_composition);
+    RUN(test_released_test_scheduler_frees_everything);
+    RUN(test_operator_outliving_its_test_scheduler);
     RUN(test_bad_input);
     RUN(test_immediate_operators);
     CHECK_DONE();

@@ -8,18 +8,23 @@
 public final class DelaySignal: Signal {
     let upstream: Signal
     let interval: UInt64
-    let scheduler: Scheduler
+    let scheduler: SchedulerRef
 
     public init(_ upstream: Signal, _ interval: UInt64, _ scheduler: Scheduler) {
         self.upstream = upstream
         self.interval = interval
-        self.scheduler = scheduler
+        self.scheduler = SchedulerRef(scheduler)
         super.init()
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
+        guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let relay = Subscriber.relay(sink)
-        relay.link(upstream.subscribe(DelaySink(relay, interval, scheduler)))
+        let delaySink = DelaySink(relay, interval, scheduler)
+        // Disposing after upstream completed must still cancel the timer
+        // that would deliver the queued events and completion.
+        relay.addResource(ActionDisposable { [weak delaySink] in delaySink?.stop() })
+        relay.link(upstream.subscribe(delaySink))
         return relay
     }
 }
@@ -33,8 +38,10 @@ final class DelaySink: SchedulerRelaySink, @unchecked Sendable {
     @exclusivity(unchecked) var armed = false
     @exclusivity(unchecked) var stopped = false
     @exclusivity(unchecked) var completionQueued = false
-    /// The pending timer, held weakly: the scheduler owns it (rule 6a).
-    @exclusivity(unchecked) weak var timer: ScheduledAction?
+    /// The pending timer. The cycle sink -> timer -> closure -> sink lasts
+    /// only until the timer runs or is cancelled (its closure is dropped
+    /// then); a freed driven scheduler cancels its pending jobs.
+    @exclusivity(unchecked) var timer: ScheduledAction?
 
     init(_ relay: Subscriber, _ interval: UInt64, _ scheduler: Scheduler) {
         self.interval = interval
@@ -124,7 +131,7 @@ final class DelaySink: SchedulerRelaySink, @unchecked Sendable {
         if let next { scheduler.enqueue(next, at: at) }
     }
 
-    private func stop() {
+    func stop() {
         lock.lock()
         stopped = true
         let t = timer

@@ -1,23 +1,31 @@
+import Glibc
+import Synchronization
+
 // deliver_on: every event is delivered on a scheduler, in order.
 //
-// Batched hand-off: the sender appends to a per-subscription queue under a
-// short lock and schedules one drain job only when none is pending, so a
-// sender that keeps the queue busy pays a lock and an append per event, with
-// no allocation (the queues are reused) and no wake-up. The drain job
-// delivers one batch through the relay and, if more arrived meanwhile,
-// re-enqueues itself behind the scheduler's other work (fairness).
+// Batched hand-off. Upstream delivery is serialized by the upstream
+// subscriber, so the queue has one producer at a time and one consumer (the
+// single drain job in flight). The sender appends under a tiny spin lock (no
+// futex sleep on a brief collision with the drain's swap) and enqueues the
+// drain job only when none is pending. The drain job swaps the whole queue
+// out, delivers it through the relay, and on a thread-backed scheduler keeps
+// polling for a few microseconds before going idle, so a sender that keeps
+// the queue busy pays a lock and an append per event: no allocation (the two
+// buffers are reused) and no wake-up. For fairness the drain re-enqueues
+// itself behind the scheduler's other work after a number of batches.
 
 public final class DeliverOnSignal: Signal {
     let upstream: Signal
-    let scheduler: Scheduler
+    let scheduler: SchedulerRef
 
     public init(_ upstream: Signal, _ scheduler: Scheduler) {
         self.upstream = upstream
-        self.scheduler = scheduler
+        self.scheduler = SchedulerRef(scheduler)
         super.init()
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
+        guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let relay = Subscriber.relay(sink)
         let queue = DeliverOnQueue(relay, scheduler)
         relay.link(upstream.subscribe(DeliverOnSink(queue)))
@@ -36,11 +44,43 @@ final class DeliverOnSink: Sink {
     override func finish() { queue.end() }
 }
 
+/// A test-and-test-and-set lock for critical sections of a few instructions
+/// with no user code: a collision spins instead of sleeping in the kernel.
+struct SpinLock: ~Copyable {
+    let word = Atomic<Bool>(false)
+
+    @inline(__always)
+    func lock() {
+        if !word.exchange(true, ordering: .acquiring) { return }
+        var spins = 0
+        while true {
+            while word.load(ordering: .relaxed) {
+                spins += 1
+                if spins > 256 { sched_yield() }
+            }
+            if !word.exchange(true, ordering: .acquiring) { return }
+        }
+    }
+
+    @inline(__always)
+    func unlock() { word.store(false, ordering: .releasing) }
+}
+
 /// The queue and its drain job (the scheduler holds it while it is pending).
 final class DeliverOnQueue: Job, @unchecked Sendable {
+    /// Polls of an empty queue before the drain goes idle (~ a few µs).
+    static let idlePolls = 1024
+    /// Batches per run before yielding the scheduler to other work.
+    static let batchesPerRun = 256
+
     let relay: Subscriber
     let scheduler: SchedulerRef
-    let lock = Lock()
+    /// Whether waiting briefly for more events can pay off: only on a
+    /// scheduler with threads of its own.
+    let polls: Bool
+    private let lock = SpinLock()
+    /// Set (under the lock) while `pending` is non-empty; polled without it.
+    private let hasPending = Atomic<Bool>(false)
     @exclusivity(unchecked) var pending: [Event] = []
     @exclusivity(unchecked) var spare: [Event] = []
     @exclusivity(unchecked) var scheduled = false
@@ -49,6 +89,7 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
     init(_ relay: Subscriber, _ scheduler: Scheduler) {
         self.relay = relay
         self.scheduler = SchedulerRef(scheduler)
+        polls = scheduler is WorkerScheduler
         super.init()
     }
 
@@ -59,6 +100,7 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
     func push(_ event: Event) {
         lock.lock()
         pending.append(event)
+        if pending.count == 1 { hasPending.store(true, ordering: .relaxed) }
         if scheduled {
             lock.unlock()
             return
@@ -90,21 +132,55 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
     }
 
     override func run(on scheduler: Scheduler) {
-        lock.lock()
-        if pending.isEmpty {
-            scheduled = false
-            let done = ended
+        var batches = 0
+        while true {
+            lock.lock()
+            if pending.isEmpty {
+                if polls && !ended && waitForMore() { continue }  // lock released
+                scheduled = false
+                let done = ended
+                lock.unlock()
+                if done { relay.dispose() }
+                return
+            }
+            swap(&pending, &spare)
+            hasPending.store(false, ordering: .relaxed)
             lock.unlock()
-            if done { relay.dispose() }
-            return
+            deliverSpare()
+            batches += 1
+            if batches == DeliverOnQueue.batchesPerRun {
+                // Still scheduled: go to the back of the scheduler's queue.
+                scheduler.enqueue(self)
+                return
+            }
         }
-        swap(&pending, &spare)
+    }
+
+    /// Called with the lock held and the queue empty; polls (lock released)
+    /// for a few µs. Returns true, lock released, if events arrived.
+    private func waitForMore() -> Bool {
         lock.unlock()
-        for e in spare { relay.send(e) }
+        for i in 0..<DeliverOnQueue.idlePolls {
+            if hasPending.load(ordering: .relaxed) { return true }
+            if i & 127 == 127 { sched_yield() }
+        }
+        lock.lock()
+        if !pending.isEmpty {
+            lock.unlock()
+            return true
+        }
+        return false
+    }
+
+    private func deliverSpare() {
+        for i in 0..<spare.count {
+            switch spare[i] {
+            case .next(let v): relay.sendNext(v)
+            case .error(let e): relay.sendError(e)
+            case .completed: relay.sendCompleted()
+            }
+        }
         spare.removeAll(keepingCapacity: true)
-        // More may have arrived: go to the back of the scheduler's queue
-        // rather than monopolizing it. `scheduled` is still true.
-        scheduler.enqueue(self)
     }
 }
 

@@ -3,16 +3,17 @@
 
 public final class IntervalSignal: Signal {
     let interval: UInt64
-    let scheduler: Scheduler
+    let scheduler: SchedulerRef
 
     /// `interval` must be positive and `scheduler` must support repeating work.
     public init(_ interval: UInt64, _ scheduler: Scheduler) {
         self.interval = interval
-        self.scheduler = scheduler
+        self.scheduler = SchedulerRef(scheduler)
         super.init()
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
+        guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let s = Subscriber.relay(sink)
         var tick: Int64 = 0
         // Occurrences of one repeating action never overlap, so `tick` needs

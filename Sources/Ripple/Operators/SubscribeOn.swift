@@ -4,15 +4,16 @@
 
 public final class SubscribeOnSignal: Signal {
     let upstream: Signal
-    let scheduler: Scheduler
+    let scheduler: SchedulerRef
 
     public init(_ upstream: Signal, _ scheduler: Scheduler) {
         self.upstream = upstream
-        self.scheduler = scheduler
+        self.scheduler = SchedulerRef(scheduler)
         super.init()
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
+        guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let relay = Subscriber.relay(sink)
         let upstream = self.upstream
         // The scheduler holds the job, the job holds the relay; the relay

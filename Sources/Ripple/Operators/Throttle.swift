@@ -6,16 +6,17 @@
 public final class ThrottleSignal: Signal {
     let upstream: Signal
     let interval: UInt64
-    let scheduler: Scheduler
+    let scheduler: SchedulerRef
 
     public init(_ upstream: Signal, _ interval: UInt64, _ scheduler: Scheduler) {
         self.upstream = upstream
         self.interval = interval
-        self.scheduler = scheduler
+        self.scheduler = SchedulerRef(scheduler)
         super.init()
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
+        guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let relay = Subscriber.relay(sink)
         relay.link(upstream.subscribe(ThrottleSink(relay, interval, scheduler)))
         return relay
@@ -30,7 +31,16 @@ final class ThrottleSink: SchedulerRelaySink, @unchecked Sendable {
     /// Bumped by every value and by the end: a timer only sends the value of
     /// its own generation.
     @exclusivity(unchecked) var generation: UInt64 = 0
-    @exclusivity(unchecked) weak var timer: ScheduledAction?
+    /// The pending timer. The cycle sink -> timer -> closure -> sink lasts
+    /// only until the timer runs or is cancelled (its closure is dropped
+    /// then); a freed driven scheduler cancels its pending jobs.
+    @exclusivity(unchecked) var timer: ScheduledAction?
+    /// A timer is sending its value right now (on the scheduler's thread).
+    /// A completion arriving meanwhile on the sender's thread is handed to
+    /// it, so the completion never overtakes that value.
+    @exclusivity(unchecked) var firing = false
+    @exclusivity(unchecked) var completeAfterFire = false
+    @exclusivity(unchecked) var tailAfterFire: Value?
 
     init(_ relay: Subscriber, _ interval: UInt64, _ scheduler: Scheduler) {
         self.interval = interval
@@ -38,7 +48,10 @@ final class ThrottleSink: SchedulerRelaySink, @unchecked Sendable {
         super.init(relay)
     }
 
-    deinit { pending?.release() }
+    deinit {
+        pending?.release()
+        tailAfterFire?.release()
+    }
 
     override func onNext(_ value: borrowing Value) {
         guard let scheduler = schedulerRef.scheduler else { return }  // freed: never sent
@@ -60,6 +73,20 @@ final class ThrottleSink: SchedulerRelaySink, @unchecked Sendable {
     }
 
     override func onCompleted() {
+        lock.lock()
+        if firing {
+            // The firing timer sends the value it took, then this.
+            tailAfterFire = pending
+            pending = nil
+            generation &+= 1
+            completeAfterFire = true
+            let t = timer
+            timer = nil
+            lock.unlock()
+            t?.dispose()
+            return
+        }
+        lock.unlock()
         if let v = take() { relay.sendNext(v) }
         relay.sendCompleted()
     }
@@ -81,8 +108,19 @@ final class ThrottleSink: SchedulerRelaySink, @unchecked Sendable {
             return
         }
         pending = nil
+        firing = true
         lock.unlock()
         relay.sendNext(v)
+        lock.lock()
+        firing = false
+        let complete = completeAfterFire
+        let tail = tailAfterFire
+        tailAfterFire = nil
+        lock.unlock()
+        if complete {
+            if let tail { relay.sendNext(tail) }
+            relay.sendCompleted()
+        }
     }
 
     /// Takes the pending value and cancels its timer.

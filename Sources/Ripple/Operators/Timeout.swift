@@ -6,16 +6,17 @@
 public final class TimeoutSignal: Signal {
     let upstream: Signal
     let interval: UInt64
-    let scheduler: Scheduler
+    let scheduler: SchedulerRef
 
     public init(_ upstream: Signal, _ interval: UInt64, _ scheduler: Scheduler) {
         self.upstream = upstream
         self.interval = interval
-        self.scheduler = scheduler
+        self.scheduler = SchedulerRef(scheduler)
         super.init()
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
+        guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let relay = Subscriber.relay(sink)
         let interval = self.interval
         relay.link(scheduler.schedule(after: interval) {

@@ -45,6 +45,10 @@ public final class RunLoopScheduler: Scheduler, @unchecked Sendable {
     }
 
     deinit {
+        // Nothing can run the pending jobs any more: cancel them (see
+        // TestScheduler.deinit).
+        for j in ready.takeAll() { j?.dispose() }
+        for j in timers.removeAll() { j.dispose() }
         close(fd)
         close(eventFD)
         close(timerFD)
@@ -95,6 +99,10 @@ public final class RunLoopScheduler: Scheduler, @unchecked Sendable {
                 lock.lock()
                 let stop = stopRequested
                 stopRequested = false
+                if stop && ready.isEmpty {
+                    var x: UInt64 = 0
+                    _ = read(eventFD, &x, 8)  // the stop's wake-up: not work
+                }
                 lock.unlock()
                 if stop { return }
                 if let j = takeOne() {

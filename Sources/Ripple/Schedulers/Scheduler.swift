@@ -9,8 +9,8 @@ import Synchronization
 // Ownership: a scheduler holds each pending job strongly until it has run, so
 // pending work (and whatever it captured) stays alive. A job never holds its
 // scheduler (it is passed to `run(on:)`), so a scheduler that nothing can
-// drive any more (a freed test scheduler or run loop) frees its jobs instead
-// of leaking them in a cycle. Thread-backed schedulers keep themselves alive
+// drive any more (a freed test scheduler or run loop) cancels and frees its
+// jobs instead of leaking them in a cycle. Thread-backed schedulers keep themselves alive
 // from their worker threads while work is pending.
 //
 // While a job runs, the thread's current scheduler (ripple_thread_state's
@@ -109,6 +109,19 @@ extension Scheduler {
         return a
     }
 
+    /// Enqueues `action` after `delay` ns (nil: as soon as possible) and
+    /// returns it (the disposable that cancels it).
+    @discardableResult
+    public func submit(_ action: ScheduledAction, after delay: UInt64?) -> ScheduledAction {
+        if let delay {
+            action.deadline = Scheduler.add(now, delay)
+            enqueue(action, at: action.deadline)
+        } else {
+            enqueue(action)
+        }
+        return action
+    }
+
     /// `a + b`, saturating at UInt64.max.
     @inline(__always)
     public static func add(_ a: UInt64, _ b: UInt64) -> UInt64 {
@@ -130,6 +143,11 @@ public final class ScheduledAction: Job, @unchecked Sendable {
     private let state = Atomic<UInt8>(0)
     /// Read and dropped only by whoever the state machine designates.
     @exclusivity(unchecked) private var action: (() -> Void)?
+    /// The C form, `function(context)` then `release(context)` once: one
+    /// allocation per item instead of a closure and a context box.
+    @exclusivity(unchecked) private var function: RawCallback?
+    @exclusivity(unchecked) private var context: UnsafeMutableRawPointer?
+    @exclusivity(unchecked) private var release: RawCallback?
     let interval: UInt64
     /// Due time of the next occurrence (scheduler clock).
     @exclusivity(unchecked) var deadline: UInt64 = 0
@@ -142,6 +160,34 @@ public final class ScheduledAction: Job, @unchecked Sendable {
         super.init()
     }
 
+    /// A C callback; `release(context)` runs exactly once when the action is
+    /// dropped (after a one-shot run, on cancel, or when freed unrun).
+    public init(function: RawCallback, context: UnsafeMutableRawPointer?, release: RawCallback?,
+                interval: UInt64 = 0) {
+        self.function = function
+        self.context = context
+        self.release = release
+        self.interval = interval
+        super.init()
+    }
+
+    deinit { drop() }
+
+    @inline(__always)
+    private func invoke() {
+        if let function { function(context) } else { action.unsafelyUnwrapped() }
+    }
+
+    /// Drops the work (closure or C context); idempotent.
+    private func drop() {
+        action = nil
+        function = nil
+        if let r = release {
+            release = nil
+            r(context)
+        }
+    }
+
     public override func run(on scheduler: Scheduler) {
         var s = state.load(ordering: .acquiring)
         while true {
@@ -151,17 +197,17 @@ public final class ScheduledAction: Job, @unchecked Sendable {
             if ok { break }
             s = cur
         }
-        action.unsafelyUnwrapped()
+        invoke()
         if interval == 0 {
             // One-shot: nobody else drops the closure once RUNNING was set.
             state.bitwiseOr(ScheduledAction.finished, ordering: .acquiringAndReleasing)
-            action = nil
+            drop()
             return
         }
         // Repeating: clear RUNNING; if disposed meanwhile, the drop is ours.
         let old = state.bitwiseAnd(~ScheduledAction.running, ordering: .acquiringAndReleasing).oldValue
         if old & ScheduledAction.disposed != 0 {
-            action = nil
+            drop()
             return
         }
         deadline = Scheduler.add(deadline, interval)
@@ -178,7 +224,7 @@ public final class ScheduledAction: Job, @unchecked Sendable {
             s = cur
         }
         // Neither running nor finished: the closure will never run, drop it now.
-        if s & (ScheduledAction.running | ScheduledAction.finished) == 0 { action = nil }
+        if s & (ScheduledAction.running | ScheduledAction.finished) == 0 { drop() }
     }
 
     /// True once cancelled, or once a one-shot action has run.
@@ -263,6 +309,13 @@ struct TimerHeap {
         }
     }
 
+    /// Removes every entry and returns the jobs.
+    mutating func removeAll() -> [Job] {
+        let jobs = items.map(\.job)
+        items = []
+        return jobs
+    }
+
     /// Removes the earliest entry if its time is <= `limit`.
     mutating func pop(dueBy limit: UInt64) -> Entry? {
         guard let top = items.first, top.time <= limit else { return nil }
@@ -286,12 +339,13 @@ struct TimerHeap {
 
 // MARK: Operator support
 
-/// How per-subscription operator state holds its scheduler. A thread-backed
+/// How operator signals and their per-subscription state hold a scheduler. A thread-backed
 /// scheduler is held strongly: the subscription outlives the operator signal
 /// (rule 6a) and must still be able to schedule. A driven scheduler is held
-/// weakly: its pending jobs hold the operator state, so a strong reference
-/// back would be a cycle that leaks once the program releases the
+/// weakly: its pending jobs hold operator state and signals, so a strong
+/// reference back would be a cycle that leaks once the program releases the
 /// scheduler; and a freed driven scheduler could never run the work anyway.
+/// A driven scheduler lives exactly as long as its owner's references.
 public struct SchedulerRef {
     private let strong: Scheduler?
     private weak var weakRef: Scheduler?
@@ -337,6 +391,15 @@ extension Subscriber {
     public static func relay(_ sink: Sink) -> Subscriber {
         let r = Subscriber(sink)
         r.start()
+        return r
+    }
+
+    /// A subscription that is over at once (its release runs): what an
+    /// operator returns when its driven scheduler (test scheduler, run loop)
+    /// has been freed, since nothing could ever deliver to it.
+    public static func ended(_ sink: Sink) -> Subscriber {
+        let r = relay(sink)
+        r.dispose()
         return r
     }
 

@@ -12,6 +12,10 @@ public final class TestScheduler: Scheduler, @unchecked Sendable {
 
     public override init() { super.init() }
 
+    /// Nothing can run the pending jobs any more: cancel them, which drops
+    /// their work (and breaks any cycle through it).
+    deinit { for j in timers.removeAll() { j.dispose() } }
+
     public override var now: UInt64 { lock.withLock { clock } }
 
     public override var isDriven: Bool { true }

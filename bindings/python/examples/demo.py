@@ -44,13 +44,14 @@ print("catch:", Signal.error(KeyError("k")).catch(lambda e: Signal.of("recovered
 
 # 5. Threads: events delivered on a serial scheduler's thread take the GIL.
 done = threading.Event()
+main_thread = threading.get_ident()
 Signal.of(1, 2, 3).deliver_on(Scheduler.serial("demo")).subscribe(
-    lambda v: print("  on", threading.current_thread().name, "got", v), on_completed=done.set)
+    lambda v: print("  on a serial-scheduler thread:", threading.get_ident() != main_thread, "got", v),
+    on_completed=done.set)
 done.wait(5)
 
 # 6. Virtual time: a test scheduler runs an interval without sleeping.
 ts = TestScheduler()
-ticks = Signal.interval(1.0, ts).take(3).to_list  # blocking would wait forever: subscribe instead
 got = []
 Signal.interval(1.0, ts).take(3).subscribe(got.append)
 ts.advance_by(10)

@@ -1,12 +1,13 @@
 import re
 import subprocess
+from pathlib import Path
 
 import ripple
 from ripple._cdef import header_to_cdef
 
 
 def test_every_declared_function_resolves():
-    code = open(ripple.HEADER_PATH).read()
+    code = Path(ripple.HEADER_PATH).read_text()
     cdef, constants = header_to_cdef(code)
     names = sorted(set(re.findall(r"\b(rpl_[a-z0-9_]+)\s*\((?!\s*\*)", cdef)))
     funcs = [n for n in names if not n.endswith("_fn")]
@@ -30,7 +31,7 @@ def test_matches_the_c_preprocessor():
     except (OSError, subprocess.CalledProcessError):
         import pytest
         pytest.skip("no cpp")
-    ours, _ = header_to_cdef(open(ripple.HEADER_PATH).read())
+    ours, _ = header_to_cdef(Path(ripple.HEADER_PATH).read_text())
     norm = lambda s: sorted(set(re.findall(r"\b(rpl_[a-z0-9_]+)\s*\((?!\s*\*)", s)))  # noqa: E731
     assert norm(out) == norm(ours)
 

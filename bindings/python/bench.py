@@ -77,6 +77,22 @@ def c_driven_run(build):
     return lambda: build(src).subscribe(sink)
 
 
+def raw_ffi_call():
+    v = ripple.lib.rpl_version
+    for i in range(N):
+        v()
+
+
+def raw_callback_run():
+    ffi, lib = ripple.ffi, ripple.lib
+    cb = ffi.callback("void(void *, const rpl_value *)", lambda ctx, v: None)
+    o = ffi.new("rpl_observer *")
+    o.version = 1
+    o.on_next = cb
+    src = Signal.return_(1).repeat(N)
+    return lambda cb=cb: lib.rpl_release(lib.rpl_signal_subscribe(src._c(), o))  # cb: keep it alive
+
+
 ident = lambda s: s  # noqa: E731
 chain = lambda s: s.map(f).filter(g)  # noqa: E731
 
@@ -89,6 +105,9 @@ if ripple.has("rpl_subject_create"):
 rows.append(("Signal.create send_next -> callback", best(created_run(ident)), floor_one))
 if ripple.has("rpl_signal_repeat"):
     rows.append(("C source (return.repeat) -> callback", best(c_driven_run(ident)), floor_one))
+rows.append(("  cffi floor: empty call into C (rpl_version)", best(raw_ffi_call), floor_one))
+if ripple.has("rpl_signal_repeat"):
+    rows.append(("  cffi floor: empty callback from C", best(raw_callback_run()), floor_one))
 rows.append(("plain loop: f, g, sink", floor_chain, floor_chain))
 if ripple.has("rpl_subject_create"):
     rows.append(("Subject.send -> map(f).filter(g) -> callback", best(subject_run(chain)), floor_chain))

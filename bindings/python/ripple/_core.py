@@ -2,15 +2,18 @@
 
 Lifetimes
 ---------
-* Every handle the C API returns at +1 is wrapped with ``ffi.gc(ptr,
-  rpl_release)``, so Python's reference counting drops the C reference.
-* Every Python object handed to C as a callback context is an
-  ``ffi.new_handle`` kept in ``_live`` until the runtime calls the matching
-  ``release`` (or ``on_dispose``/pointer destructor): that is the only thing
-  that keeps Python callbacks alive, so an ended subscription frees them.
-* The C callbacks below are module-level ``ffi.callback`` objects (created
-  once). They take the GIL when called from Ripple's threads; cffi releases the
-  GIL around every call into the library, so blocking helpers never hold it.
+* Every handle the C API returns at +1 is wrapped with ``ffi.gc`` (see
+  ``_gc``), so Python's reference counting drops the C reference.
+* Every Python object handed to C as a callback context is kept in ``_live``
+  under an integer id (the ``void *ctx``) until the runtime calls the matching
+  ``release`` (or ``on_dispose``): that is the only thing that keeps Python
+  callbacks alive, so an ended subscription frees them. Python objects sent
+  as pointer values are ``ffi.new_handle`` handles kept in ``_objects`` until
+  the value's destructor runs.
+* The C callbacks are module-level ``ffi.callback`` objects, created once and
+  never freed. They take the GIL when called from Ripple's threads; cffi
+  releases the GIL around every call into the library, so blocking helpers
+  (and sends that wait for another thread's delivery) never hold it.
 
 Exceptions
 ----------
@@ -28,10 +31,10 @@ import asyncio
 import atexit
 import collections
 import ctypes
-import platform
-import struct
 import itertools
+import platform
 import queue as _queue
+import struct
 import sys
 import threading
 import traceback
@@ -499,7 +502,7 @@ def _ns(seconds):
     return int(seconds * 1e9)
 
 
-def _owned(ptr, what="call"):
+def _owned(ptr):
     """Wraps a +1 handle so Python releases it; NULL raises the last error."""
     if ptr == _NULL:
         raise _last_error()
@@ -604,10 +607,7 @@ class SerialDisposable(Disposable):
     def swap(self, d):
         """Puts d (or None) in and returns the previous one (not disposed)."""
         old = lib.rpl_serial_disposable_swap(self._ptr, _as_disposable(d)._ptr if d is not None else ffi.NULL)
-        if old == _NULL:
-            if lib.rpl_last_error() < 0 and lib.rpl_disposable_is_disposed(self._ptr) is False \
-                    and d is not None and False:
-                raise _last_error()
+        if old == _NULL:  # nothing was there (the arguments are checked Python objects)
             return None
         return Disposable._wrap(_gc(old))
 

@@ -137,3 +137,14 @@ def test_run_loop_manual():
     assert hits == [] and rl.next_timeout == 0
     assert rl.run_until_idle() == 1 and hits == [1]
     assert rl.next_timeout is None
+
+
+@needs("rpl_run_loop_create")
+def test_run_loop_run_and_stop():
+    rl = ripple.RunLoop()
+    hits = []
+    rl.scheduler.after(0.01, lambda: (hits.append(Scheduler.current() == rl.scheduler), rl.stop()))
+    t = threading.Thread(target=rl.run)
+    t.start()
+    t.join(5)
+    assert not t.is_alive() and hits == [True]

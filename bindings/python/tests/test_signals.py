@@ -193,3 +193,20 @@ def test_compound_and_serial_disposables():
     assert old is not None and not old.is_disposed
     s.dispose()
     assert hits[-1] == "second"
+
+
+def test_generic_error_from_a_subscriber_and_plain_disposables():
+    got = []
+    Signal.create(lambda sub: sub.send_error()).subscribe(on_error=got.append)
+    assert isinstance(got[0], RippleError) and got[0].domain == "ripple"
+    d = Disposable()
+    assert not d.is_disposed
+    d.dispose()
+    assert d.is_disposed
+    c = ripple.CompoundDisposable()
+    hits = []
+    x = Disposable(lambda: hits.append("x"))
+    c.add(x)
+    c.remove(x)
+    c.dispose()
+    assert hits == [] and not x.is_disposed

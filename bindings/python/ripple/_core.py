@@ -843,8 +843,11 @@ def _subscribe_obs(sig_ptr, obs, stages=False):
     d = lib.rpl_signal_subscribe(sig_ptr, o)
     if d == _NULL:
         raise _last_error()
-    d = _gc(d)
+    # Borrowed, not retained: the observer must not keep its own subscription
+    # alive (a cycle through C that would defeat rule 6a). It is only used
+    # from the subscription's callbacks, while the subscriber is delivering.
     obs.disposable = d
+    d = _gc(d)
     if obs.ended_early:  # a stage ended it during the synchronous subscribe
         lib.rpl_disposable_dispose(d)
     return d

@@ -131,3 +131,16 @@ def test_no_handles_left_behind():
         Signal.of(2).subscribe(lambda x: None)
     collect()
     assert (live(), len(ripple._core._objects)) == before
+
+
+@needs("rpl_subject_create")
+def test_freed_source_releases_its_subscriptions_rule_6a():
+    s = ripple.Subject()
+    cb = Callback()
+    r = weakref.ref(cb)
+    s.map(lambda x: x).subscribe(cb)  # the disposable is dropped at once
+    s.send(1)
+    assert cb.calls == 1
+    del cb, s
+    collect()
+    assert r() is None

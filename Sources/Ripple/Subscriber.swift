@@ -302,8 +302,14 @@ public final class Subscriber: Disposable {
     func finalize() {
         // A plain load first: the gate is almost always open, and a failed
         // compare-exchange costs as much as a successful one.
-        if finishGate.load(ordering: .acquiring) != 0,
-           finishGate.compareExchange(expected: 1, desired: 2, ordering: .acquiringAndReleasing).exchanged { return }
+        // Closed (1 or 2): leave it to endSubscribeBody.
+        var gate = finishGate.load(ordering: .acquiring)
+        while gate != 0 {
+            if gate == 2 { return }
+            let (ok, cur) = finishGate.compareExchange(expected: 1, desired: 2, ordering: .acquiringAndReleasing)
+            if ok { return }
+            gate = cur
+        }
         // DONE is set, so no orphan can be queued any more (enqueueOrphan sets
         // PENDING with a CAS that fails once DONE is there). A queue that still
         // holds events has PENDING set: only then is the lock needed.

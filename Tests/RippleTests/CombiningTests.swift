@@ -244,6 +244,19 @@ private func record(_ signal: Signal, _ r: CombRecorder) -> Subscriber { signal.
         #expect(n == 100_000 && r3.errors.count == 1)
     }
 
+    @Test func swiftSpellingsChain() {
+        let r = CombRecorder()
+        let s = Signal.merge([ReturnSignal(.int(1)), ReturnSignal(.int(2))])
+            .flatMap { v in ReturnSignal(.int(v.intValue * 10)) }
+            .startWith(.int(0))
+            .concat(ReturnSignal(.int(3)))
+        record(s, r)
+        #expect(r.values == [0, 10, 20, 3] && r.completed == 1)
+        let r2 = CombRecorder()
+        record(Signal.zip([ReturnSignal(.int(1)), ReturnSignal(.int(2))]).repeat(2), r2)
+        #expect(r2.values == [102, 102] && r2.completed == 1)
+    }
+
     @Test func disposingTheResultDisposesEveryInput() {
         let a = CombSource(), b = CombSource()
         let r = CombRecorder()

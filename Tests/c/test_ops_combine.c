@@ -258,6 +258,56 @@ static void test_merge_threads(void) {
     }
 }
 
+/* Zip fed by two threads: tuples pair the i-th values, in order. */
+typedef struct {
+    atomic_int inside, overlap;
+    long next, bad, completed;
+} pairs_t;
+
+static void pairs_next(void *ctx, const rpl_value *v) {
+    pairs_t *p = ctx;
+    if (atomic_fetch_add(&p->inside, 1) != 0) atomic_store(&p->overlap, 1);
+    rpl_value a = rpl_value_tuple_at(v, 0), b = rpl_value_tuple_at(v, 1);
+    if (rpl_value_int(&a) != p->next || rpl_value_int(&b) != p->next) p->bad++;
+    p->next++;
+    rpl_value_release(&a);
+    rpl_value_release(&b);
+    atomic_fetch_sub(&p->inside, 1);
+}
+static void pairs_completed(void *ctx) { ((pairs_t *)ctx)->completed++; }
+
+static void test_zip_threads(void) {
+    long k = test_scale(100000, 3000);
+    static feeder_t f[2];
+    rpl_signal_t *in[2];
+    for (int i = 0; i < 2; i++) {
+        in[i] = src_make(&f[i].src, NULL);
+        f[i].count = k;
+        f[i].base = 0;
+    }
+    rpl_signal_t *z = rpl_signal_zip(in, 2);
+    pairs_t p;
+    memset(&p, 0, sizeof p);
+    rpl_observer o = RPL_OBSERVER_INIT;
+    o.on_next = pairs_next;
+    o.on_completed = pairs_completed;
+    o.ctx = &p;
+    rpl_disposable_t *d = rpl_signal_subscribe(z, &o);
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, feed, &f[i]);
+    for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+    CHECK_EQ_INT(p.next, k);
+    CHECK_EQ_INT(p.bad, 0);
+    CHECK_EQ_INT(p.completed, 1);
+    CHECK_EQ_INT(atomic_load(&p.overlap), 0);
+    rpl_release(d);
+    rpl_release(z);
+    for (int i = 0; i < 2; i++) {
+        src_drop(&f[i].src);
+        rpl_release(in[i]);
+    }
+}
+
 /* --------------------------------------------------------- combine_latest */
 static void test_combine_latest(void) {
     src_t a, b;
@@ -627,6 +677,7 @@ int main(void) {
     RUN(test_merge_threads);
     RUN(test_combine_latest);
     RUN(test_zip);
+    RUN(test_zip_threads);
     RUN(test_concat);
     RUN(test_start_with);
     RUN(test_then);

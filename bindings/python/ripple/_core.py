@@ -96,6 +96,16 @@ def has(name):
         return False
 
 
+def version_number():
+    """RPL_VERSION_NUMBER of the loaded library (compare with CONSTANTS)."""
+    return lib.rpl_version()
+
+
+def status_string(status):
+    """The library's text for an rpl_status code."""
+    return ffi.string(lib.rpl_status_string(status)).decode()
+
+
 def version():
     """(major, minor, patch) of the loaded library."""
     return tuple(int(x) for x in ffi.string(lib.rpl_version_string()).decode().split("."))
@@ -131,6 +141,7 @@ class StatusError(RippleError):
     def __init__(self, status, message):
         super().__init__(message, "ripple.status", status)
         self.status = status
+        self.status_name = status_string(status)
 
 
 def _last_error():

@@ -74,3 +74,9 @@ def test_foreign_pointer_is_a_pointer():
 def test_version():
     assert ripple.version() >= (0, 1, 0)
     assert ripple.lib.rpl_version() == ripple.CONSTANTS["RPL_VERSION_NUMBER"]
+
+
+def test_status_strings():
+    assert ripple.status_string(0)
+    assert ripple.status_string(ripple.lib.RPL_ERR_TIMEOUT) != ripple.status_string(0)
+    assert ripple.version_number() == ripple.CONSTANTS["RPL_VERSION_NUMBER"]

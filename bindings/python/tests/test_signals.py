@@ -5,6 +5,7 @@ import time
 import pytest
 
 import ripple
+from conftest import needs
 from ripple import Disposable, NoValueError, RippleError, RippleTimeoutError, Signal
 
 
@@ -210,3 +211,31 @@ def test_generic_error_from_a_subscriber_and_plain_disposables():
     c.remove(x)
     c.dispose()
     assert hits == [] and not x.is_disposed
+
+
+def test_terminal_then_cleanup_order_rule_5():
+    order = []
+
+    def body(sub):
+        sub.send_next(1)
+        sub.send_completed()
+        return lambda: order.append("cleanup")
+    Signal.create(body).subscribe(order.append, on_completed=lambda: order.append("C"))
+    assert order == [1, "C", "cleanup"]
+
+
+@needs("rpl_subject_create")
+def test_dispose_inside_own_callback_rule_6():
+    s = ripple.Subject()
+    got = []
+    box = {}
+
+    def on_next(v):
+        got.append(v)
+        if v == 2:
+            box["d"].dispose()
+            s.send(99)  # after dispose: never delivered
+    box["d"] = s.subscribe(on_next)
+    for i in range(1, 5):
+        s.send(i)
+    assert got == [1, 2] and s.subscriber_count == 0

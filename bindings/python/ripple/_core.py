@@ -542,7 +542,11 @@ class Disposable:
     __slots__ = ("_ptr", "__weakref__")
 
     def __init__(self, fn=None):
-        """Disposable(fn): calls fn() once, on the first dispose()."""
+        """Disposable(fn): calls fn() once, on the first dispose(). As in RAC,
+        releasing it undisposed does not call fn; fn is then kept until the
+        process ends, since the C API gives this kind no release callback.
+        (A callable returned from a Signal.create body is always disposed with
+        its subscription, so it is always freed.)"""
         if fn is None:
             self._ptr = _owned(lib.rpl_disposable_create(ffi.NULL, ffi.NULL))
         else:

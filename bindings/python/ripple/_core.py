@@ -415,6 +415,32 @@ def _fast_sender(name):
     return send
 
 
+def _send_method(name, attr):
+    """A method send(self, value) calling `name` on getattr(self, attr), with
+    the two-word call inline (one Python call less per event)."""
+    slow = getattr(lib, name)
+    if not FAST_SEND:
+        def send(self, x):
+            if slow(getattr(self, attr), _to_c(x)) < 0:
+                raise _last_error()
+        return send
+    fast = _fast(name)
+    get = __import__("operator").attrgetter(attr)
+
+    def send(self, x, fast=fast, slow=slow, get=get, INT=_T_INT, DOUBLE=_T_DOUBLE, lo=_INT_MIN, hi=_INT_MAX,
+             pack=_DBL.pack, unpack=_I64.unpack):
+        t = type(x)
+        if t is int and lo <= x <= hi:
+            st = fast(get(self), INT, x)
+        elif t is float:
+            st = fast(get(self), DOUBLE, unpack(pack(x))[0])
+        else:
+            st = slow(get(self), _to_c(x))
+        if st < 0:
+            raise _last_error()
+    return send
+
+
 def _to_c(x):
     """An rpl_value cdata (owning any box) for the Python object x."""
     t = type(x)
@@ -647,11 +673,7 @@ class Subscriber:
     def __init__(self, ptr):
         self._ptr = ptr
 
-    def send_next(self, value):
-        if _subscriber_send(self._ptr, value) < 0:
-            raise _last_error()
-
-    on_next = send_next
+    send_next = on_next = None  # set below: _send_method("rpl_subscriber_send_next", "_ptr")
 
     def send_error(self, exc=None):
         _check(lib.rpl_subscriber_send_error(self._ptr, _err_from_exc(exc) if exc is not None else ffi.NULL))
@@ -1314,3 +1336,5 @@ _immortal(_release_object, _cffi_onerror, _release_handle, _callbacks)
 
 
 _subscriber_send = _fast_sender("rpl_subscriber_send_next")
+Subscriber.send_next = Subscriber.on_next = _send_method("rpl_subscriber_send_next", "_ptr")
+Subscriber.send_next.__doc__ = "Sends a value to this subscriber (synchronously, see rpl_subscriber_send_next)."

@@ -6,7 +6,7 @@ classes exist so that `from ripple import Subject` always works).
 """
 
 from ._core import (  # noqa: F401
-    _fast_sender, _last_error,
+    _send_method,
     Disposable, RPL_REPLAY_UNLIMITED, Signal, _check, _err_from_exc, _owned, _retained, _take, _to_c, ffi, has, lib,
 )
 
@@ -29,12 +29,10 @@ class Subject(Signal):
         self._subj = _ptr  # owns the reference; _ptr is the same object as a signal
         Signal.__init__(self, ffi.cast("rpl_signal_t *", _ptr))
 
-    def send(self, value):
-        """Sends a value to every subscriber (synchronously)."""
-        if _subject_send(self._subj, value) < 0:
-            raise _last_error()
-
-    on_next = send_next = send
+    if has("rpl_subject_send_next"):
+        send = _send_method("rpl_subject_send_next", "_subj")
+        send.__doc__ = "Sends a value to every subscriber (synchronously)."
+        on_next = send_next = send
 
     def send_error(self, exc=None):
         _check(lib.rpl_subject_send_error(self._subj, _err_from_exc(exc) if exc is not None else ffi.NULL))
@@ -166,6 +164,3 @@ for _name, _fn, _c in (("publish", _publish, "rpl_signal_publish"),
     if has(_c):
         _fn.__name__ = _name
         setattr(Signal, _name, _fn)
-
-
-_subject_send = _fast_sender("rpl_subject_send_next") if has("rpl_subject_send_next") else None

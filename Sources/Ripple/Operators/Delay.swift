@@ -18,7 +18,7 @@ public final class DelaySignal: ScheduledOperatorSignal {
     }
 }
 
-final class DelaySink: RelaySink, @unchecked Sendable {
+final class DelaySink: SchedulerRelaySink, @unchecked Sendable {
     let interval: UInt64
     let schedulerRef: SchedulerRef
     let lock = Lock()

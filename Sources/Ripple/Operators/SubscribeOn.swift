@@ -11,7 +11,7 @@ public final class SubscribeOnSignal: ScheduledOperatorSignal {
         // holds the job weakly (no cycle if the scheduler is freed first).
         relay.link(scheduler.schedule {
             if relay.isDisposed { return }
-            relay.link(upstream.subscribe(RelaySink(relay)))
+            relay.link(upstream.subscribe(SchedulerRelaySink(relay)))
         })
         return relay
     }

@@ -12,7 +12,7 @@ public final class ThrottleSignal: ScheduledOperatorSignal {
     }
 }
 
-final class ThrottleSink: RelaySink, @unchecked Sendable {
+final class ThrottleSink: SchedulerRelaySink, @unchecked Sendable {
     let interval: UInt64
     let schedulerRef: SchedulerRef
     let lock = Lock()

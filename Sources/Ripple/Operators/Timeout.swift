@@ -12,7 +12,7 @@ public final class TimeoutSignal: ScheduledOperatorSignal {
             // Ends the subscription, which disposes upstream.
             relay.sendError(.runtime(.timeout, "timeout: the signal did not terminate within \(interval) ns"))
         })
-        relay.link(upstream.subscribe(RelaySink(relay)))
+        relay.link(upstream.subscribe(SchedulerRelaySink(relay)))
         return relay
     }
 }

@@ -373,7 +373,7 @@ public struct SchedulerRef {
 /// the relay holds the upstream subscription only weakly (`link`). So when
 /// the source is freed the upstream subscription ends, `finish` disposes
 /// the relay, and nothing is left in a cycle (rule 6a).
-open class RelaySink: Sink {
+open class SchedulerRelaySink: Sink {
     public let relay: Subscriber
     public init(_ relay: Subscriber) { self.relay = relay }
 

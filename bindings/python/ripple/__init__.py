@@ -1,0 +1,24 @@
+"""Ripple for Python: reactive signals over libripple's C API (cffi, ABI mode).
+
+See README.md. The library is found through RIPPLE_LIBRARY, pkg-config or the
+default loader path, in that order; its declarations are generated at import
+from the ripple.h installed next to it.
+"""
+
+from ._core import (  # noqa: F401
+    CONSTANTS, HEADER_PATH, LIBRARY_PATH, RPL_FOREVER, CompoundDisposable, Disposable, Event,
+    NoValueError, Pointer, RippleError, RippleTimeoutError, SerialDisposable, Signal, StatusError,
+    Subscriber, clear_error_cache, ffi, has, lib, set_exception_handler, status_string, version,
+    version_number,
+)
+from ._sched import *  # noqa: F401,F403
+from ._sched import Scheduler, TestScheduler  # noqa: F401
+from ._subjects import BehaviorSubject, Connection, ReplaySubject, Subject  # noqa: F401
+from . import _ops
+
+__version__ = "0.1.0"
+
+
+def wrapped_operators():
+    """[(Signal method, C function)] for the C-backed operators available."""
+    return _ops.wrapped()

@@ -1,0 +1,1340 @@
+"""The Pythonic layer over the C API (see README.md for the user's view).
+
+Lifetimes
+---------
+* Every handle the C API returns at +1 is wrapped with ``ffi.gc`` (see
+  ``_gc``), so Python's reference counting drops the C reference.
+* Every Python object handed to C as a callback context is kept in ``_live``
+  under an integer id (the ``void *ctx``) until the runtime calls the matching
+  ``release`` (or ``on_dispose``): that is the only thing that keeps Python
+  callbacks alive, so an ended subscription frees them. Python objects sent
+  as pointer values are ``ffi.new_handle`` handles kept in ``_objects`` until
+  the value's destructor runs.
+* The C callbacks are module-level ``ffi.callback`` objects, created once and
+  never freed. They take the GIL when called from Ripple's threads; cffi
+  releases the GIL around every call into the library, so blocking helpers
+  (and sends that wait for another thread's delivery) never hold it.
+
+Exceptions
+----------
+* Raised where a callback produces something (map, filter, scan, predicates,
+  a ``Signal.create`` body, defer/flat_map/catch factories): the exception
+  becomes the signal's error and travels downstream. A Python ``on_error`` gets
+  the original exception object back.
+* Raised in an observer (``on_next``/``on_error``/``on_completed``) or in
+  scheduled work, where nothing downstream exists: passed to the hook set with
+  ``set_exception_handler`` (default: print the traceback to stderr). Never
+  swallowed, never fatal.
+"""
+
+import asyncio
+import atexit
+import collections
+import ctypes
+import itertools
+import platform
+import queue as _queue
+import struct
+import sys
+import threading
+import traceback
+
+from ._lib import load as _load
+
+ffi, lib, CONSTANTS, LIBRARY_PATH, HEADER_PATH = _load()
+
+RPL_FOREVER = CONSTANTS.get("RPL_FOREVER", 2**64 - 1)
+RPL_OBSERVER_VERSION = CONSTANTS.get("RPL_OBSERVER_VERSION", 1)
+RPL_REPLAY_UNLIMITED = CONSTANTS.get("RPL_REPLAY_UNLIMITED", 2**64 - 1)
+RPL_FOREVER_COUNT = CONSTANTS.get("RPL_FOREVER_COUNT", 2**64 - 1)
+
+_NULL = ffi.NULL
+_T_NIL, _T_BOOL, _T_INT, _T_DOUBLE = lib.RPL_TYPE_NIL, lib.RPL_TYPE_BOOL, lib.RPL_TYPE_INT, lib.RPL_TYPE_DOUBLE
+_T_STRING, _T_BYTES, _T_POINTER = lib.RPL_TYPE_STRING, lib.RPL_TYPE_BYTES, lib.RPL_TYPE_POINTER
+_T_TUPLE, _T_SIGNAL, _T_EVENT = lib.RPL_TYPE_TUPLE, lib.RPL_TYPE_SIGNAL, lib.RPL_TYPE_EVENT
+_INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
+
+
+# Interpreter shutdown. Releasing a handle can run release callbacks in
+# Python (a subscription's observer, an operator's context), but while the
+# interpreter tears itself down those functions and the module globals they
+# use are being destroyed. So: from atexit on, handles are no longer released
+# (the process is ending; the runtime's memory goes with it), and the
+# module-level callbacks are kept alive forever (see _immortal).
+class _State:
+    exiting = False
+
+
+_state = _State()
+atexit.register(lambda: setattr(_state, "exiting", True))
+
+
+def _release_handle(p, _state=_state, _release=lib.rpl_release):
+    if not _state.exiting:
+        _release(p)
+
+
+def _gc(ptr):
+    """Ties a +1 handle to the Python object: released when it is freed."""
+    return ffi.gc(ptr, _release_handle)
+
+
+def _immortal(*objs):
+    """Keeps objects alive until the process ends (callbacks C may still call
+    from its threads while the interpreter shuts down)."""
+    for o in objs:
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(o))
+    return objs[0] if objs else None
+
+
+def has(name):
+    """True when the loaded library exports the C function `name`."""
+    try:
+        getattr(lib, name)
+        return True
+    except AttributeError:
+        return False
+
+
+def version_number():
+    """RPL_VERSION_NUMBER of the loaded library (compare with CONSTANTS)."""
+    return lib.rpl_version()
+
+
+def status_string(status):
+    """The library's text for an rpl_status code."""
+    return ffi.string(lib.rpl_status_string(status)).decode()
+
+
+def version():
+    """(major, minor, patch) of the loaded library."""
+    return tuple(int(x) for x in ffi.string(lib.rpl_version_string()).decode().split("."))
+
+
+# ---------------------------------------------------------------------------
+# Exceptions and the hook for exceptions nobody downstream can receive.
+
+class RippleError(Exception):
+    """An error carried by a signal (domain, code, message), or a failed call."""
+
+    def __init__(self, message="", domain="python", code=1):
+        super().__init__(message)
+        self.domain = domain
+        self.code = code
+        self.message = message
+
+    def __str__(self):
+        return "%s (%s %d)" % (self.message, self.domain, self.code)
+
+
+class RippleTimeoutError(RippleError, TimeoutError):
+    """A timeout: a blocking call timed out, or rpl_signal_timeout fired."""
+
+
+class NoValueError(RippleError, LookupError):
+    """The signal completed without sending a value (first())."""
+
+
+class StatusError(RippleError):
+    """A C call failed (bad argument, wrong state, ...): status and message."""
+
+    def __init__(self, status, message):
+        super().__init__(message, "ripple.status", status)
+        self.status = status
+        self.status_name = status_string(status)
+
+
+def _last_error():
+    status = lib.rpl_last_error()
+    return StatusError(status, ffi.string(lib.rpl_last_error_message()).decode("utf-8", "replace"))
+
+
+def _check(status):
+    if status < 0:
+        raise _last_error()
+    return status
+
+
+def _default_handler(exc):
+    sys.stderr.write("ripple: exception in a callback (set ripple.set_exception_handler to handle it):\n")
+    traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+
+
+_handler = _default_handler
+
+
+def set_exception_handler(handler):
+    """Sets the function called with exceptions raised by observers
+    (on_next/on_error/on_completed), scheduled work and pointer destructors,
+    which have no downstream to fail. None restores the default (print the
+    traceback to stderr). Returns the previous handler."""
+    global _handler
+    old = _handler
+    _handler = handler if handler is not None else _default_handler
+    return old
+
+
+def _report(exc):
+    try:
+        _handler(exc)
+    except BaseException as again:  # the hook itself failed: never lose it
+        try:
+            _default_handler(again)
+        except BaseException:
+            pass
+
+
+def _cffi_onerror(exc_type, exc_value, tb):
+    # Only reached if a bug in this module lets an exception escape a
+    # trampoline, or during interpreter shutdown.
+    try:
+        if exc_value is None:
+            exc_value = exc_type()
+        exc_value.__traceback__ = tb
+        _report(exc_value)
+    except BaseException:
+        pass
+
+
+# Python exceptions that became C errors, so that a Python on_error gets the
+# original object back. Bounded: the C error stays valid (retained here) while
+# its entry lives, so the address cannot be reused meanwhile.
+_py_errors = collections.OrderedDict()
+_py_errors_lock = threading.Lock()
+_PY_ERRORS_MAX = 256
+PYTHON_ERROR_DOMAIN = "python"
+
+
+def _err_from_exc(exc):
+    """A C error (cdata owned by the returned object, +1 via ffi.gc) for exc."""
+    if isinstance(exc, RippleError):
+        domain, code, message = exc.domain, exc.code, exc.message
+    else:
+        domain, code = PYTHON_ERROR_DOMAIN, 1
+        message = "%s: %s" % (type(exc).__name__, exc)
+    e = lib.rpl_error_create(str(domain).encode(), int(code), str(message).encode("utf-8", "replace"))
+    if e == _NULL:
+        raise MemoryError("rpl_error_create")
+    e = _gc(e)
+    _detach_frames(exc)
+    with _py_errors_lock:
+        _py_errors[int(ffi.cast("uintptr_t", e))] = (e, exc)
+        while len(_py_errors) > _PY_ERRORS_MAX:
+            _py_errors.popitem(last=False)
+    return e
+
+
+def _detach_frames(exc):
+    """Keeps exc's traceback printable without keeping the callbacks alive:
+    drops the frames still running (the trampolines that caught it) and
+    clears the locals of the finished ones (the user code that raised)."""
+    tb = exc.__traceback__
+    while tb is not None:
+        try:
+            tb.tb_frame.clear()
+            break
+        except RuntimeError:  # still executing: one of ours, up the stack
+            tb = tb.tb_next
+    if tb is not exc.__traceback__:
+        exc.__traceback__ = tb
+    if tb is not None:
+        traceback.clear_frames(tb)
+
+
+def _exc_from_err(e):
+    """The Python exception for a borrowed C error."""
+    if e == _NULL:
+        return RippleError("unknown error", "ripple", 1)
+    with _py_errors_lock:
+        hit = _py_errors.get(int(ffi.cast("uintptr_t", e)))
+    if hit is not None:
+        return hit[1]
+    dom = lib.rpl_error_domain(e)
+    msg = lib.rpl_error_message(e)
+    domain = ffi.string(dom).decode("utf-8", "replace") if dom != _NULL else "ripple"
+    message = ffi.string(msg).decode("utf-8", "replace") if msg != _NULL else ""
+    code = lib.rpl_error_code(e)
+    if domain == "ripple" and code == lib.RPL_ERROR_TIMEOUT:
+        return RippleTimeoutError(message, domain, code)
+    return RippleError(message, domain, code)
+
+
+# ---------------------------------------------------------------------------
+# Contexts: Python objects kept alive while C holds a pointer to them.
+
+_live = {}      # handle cdata -> (handle, object): released by rpl release callbacks
+_objects = {}   # pointer-value handles -> handle: released by the pointer destructor
+
+
+_ids = itertools.count(1)
+_callbacks = []  # every ffi.callback object (alive, and immortal, forever)
+
+
+def _ctx(obj):
+    """A context pointer for obj: an integer id, looked up in _live (a dict
+    lookup is cheaper than ffi.from_handle on every event)."""
+    i = next(_ids)
+    _live[i] = obj
+    return ffi.cast("void *", i)
+
+
+def _cb(c_type, py_sig):
+    """Decorator: a C callback of type c_type whose context argument Python
+    receives as an integer (py_sig declares it uintptr_t, the same ABI)."""
+    def make(fn):
+        raw = ffi.callback(py_sig, fn, onerror=_cffi_onerror)
+        _callbacks.append(raw)
+        return ffi.cast(c_type, raw)
+    return make
+
+
+# Release callbacks bind the dicts as defaults: they may run while the
+# interpreter shuts down, after module globals have been cleared.
+@_cb("rpl_release_fn", "void(uintptr_t)")
+def _release_ctx(ctx, _live=_live):
+    _live.pop(ctx, None)
+
+
+@ffi.callback("void(void *)", onerror=_cffi_onerror)
+def _release_object(ctx, _objects=_objects):
+    _objects.pop(ctx, None)
+
+
+class Pointer:
+    """A pointer value made by C code (not a Python object): its address."""
+
+    __slots__ = ("address",)
+
+    def __init__(self, address):
+        self.address = address
+
+    def __eq__(self, other):
+        return isinstance(other, Pointer) and other.address == self.address
+
+    def __hash__(self):
+        return hash(self.address)
+
+    def __repr__(self):
+        return "ripple.Pointer(0x%x)" % self.address
+
+
+class Event:
+    """A materialized event: kind is 'next', 'error' or 'completed'."""
+
+    __slots__ = ("kind", "value", "error")
+    NEXT, ERROR, COMPLETED = "next", "error", "completed"
+
+    def __init__(self, kind, value=None, error=None):
+        self.kind, self.value, self.error = kind, value, error
+
+    @classmethod
+    def next(cls, value):
+        return cls(cls.NEXT, value)
+
+    @classmethod
+    def failed(cls, error):
+        return cls(cls.ERROR, error=error)
+
+    @classmethod
+    def completed(cls):
+        return cls(cls.COMPLETED)
+
+    def __eq__(self, other):
+        return (isinstance(other, Event) and self.kind == other.kind and self.value == other.value
+                and (self.error is other.error or type(self.error) is type(other.error)
+                     and str(self.error) == str(other.error)))
+
+    def __repr__(self):
+        if self.kind == self.NEXT:
+            return "Event.next(%r)" % (self.value,)
+        if self.kind == self.ERROR:
+            return "Event.failed(%r)" % (self.error,)
+        return "Event.completed()"
+
+
+# ---------------------------------------------------------------------------
+# Values.
+
+_rpl_int, _rpl_double, _rpl_bool = lib.rpl_int, lib.rpl_double, lib.rpl_bool
+_NIL = lib.rpl_nil()
+
+
+# The hot path of a send. libffi passes a struct by value through a generic,
+# slow path; rpl_value is 16 bytes of two INTEGER eightbytes (the payload
+# union holds an int64_t), which x86-64 SysV and AArch64 pass exactly like two
+# 64-bit integer arguments. So for int and float values the send functions
+# are also called through a pointer typed (handle, uint64_t, int64_t): about
+# half the cost. Enabled only on those little-endian ABIs, and only if a
+# round trip through rpl_signal_return proves it at import.
+_DBL, _I64 = struct.Struct("=d"), struct.Struct("=q")
+
+
+def _fast(name):
+    return ffi.cast("int32_t(*)(void *, uint64_t, int64_t)", ffi.addressof(lib, name))
+
+
+def _fast_self_test():
+    if platform.machine().lower() not in ("x86_64", "amd64", "aarch64", "arm64") or sys.byteorder != "little" \
+            or ffi.sizeof("rpl_value") != 16:
+        return False
+    try:
+        ret = ffi.cast("rpl_signal_t *(*)(uint64_t, int64_t)", ffi.addressof(lib, "rpl_signal_return"))
+        for word0, word1, want, t in ((_T_INT, -0x123456789A, -0x123456789A, _T_INT),
+                                      (_T_DOUBLE, _I64.unpack(_DBL.pack(2.5))[0], 2.5, _T_DOUBLE)):
+            sig = ret(word0, word1)
+            out = ffi.new("rpl_value *")
+            ok = lib.rpl_signal_first(sig, out, 10**9) == 0 and out.type == t
+            got = out.as_ if t == _T_INT else ffi.cast("rpl_value_view_ *", out).as_.d
+            lib.rpl_release(sig)
+            if not ok or got != want:
+                return False
+        return True
+    except Exception:
+        return False
+
+
+FAST_SEND = _fast_self_test()
+
+
+def _fast_sender(name):
+    """send(handle, python_value) -> status, using the two-word call for
+    ints and floats when FAST_SEND holds."""
+    slow = getattr(lib, name)
+    if not FAST_SEND:
+        return lambda h, x: slow(h, _to_c(x))
+    fast = _fast(name)
+
+    def send(h, x, fast=fast, slow=slow, INT=_T_INT, DOUBLE=_T_DOUBLE, lo=_INT_MIN, hi=_INT_MAX,
+             pack=_DBL.pack, unpack=_I64.unpack):
+        t = type(x)
+        if t is int and lo <= x <= hi:
+            return fast(h, INT, x)
+        if t is float:
+            return fast(h, DOUBLE, unpack(pack(x))[0])
+        return slow(h, _to_c(x))
+    return send
+
+
+def _send_method(name, attr):
+    """A method send(self, value) calling `name` on getattr(self, attr), with
+    the two-word call inline (one Python call less per event)."""
+    slow = getattr(lib, name)
+    if not FAST_SEND:
+        def send(self, x):
+            if slow(getattr(self, attr), _to_c(x)) < 0:
+                raise _last_error()
+        return send
+    fast = _fast(name)
+    get = __import__("operator").attrgetter(attr)
+
+    def send(self, x, fast=fast, slow=slow, get=get, INT=_T_INT, DOUBLE=_T_DOUBLE, lo=_INT_MIN, hi=_INT_MAX,
+             pack=_DBL.pack, unpack=_I64.unpack):
+        t = type(x)
+        if t is int and lo <= x <= hi:
+            st = fast(get(self), INT, x)
+        elif t is float:
+            st = fast(get(self), DOUBLE, unpack(pack(x))[0])
+        else:
+            st = slow(get(self), _to_c(x))
+        if st < 0:
+            raise _last_error()
+    return send
+
+
+def _to_c(x):
+    """An rpl_value cdata (owning any box) for the Python object x."""
+    t = type(x)
+    if t is int:  # scalars: the C constructors are the cheapest way in ABI mode
+        if _INT_MIN <= x <= _INT_MAX:
+            return _rpl_int(x)
+    elif t is float:
+        return _rpl_double(x)
+    elif t is bool:
+        return _rpl_bool(x)
+    elif x is None:
+        return _NIL
+    elif t is str:
+        b = x.encode("utf-8", "surrogatepass")
+        return lib.rpl_string_n(b, len(b))
+    elif t is bytes:
+        return lib.rpl_bytes(x, len(x))
+    elif t is tuple:
+        n = len(x)
+        items = ffi.new("rpl_value[]", max(n, 1))
+        for i, item in enumerate(x):
+            items[i] = _to_c(item)
+        return lib.rpl_tuple(items, n)
+    elif isinstance(x, Signal):
+        return lib.rpl_signal_value(x._c())
+    elif t is Event:
+        if x.kind == Event.NEXT:
+            return lib.rpl_event_next(_to_c(x.value))
+        if x.kind == Event.ERROR:
+            return lib.rpl_event_error(_err_from_exc(x.error))
+        return lib.rpl_event_completed()
+    # Any other object (also subclasses of int/str/tuple, and ints beyond
+    # int64) travels as a pointer value that keeps it alive.
+    h = ffi.new_handle(x)
+    _objects[h] = h
+    return lib.rpl_pointer(h, _release_object)
+
+
+def _from_c(v):
+    """The Python object for a borrowed `const rpl_value *`."""
+    t = v.type
+    if t == _T_INT:
+        return v.as_
+    if t == _T_DOUBLE:
+        return ffi.cast("rpl_value_view_ *", v).as_.d
+    if t == _T_NIL:
+        return None
+    if t == _T_BOOL:
+        return ffi.cast("rpl_value_view_ *", v).as_.b
+    return _from_c_boxed(v, t)
+
+
+def _from_c_boxed(v, t):
+    if t == _T_STRING:
+        n = ffi.new("size_t *")
+        p = lib.rpl_value_string(v, n)
+        return ffi.unpack(p, n[0]).decode("utf-8", "surrogatepass")
+    if t == _T_BYTES:
+        n = ffi.new("size_t *")
+        p = lib.rpl_value_bytes(v, n)
+        return ffi.unpack(ffi.cast("const char *", p), n[0]) if n[0] else b""
+    if t == _T_TUPLE:
+        return tuple(_take(lib.rpl_value_tuple_at(v, i)) for i in range(lib.rpl_value_tuple_count(v)))
+    if t == _T_POINTER:
+        p = lib.rpl_value_pointer(v)
+        if p in _objects:
+            return ffi.from_handle(p)
+        return Pointer(int(ffi.cast("uintptr_t", p)))
+    if t == _T_SIGNAL:
+        return Signal._borrowed(lib.rpl_value_signal(v))
+    if t == _T_EVENT:
+        kind = lib.rpl_value_event_kind(v)
+        if kind == lib.RPL_EVENT_NEXT:
+            return Event.next(_take(lib.rpl_value_event_value(v)))
+        if kind == lib.RPL_EVENT_ERROR:
+            return Event.failed(_exc_from_err(lib.rpl_value_event_error(v)))
+        return Event.completed()
+    raise RippleError("ripple: unknown value type %d" % t)
+
+
+def _take(value):
+    """Converts an owned rpl_value (a +1 struct) and releases it."""
+    p = ffi.new("rpl_value *", value)
+    try:
+        return _from_c(p)
+    finally:
+        lib.rpl_value_release(p)
+
+
+def _ns(seconds):
+    """Seconds (float) or None (forever) to a nanosecond timeout."""
+    if seconds is None:
+        return RPL_FOREVER
+    if seconds < 0:
+        raise ValueError("a timeout cannot be negative")
+    return int(seconds * 1e9)
+
+
+def _owned(ptr):
+    """Wraps a +1 handle so Python releases it; NULL raises the last error."""
+    if ptr == _NULL:
+        raise _last_error()
+    return _gc(ptr)
+
+
+def _retained(ptr):
+    """A new reference (+1, released by Python) to a borrowed handle."""
+    if ptr == _NULL:
+        raise _last_error()
+    return _gc(lib.rpl_retain(ptr))
+
+
+def _hand_over(cdata):
+    """A +1 reference for C to take (e.g. a callback's returned signal)."""
+    return lib.rpl_retain(cdata)
+
+
+# ---------------------------------------------------------------------------
+# Disposables.
+
+class Disposable:
+    """A rpl_disposable_t. dispose() is idempotent and thread-safe. Also a
+    context manager: ``with sig.subscribe(...):`` disposes on exit."""
+
+    __slots__ = ("_ptr", "__weakref__")
+
+    def __init__(self, fn=None):
+        """Disposable(fn): calls fn() once, on the first dispose(). As in RAC,
+        releasing it undisposed does not call fn; fn is then kept until the
+        process ends, since the C API gives this kind no release callback.
+        (A callable returned from a Signal.create body is always disposed with
+        its subscription, so it is always freed.)"""
+        if fn is None:
+            self._ptr = _owned(lib.rpl_disposable_create(ffi.NULL, ffi.NULL))
+        else:
+            self._ptr = _owned(lib.rpl_disposable_create(_action_dispose, _ctx(_Action(fn))))
+
+    @classmethod
+    def _wrap(cls, ptr):
+        d = cls.__new__(cls)
+        d._ptr = ptr
+        return d
+
+    def dispose(self):
+        _check(lib.rpl_disposable_dispose(self._ptr))
+
+    @property
+    def is_disposed(self):
+        return bool(lib.rpl_disposable_is_disposed(self._ptr))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.dispose()
+        return False
+
+    def __repr__(self):
+        return "<ripple.%s %s>" % (type(self).__name__, "disposed" if self.is_disposed else "active")
+
+
+class _Action:
+    __slots__ = ("fn",)
+
+    def __init__(self, fn):
+        self.fn = fn
+
+
+@_cb("void(*)(void *)", "void(uintptr_t)")
+def _action_dispose(ctx):
+    action = _live.pop(ctx, None)
+    if action is None:
+        return
+    try:
+        action.fn()
+    except BaseException as e:
+        _report(e)
+
+
+class CompoundDisposable(Disposable):
+    """Disposes every disposable added to it (RAC's RACCompoundDisposable)."""
+
+    __slots__ = ()
+
+    def __init__(self, *items):
+        self._ptr = _owned(lib.rpl_compound_disposable_create())
+        for d in items:
+            self.add(d)
+
+    def add(self, d):
+        _check(lib.rpl_compound_disposable_add(self._ptr, _as_disposable(d)._ptr))
+
+    def remove(self, d):
+        _check(lib.rpl_compound_disposable_remove(self._ptr, d._ptr))
+
+
+class SerialDisposable(Disposable):
+    """Holds at most one disposable; disposing it disposes that one."""
+
+    __slots__ = ()
+
+    def __init__(self):
+        self._ptr = _owned(lib.rpl_serial_disposable_create())
+
+    def swap(self, d):
+        """Puts d (or None) in and returns the previous one (not disposed)."""
+        old = lib.rpl_serial_disposable_swap(self._ptr, _as_disposable(d)._ptr if d is not None else ffi.NULL)
+        if old == _NULL:  # nothing was there (the arguments are checked Python objects)
+            return None
+        return Disposable._wrap(_gc(old))
+
+
+def _as_disposable(d):
+    if isinstance(d, Disposable):
+        return d
+    if callable(d):
+        return Disposable(d)
+    raise TypeError("expected a ripple.Disposable or a callable, got %r" % (d,))
+
+
+# ---------------------------------------------------------------------------
+# Subscriber: what Signal.create's function sends to.
+
+class Subscriber:
+    """The receiving end of one subscription to a Signal.create signal. Keep it
+    to send later, from any thread."""
+
+    __slots__ = ("_ptr",)
+
+    def __init__(self, ptr):
+        self._ptr = ptr
+
+    send_next = on_next = None  # set below: _send_method("rpl_subscriber_send_next", "_ptr")
+
+    def send_error(self, exc=None):
+        _check(lib.rpl_subscriber_send_error(self._ptr, _err_from_exc(exc) if exc is not None else ffi.NULL))
+
+    on_error = send_error
+
+    def send_completed(self):
+        _check(lib.rpl_subscriber_send_completed(self._ptr))
+
+    on_completed = send_completed
+
+    @property
+    def is_disposed(self):
+        return bool(lib.rpl_subscriber_is_disposed(self._ptr))
+
+
+@_cb("rpl_subscribe_fn", "rpl_disposable_t *(uintptr_t, rpl_subscriber_t *)")
+def _create_subscribe(ctx, sub):
+    fn = _live[ctx]
+    s = Subscriber(_retained(sub))
+    try:
+        r = fn(s)
+    except BaseException as e:
+        lib.rpl_subscriber_send_error(sub, _err_from_exc(e))
+        return ffi.NULL
+    if r is None:
+        return ffi.NULL
+    try:
+        return _hand_over(_as_disposable(r)._ptr)
+    except BaseException as e:
+        lib.rpl_subscriber_send_error(sub, _err_from_exc(e))
+        return ffi.NULL
+
+
+# ---------------------------------------------------------------------------
+# Observers and Python stages.
+#
+# Operators whose callback is Python code (map, filter, scan, ...) run as
+# "stages": plain Python functions composed per subscription. Subscribing from
+# Python runs the whole chain in ONE call from C per event (the C operators
+# are fused the same way, so the semantics match), and an exception in a stage
+# becomes the error downstream, which the C callback types could not express.
+# When such a signal is given to C (a C operator, multicast, a blocking call),
+# it is materialized once as a Signal.create relay that sends into C.
+
+def _noop(x):
+    pass
+
+
+class _Obs:
+    """The context of one subscription made from Python (an rpl_observer ctx).
+
+    n/c/e are the composed stage chain; its terminal ends are either the user's
+    callbacks (a direct subscription) or sends into a C subscriber (a relay).
+    Each stage routes exceptions of its own callback to its downstream error,
+    so they pass through later stages (do_error) like any other error."""
+
+    __slots__ = ("n", "c", "e", "term_next", "term_error", "term_completed", "stopped", "upstream_done",
+                 "disposable", "ended_early", "report", "guard", "push")
+
+    def __init__(self, on_next, on_error, on_completed, stages, report=True):
+        self.term_next = on_next
+        self.term_error = on_error
+        self.term_completed = on_completed
+        self.report = report
+        self.stopped = False
+        self.upstream_done = False
+        self.disposable = None
+        self.ended_early = False
+        self.guard = None
+        # The terminal next is the user's function itself: stages call their
+        # downstream outside their own try blocks, so an exception reaching
+        # push() can only come from it, and goes to the hook.
+        n = on_next if on_next is not None else _noop
+        c, e = self._completed, self._error
+        for factory in reversed(stages):
+            n, c, e = factory(n, c, e)
+        self.n, self.c, self.e = n, c, e
+        self.push = self._make_push(n, on_next, bool(stages))
+
+    def _make_push(self, n, user, staged):
+        """The per-event entry point, as one closure (each Python call layer
+        costs about as much as the work)."""
+        if staged or user is not None:
+            def push(x, obs=self, n=n, report=_report):
+                if not obs.stopped:
+                    try:
+                        n(x)
+                    except BaseException as exc:
+                        report(exc)
+        else:
+            def push(x):
+                pass
+        return push
+
+    # The terminal ends. Exceptions of user observers go to the hook.
+    def _end(self):
+        self.stopped = True
+        if not self.upstream_done:  # a stage ended it: stop the source
+            self.stop_source()
+
+    def stop_source(self):
+        self.ended_early = True
+        g = self.guard
+        if g is not None:
+            g.as_.b = False
+        d = self.disposable
+        if d is not None:
+            lib.rpl_disposable_dispose(d)
+
+    def _completed(self):
+        if self.stopped:
+            return
+        self._end()
+        if self.term_completed is not None:
+            try:
+                self.term_completed()
+            except BaseException as exc:
+                _report(exc)
+
+    def _error(self, err):
+        if self.stopped:
+            return
+        self._end()
+        if self.term_error is not None:
+            try:
+                self.term_error(err)
+            except BaseException as exc:
+                _report(exc)
+        elif self.report:
+            _report(err)  # an error nobody observes is not lost either
+
+    # Entry points from C.
+    def on_error(self, err):
+        if not self.stopped:
+            self.upstream_done = True
+            try:
+                self.e(err)
+            except BaseException as exc:
+                _report(exc)
+
+    def on_completed(self):
+        if not self.stopped:
+            self.upstream_done = True
+            try:
+                self.c()
+            except BaseException as exc:  # aggregate's final value to a failing on_next
+                _report(exc)
+
+
+@_cb("void(*)(void *, const rpl_value *)", "void(uintptr_t, const rpl_value *)")
+def _obs_next(ctx, v, _live=_live, INT=_T_INT):
+    if v.type == INT:  # the common case, inline
+        _live[ctx].push(v.as_)
+    else:
+        _live[ctx].push(_from_c(v))
+
+
+@_cb("void(*)(void *, const rpl_error_t *)", "void(uintptr_t, const rpl_error_t *)")
+def _obs_error(ctx, e):
+    _live[ctx].on_error(_exc_from_err(e))
+
+
+@_cb("void(*)(void *)", "void(uintptr_t)")
+def _obs_completed(ctx):
+    _live[ctx].on_completed()
+
+
+# The guard in front of a stage chain: C's take_while with rpl_value_bool as
+# the predicate and a bool rpl_value as its context, so fn(ctx, v) reads the
+# flag (the extra argument is ignored: same calling convention as a
+# one-argument function on every C ABI this runs on). C's take_while sits in
+# the source's fused chain, so clearing the flag makes the very next value
+# complete the subscription and dispose the source, even while the source is
+# still inside its synchronous subscribe (before Python has its disposable),
+# at the cost of one C call per event, no Python.
+_GUARD_FN = ffi.cast("rpl_predicate_fn", ffi.addressof(lib, "rpl_value_bool")) \
+    if has("rpl_signal_take_while") else None
+
+
+def _guarded(sig_ptr, obs):
+    if _GUARD_FN is None:
+        return sig_ptr
+    g = ffi.new("rpl_value *")
+    g.type = _T_BOOL
+    view = ffi.cast("rpl_value_view_ *", g)
+    view.as_.b = True
+    key = ffi.cast("void *", g)
+    _live[int(ffi.cast("uintptr_t", g))] = (g, view)  # until the take_while signal releases its ctx
+    obs.guard = view
+    return _owned(lib.rpl_signal_take_while(sig_ptr, _GUARD_FN, key, _release_ctx))
+
+
+def _subscribe_obs(sig_ptr, obs, stages=False):
+    if stages:
+        sig_ptr = _guarded(sig_ptr, obs)
+    o = ffi.new("rpl_observer *")
+    o.version = RPL_OBSERVER_VERSION
+    o.on_next = _obs_next
+    o.on_error = _obs_error
+    o.on_completed = _obs_completed
+    o.release = _release_ctx
+    o.ctx = _ctx(obs)
+    d = lib.rpl_signal_subscribe(sig_ptr, o)
+    if d == _NULL:
+        raise _last_error()
+    # Borrowed, not retained: the observer must not keep its own subscription
+    # alive (a cycle through C that would defeat rule 6a). It is only used
+    # from the subscription's callbacks, while the subscriber is delivering.
+    obs.disposable = d
+    d = _gc(d)
+    if obs.ended_early:  # a stage ended it during the synchronous subscribe
+        lib.rpl_disposable_dispose(d)
+    return d
+
+
+class _Relay:
+    """Signal.create body sending a stage chain's output into C (materialization)."""
+
+    __slots__ = ("base", "stages")
+
+    def __init__(self, base, stages):
+        self.base, self.stages = base, stages
+
+    def __call__(self, sub):
+        ptr = sub._ptr  # retained by `sub`, which the closures keep
+        send_next = _subscriber_send
+        is_disposed = lib.rpl_subscriber_is_disposed
+
+        def n(x):
+            send_next(ptr, x)
+            if is_disposed(ptr):  # downstream ended it (take, dispose): stop the source
+                obs.stop_source()
+
+        def c():
+            lib.rpl_subscriber_send_completed(ptr)
+
+        def e(err):
+            lib.rpl_subscriber_send_error(ptr, _err_from_exc(err))
+
+        obs = _Obs(n, e, c, self.stages, report=False)
+        return Disposable._wrap(_subscribe_obs(self.base._c(), obs, True))
+
+
+# Stage factories: factory(n, c, e) -> (n, c, e) for one subscription. Each
+# catches the exceptions of its own callback and sends them down as the error.
+
+def _stage_map(f):
+    def factory(n, c, e):
+        def nx(x):
+            try:
+                y = f(x)
+            except BaseException as exc:
+                return e(exc)
+            n(y)
+        return nx, c, e
+    return factory
+
+
+def _stage_filter(p):
+    def factory(n, c, e):
+        def nx(x):
+            try:
+                keep = p(x)
+            except BaseException as exc:
+                return e(exc)
+            if keep:
+                n(x)
+        return nx, c, e
+    return factory
+
+
+def _stage_scan(initial, f, emit_each=True):
+    def factory(n, c, e):
+        acc = [initial]
+
+        def nx(x):
+            try:
+                acc[0] = f(acc[0], x)
+            except BaseException as exc:
+                return e(exc)
+            if emit_each:
+                n(acc[0])
+
+        def cx():
+            if not emit_each:
+                n(acc[0])
+            c()
+        return nx, cx, e
+    return factory
+
+
+def _stage_take_while(p):
+    def factory(n, c, e):
+        def nx(x):
+            try:
+                keep = p(x)
+            except BaseException as exc:
+                return e(exc)
+            if keep:
+                n(x)
+            else:
+                c()
+        return nx, c, e
+    return factory
+
+
+def _stage_skip_while(p):
+    def factory(n, c, e):
+        skipping = [True]
+
+        def nx(x):
+            if skipping[0]:
+                try:
+                    skip = p(x)
+                except BaseException as exc:
+                    return e(exc)
+                if skip:
+                    return
+                skipping[0] = False
+            n(x)
+        return nx, c, e
+    return factory
+
+
+def _stage_do(on_next=None, on_error=None, on_completed=None):
+    def factory(n, c, e):
+        nx, cx, ex = n, c, e
+        if on_next is not None:
+            def nx(x):
+                try:
+                    on_next(x)
+                except BaseException as exc:
+                    return e(exc)
+                n(x)
+        if on_completed is not None:
+            def cx():
+                try:
+                    on_completed()
+                except BaseException as exc:
+                    return e(exc)
+                c()
+        if on_error is not None:
+            def ex(err):
+                try:
+                    on_error(err)
+                except BaseException as exc:
+                    return e(exc)
+                e(err)
+        return nx, cx, ex
+    return factory
+
+
+# ---------------------------------------------------------------------------
+# Signals.
+
+_MISSING = object()
+
+
+class Signal:
+    """A reactive signal: a C rpl_signal_t, possibly followed by Python stages.
+
+    Cold signals run their subscribe function once per subscriber. Methods
+    return new signals; nothing runs until subscribe() (or a blocking helper).
+    """
+
+    __slots__ = ("_ptr", "_base", "_stages", "__weakref__")
+
+    def __init__(self, _ptr=None, _base=None, _stages=()):
+        if _ptr is None and _base is None:
+            raise TypeError("use Signal.create(fn) or another constructor")
+        self._ptr = _ptr
+        self._base = _base
+        self._stages = _stages
+
+    # -- internals
+    @classmethod
+    def _own(cls, ptr):
+        return cls(_owned(ptr))
+
+    @classmethod
+    def _borrowed(cls, ptr):
+        return cls(_retained(ptr))
+
+    def _c(self):
+        """The C signal; Python stages are materialized as a relay once."""
+        if self._ptr is None:
+            relay = Signal.create(_Relay(self._base, self._stages))
+            self._ptr = relay._ptr  # benign race: two relays are equivalent
+        return self._ptr
+
+    def _stage(self, factory):
+        if self._base is not None:
+            return Signal(_base=self._base, _stages=self._stages + (factory,))
+        return Signal(_base=self, _stages=(factory,))
+
+    # -- constructors
+    @classmethod
+    def create(cls, fn):
+        """A cold signal: fn(subscriber) runs at each subscription and sends with
+        subscriber.send_next(v) / send_error(exc) / send_completed(), now or
+        later from any thread. It may return a Disposable or a callable to run
+        when the subscription ends. An exception it raises becomes the error."""
+        if not callable(fn):
+            raise TypeError("Signal.create needs a callable")
+        return cls._own(lib.rpl_signal_create(_create_subscribe, _ctx(fn), _release_ctx))
+
+    @classmethod
+    def return_(cls, value):
+        """Sends value, then completes."""
+        return cls._own(lib.rpl_signal_return(_to_c(value)))
+
+    just = return_
+
+    @classmethod
+    def empty(cls):
+        return cls._own(lib.rpl_signal_empty())
+
+    @classmethod
+    def never(cls):
+        return cls._own(lib.rpl_signal_never())
+
+    @classmethod
+    def error(cls, exc=None):
+        """Fails every subscriber with exc (an exception; None: a generic error)."""
+        return cls._own(lib.rpl_signal_error(_err_from_exc(exc) if exc is not None else ffi.NULL))
+
+    @classmethod
+    def defer(cls, factory):
+        """Calls factory() at each subscription and subscribes to the signal it returns."""
+        return cls._own(lib.rpl_signal_defer(_defer_factory, _ctx(factory), _release_ctx))
+
+    @classmethod
+    def from_iterable(cls, iterable):
+        """Sends each item of iterable (iterated afresh per subscription), then completes."""
+        def body(sub):
+            try:
+                for x in iterable:
+                    if sub.is_disposed:
+                        return
+                    sub.send_next(x)
+            except BaseException as exc:
+                sub.send_error(exc)
+                return
+            sub.send_completed()
+        return cls.create(body)
+
+    of = classmethod(lambda cls, *values: cls.from_iterable(values))
+
+    # -- subscribing
+    def subscribe(self, on_next=None, on_error=None, on_completed=None):
+        """Subscribes callbacks and returns the subscription's Disposable (also a
+        context manager). Exceptions the callbacks raise go to the exception
+        handler (see set_exception_handler). The callbacks are released when
+        the subscription ends (terminates or is disposed)."""
+        base = self if self._base is None else self._base
+        obs = _Obs(on_next, on_error, on_completed, self._stages)
+        return Disposable._wrap(_subscribe_obs(base._c(), obs, bool(self._stages)))
+
+    # -- blocking helpers (release the GIL while waiting)
+    def first(self, timeout=None, default=_MISSING):
+        """The first value. Raises the signal's error, RippleTimeoutError, or
+        NoValueError if it completed empty (unless default is given)."""
+        out = ffi.new("rpl_value *")
+        st = lib.rpl_signal_first(self._c(), out, _ns(timeout))
+        if st == lib.RPL_OK:
+            try:
+                return _from_c(out)
+            finally:
+                lib.rpl_value_release(out)
+        if st == lib.RPL_ERR_NO_VALUE and default is not _MISSING:
+            return default
+        raise _blocking_error(st)
+
+    def wait(self, timeout=None):
+        """Waits until the signal terminates; raises its error or a timeout."""
+        st = lib.rpl_signal_wait(self._c(), _ns(timeout))
+        if st != lib.RPL_OK:
+            raise _blocking_error(st)
+
+    def to_list(self, timeout=None):
+        """Every value, once the signal completes."""
+        out = ffi.new("rpl_value *")
+        st = lib.rpl_signal_to_array(self._c(), out, _ns(timeout))
+        if st != lib.RPL_OK:
+            raise _blocking_error(st)
+        try:
+            return list(_from_c(out))
+        finally:
+            lib.rpl_value_release(out)
+
+    def to_iter(self, timeout=None):
+        """Iterates the values as they arrive: `for x in sig.to_iter(timeout=1)`.
+        timeout bounds the wait for each event (RippleTimeoutError). Leaving the
+        loop early disposes the subscription."""
+        q = _queue.SimpleQueue()
+        d = self.subscribe(lambda x: q.put((0, x)), lambda e: q.put((1, e)), lambda: q.put((2, None)))
+        try:
+            while True:
+                try:
+                    kind, x = q.get(timeout=timeout)
+                except _queue.Empty:
+                    raise RippleTimeoutError("to_iter: no event within %s s" % timeout, "ripple",
+                                             lib.RPL_ERROR_TIMEOUT) from None
+                if kind == 0:
+                    yield x
+                elif kind == 1:
+                    raise x
+                else:
+                    return
+        finally:
+            d.dispose()
+
+    # -- asyncio
+    def __aiter__(self):
+        return self._aiter()
+
+    async def _aiter(self):
+        loop = asyncio.get_running_loop()
+        q = asyncio.Queue()
+
+        def put(item):
+            try:
+                loop.call_soon_threadsafe(q.put_nowait, item)
+            except RuntimeError:  # the loop is closed: nobody is listening
+                pass
+
+        d = self.subscribe(lambda x: put((0, x)), lambda e: put((1, e)), lambda: put((2, None)))
+        try:
+            while True:
+                kind, x = await q.get()
+                if kind == 0:
+                    yield x
+                elif kind == 1:
+                    raise x
+                else:
+                    return
+        finally:
+            d.dispose()
+
+    async def first_async(self, timeout=None, default=_MISSING):
+        """Awaits the first value (the asyncio form of first())."""
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
+
+        def settle(kind, x):
+            def apply():
+                if fut.done():
+                    return
+                if kind == 0:
+                    fut.set_result(x)
+                elif kind == 1:
+                    fut.set_exception(x)
+                elif default is not _MISSING:
+                    fut.set_result(default)
+                else:
+                    fut.set_exception(NoValueError("the signal completed without a value", "ripple", 0))
+            try:
+                loop.call_soon_threadsafe(apply)
+            except RuntimeError:
+                pass
+
+        d = self.subscribe(lambda x: settle(0, x), lambda e: settle(1, e), lambda: settle(2, None))
+        try:
+            if timeout is None:
+                return await fut
+            try:
+                return await asyncio.wait_for(fut, timeout)
+            except asyncio.TimeoutError:
+                raise RippleTimeoutError("first_async: no value within %s s" % timeout, "ripple",
+                                         lib.RPL_ERROR_TIMEOUT) from None
+        finally:
+            d.dispose()
+
+    # -- operators with Python callbacks: stages (see _Obs)
+    def map(self, f):
+        """Each value through f. An exception in f is the error downstream."""
+        return self._stage(_stage_map(f))
+
+    select = map
+
+    def filter(self, predicate):
+        """Only values for which predicate(v) is true."""
+        return self._stage(_stage_filter(predicate))
+
+    where = filter
+
+    def scan(self, initial, f):
+        """Sends each running accumulation f(acc, v), starting from initial."""
+        return self._stage(_stage_scan(initial, f))
+
+    def aggregate(self, initial, f):
+        """Sends the final accumulation once the signal completes (initial if empty)."""
+        return self._stage(_stage_scan(initial, f, emit_each=False))
+
+    reduce = aggregate
+
+    def take_while(self, predicate):
+        """Values while predicate(v) holds, then completes."""
+        return self._stage(_stage_take_while(predicate))
+
+    def skip_while(self, predicate):
+        """Drops values while predicate(v) holds, then passes everything."""
+        return self._stage(_stage_skip_while(predicate))
+
+    def do(self, on_next=None, on_error=None, on_completed=None):
+        """Side effects, events passed on unchanged (on_error gets the exception)."""
+        return self._stage(_stage_do(on_next, on_error, on_completed))
+
+    def do_next(self, f):
+        return self.do(on_next=f)
+
+    def do_error(self, f):
+        return self.do(on_error=f)
+
+    def do_completed(self, f):
+        return self.do(on_completed=f)
+
+    def __repr__(self):
+        return "<ripple.%s%s>" % (type(self).__name__, " +%d stages" % len(self._stages) if self._stages else "")
+
+
+def _blocking_error(st):
+    if st == lib.RPL_ERR_FAILED:
+        return _exc_from_err(lib.rpl_last_signal_error())
+    msg = ffi.string(lib.rpl_last_error_message()).decode("utf-8", "replace")
+    if st == lib.RPL_ERR_TIMEOUT:
+        return RippleTimeoutError(msg, "ripple", lib.RPL_ERROR_TIMEOUT)
+    if st == lib.RPL_ERR_NO_VALUE:
+        return NoValueError(msg, "ripple.status", st)
+    return StatusError(st, msg)
+
+
+def _signal_result(produce, *args):
+    """Calls a Python function that must return a Signal; returns a +1 C
+    signal for the runtime. An exception becomes an error signal."""
+    try:
+        s = produce(*args)
+        if not isinstance(s, Signal):
+            raise TypeError("expected a ripple.Signal, got %r" % (s,))
+        return _hand_over(s._c())
+    except BaseException as exc:
+        return lib.rpl_signal_error(_err_from_exc(exc))
+
+
+@_cb("rpl_signal_t *(*)(void *)", "rpl_signal_t *(uintptr_t)")
+def _defer_factory(ctx):
+    return _signal_result(_live[ctx])
+
+
+def clear_error_cache():
+    """Forgets the Python exceptions remembered for errors that crossed into C
+    (at most 256 are kept, so that a Python on_error receives the original
+    exception object); their tracebacks are then released."""
+    with _py_errors_lock:
+        _py_errors.clear()
+
+
+_immortal(_release_object, _cffi_onerror, _release_handle, _callbacks)
+
+
+_subscriber_send = _fast_sender("rpl_subscriber_send_next")
+Subscriber.send_next = Subscriber.on_next = _send_method("rpl_subscriber_send_next", "_ptr")
+Subscriber.send_next.__doc__ = "Sends a value to this subscriber (synchronously, see rpl_subscriber_send_next)."

@@ -1,0 +1,106 @@
+"""Finds and loads libripple.so and builds the cffi declarations from ripple.h.
+
+Library, in this order:
+1. ``RIPPLE_LIBRARY``: a path to the shared library;
+2. ``pkg-config --variable=libdir ripple``, then ``<libdir>/libripple.so.0``;
+3. the default loader path: ``libripple.so.0``.
+
+Header (the declarations must come from the header installed with that
+library, never from a copy): ``RIPPLE_HEADER`` if set, else
+``<libdir>/../include/ripple.h`` next to the loaded library, else
+``pkg-config --variable=includedir ripple``, else /usr/local/include and
+/usr/include.
+"""
+
+import os
+import shutil
+import subprocess
+
+from cffi import FFI
+
+from ._cdef import header_to_cdef
+
+SONAME = "libripple.so.0"
+
+
+def _pkg_config(variable):
+    exe = shutil.which("pkg-config")
+    if not exe:
+        return None
+    try:
+        out = subprocess.run([exe, "--variable=" + variable, "ripple"], capture_output=True,
+                             text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    value = out.stdout.strip()
+    return value if out.returncode == 0 and value else None
+
+
+def _library_candidates():
+    env = os.environ.get("RIPPLE_LIBRARY")
+    if env:
+        return [env], "RIPPLE_LIBRARY"
+    libdir = _pkg_config("libdir")
+    if libdir and os.path.exists(os.path.join(libdir, SONAME)):
+        return [os.path.join(libdir, SONAME)], "pkg-config"
+    return [SONAME], "loader path"
+
+
+def _loaded_path(name):
+    """The file the dynamic loader picked for `name` (Linux: /proc/self/maps)."""
+    if os.path.sep in name:
+        return os.path.realpath(name)
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                parts = line.split(None, 5)
+                if len(parts) == 6 and os.path.basename(parts[5].strip()).startswith("libripple.so"):
+                    return parts[5].strip()
+    except OSError:
+        pass
+    return None
+
+
+def _header_candidates(lib_path):
+    env = os.environ.get("RIPPLE_HEADER")
+    if env:
+        return [env]
+    out = []
+    if lib_path:
+        # Both the path as given (a symlink in <prefix>/lib) and its target.
+        for p in (lib_path, os.path.realpath(lib_path)):
+            out.append(os.path.normpath(os.path.join(os.path.dirname(p), "..", "include", "ripple.h")))
+    inc = _pkg_config("includedir")
+    if inc:
+        out.append(os.path.join(inc, "ripple.h"))
+    out += ["/usr/local/include/ripple.h", "/usr/include/ripple.h"]
+    return out
+
+
+def load():
+    """Returns (ffi, lib, constants, library_path, header_path)."""
+    candidates, how = _library_candidates()
+    ffi = FFI()
+    lib = None
+    errors = []
+    for name in candidates:
+        try:
+            # Declarations are added below; cffi resolves symbols lazily.
+            # RTLD_NODELETE: the runtime's threads (serial schedulers, the
+            # background pool) outlive the interpreter's teardown, so the
+            # library must stay mapped when cffi closes its handle at exit.
+            lib = ffi.dlopen(name, ffi.RTLD_NOW | ffi.RTLD_LOCAL | getattr(ffi, "RTLD_NODELETE", 0))
+            path = name if os.path.sep in name else (_loaded_path(name) or name)
+            break
+        except OSError as e:
+            errors.append("%s: %s" % (name, e))
+    if lib is None:
+        raise ImportError("ripple: cannot load the library (found via %s): %s. Set RIPPLE_LIBRARY to the "
+                          "path of libripple.so.0, or install Ripple (make install)." % (how, "; ".join(errors)))
+    header = next((h for h in _header_candidates(path) if os.path.isfile(h)), None)
+    if header is None:
+        raise ImportError("ripple: found the library at %s but not its ripple.h; set RIPPLE_HEADER" % path)
+    with open(header, encoding="utf-8") as f:
+        code, constants = header_to_cdef(f.read())
+    ffi.cdef(code)
+    return ffi, lib, constants, path, header

@@ -1,0 +1,166 @@
+"""Subjects (hot signals you send into) and multicast connections.
+
+Defined against the fixed names of c-api.md; a class or method whose C
+function the loaded library lacks raises NotImplementedError when used (the
+classes exist so that `from ripple import Subject` always works).
+"""
+
+from ._core import (  # noqa: F401
+    _send_method,
+    Disposable, RPL_REPLAY_UNLIMITED, Signal, _check, _err_from_exc, _owned, _retained, _take, _to_c, ffi, has, lib,
+)
+
+
+def _require(name):
+    if not has(name):
+        raise NotImplementedError("%s is not in the loaded libripple (%s)" % (name, lib))
+
+
+class Subject(Signal):
+    """A hot signal: values sent with send()/on_next() reach the current
+    subscribers. Remembers its terminal event (late subscribers get it)."""
+
+    __slots__ = ("_subj",)
+
+    def __init__(self, _ptr=None):
+        if _ptr is None:
+            _require("rpl_subject_create")
+            _ptr = _owned(lib.rpl_subject_create())
+        self._subj = _ptr  # owns the reference; _ptr is the same object as a signal
+        Signal.__init__(self, ffi.cast("rpl_signal_t *", _ptr))
+
+    if has("rpl_subject_send_next"):
+        send = _send_method("rpl_subject_send_next", "_subj")
+        send.__doc__ = "Sends a value to every subscriber (synchronously)."
+        on_next = send_next = send
+
+    def send_error(self, exc=None):
+        _check(lib.rpl_subject_send_error(self._subj, _err_from_exc(exc) if exc is not None else ffi.NULL))
+
+    on_error = send_error
+
+    def send_completed(self):
+        _check(lib.rpl_subject_send_completed(self._subj))
+
+    on_completed = complete = send_completed
+
+    @property
+    def subscriber_count(self):
+        """How many subscribers are attached now."""
+        _require("rpl_subject_subscriber_count")
+        return lib.rpl_subject_subscriber_count(self._subj)
+
+    @property
+    def is_terminated(self):
+        """True once the subject has completed or failed."""
+        _require("rpl_subject_is_terminated")
+        return bool(lib.rpl_subject_is_terminated(self._subj))
+
+    def as_signal(self):
+        """A plain Signal for the same object (hides send)."""
+        return Signal(_retained(lib.rpl_subject_as_signal(self._subj)))
+
+
+class BehaviorSubject(Subject):
+    """A subject that gives each new subscriber the latest value first."""
+
+    __slots__ = ()
+
+    def __init__(self, value=None):
+        _require("rpl_behavior_subject_create")
+        Subject.__init__(self, _owned(lib.rpl_behavior_subject_create(_to_c(value))))
+
+    @property
+    def value(self):
+        """The current value."""
+        _require("rpl_behavior_subject_value")
+        out = ffi.new("rpl_value *")
+        _check(lib.rpl_behavior_subject_value(self._subj, out))
+        return _take(out[0])
+
+
+class ReplaySubject(Subject):
+    """A subject that replays the last `capacity` values (None: all of them)."""
+
+    __slots__ = ()
+
+    def __init__(self, capacity=None):
+        _require("rpl_replay_subject_create")
+        cap = RPL_REPLAY_UNLIMITED if capacity is None else capacity
+        if cap < 0:
+            raise ValueError("capacity cannot be negative")
+        Subject.__init__(self, _owned(lib.rpl_replay_subject_create(cap)))
+
+
+class Connection:
+    """A multicast connection (publish/multicast): subscribers attach to
+    .signal; connect() subscribes the source once."""
+
+    __slots__ = ("_ptr", "__weakref__")
+
+    def __init__(self, ptr):
+        self._ptr = ptr
+
+    @property
+    def signal(self):
+        return Signal(_retained(lib.rpl_connection_signal(self._ptr)))
+
+    def connect(self):
+        """Subscribes the source (once, however often it is called); the
+        Disposable disconnects."""
+        return Disposable._wrap(_owned(lib.rpl_connection_connect(self._ptr)))
+
+    def autoconnect(self):
+        """A signal that connects at its first subscriber and disconnects when
+        the last one leaves (and connects again for a later one)."""
+        return Signal._own(lib.rpl_connection_autoconnect(self._ptr))
+
+    def subscribe(self, *args, **kwargs):
+        return self.signal.subscribe(*args, **kwargs)
+
+
+def _publish(self):
+    """A Connection multicasting through a plain subject."""
+    _require("rpl_signal_publish")
+    return Connection(_owned(lib.rpl_signal_publish(self._c())))
+
+
+def _multicast(self, subject):
+    """A Connection multicasting through `subject`."""
+    _require("rpl_signal_multicast")
+    return Connection(_owned(lib.rpl_signal_multicast(self._c(), subject._subj)))
+
+
+def _replay(self):
+    """Multicast through an unlimited replay subject, connected at once."""
+    _require("rpl_signal_replay")
+    return Signal._own(lib.rpl_signal_replay(self._c()))
+
+
+def _replay_last(self):
+    """Like replay(), keeping only the last value."""
+    _require("rpl_signal_replay_last")
+    return Signal._own(lib.rpl_signal_replay_last(self._c()))
+
+
+def _replay_lazily(self):
+    """Like replay(), connected at the first subscription."""
+    _require("rpl_signal_replay_lazily")
+    return Signal._own(lib.rpl_signal_replay_lazily(self._c()))
+
+
+def _subscribe_subject(self, subject):
+    """Sends this signal's events into subject; returns the subscription."""
+    _require("rpl_signal_subscribe_subject")
+    return Disposable._wrap(_owned(lib.rpl_signal_subscribe_subject(self._c(), subject._subj)))
+
+
+for _name, _fn, _c in (("publish", _publish, "rpl_signal_publish"),
+                       ("multicast", _multicast, "rpl_signal_multicast"),
+                       ("replay", _replay, "rpl_signal_replay"),
+                       ("replay_last", _replay_last, "rpl_signal_replay_last"),
+                       ("replay_lazily", _replay_lazily, "rpl_signal_replay_lazily"),
+                       ("subscribe_subject", _subscribe_subject, "rpl_signal_subscribe_subject")):
+    if has(_c):
+        _fn.__name__ = _name
+        setattr(Signal, _name, _fn)

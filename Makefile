@@ -30,6 +30,7 @@ includedir  ?= $(prefix)/include
 pkgconfigdir ?= $(libdir)/pkgconfig
 cmakedir    ?= $(libdir)/cmake/Ripple
 INSTALL     ?= install
+LDCONFIG    ?= ldconfig
 
 OUT         := build
 SCRATCH     := .build-lib
@@ -111,7 +112,10 @@ install: $(LIB)
 	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@MAJOR@|$(MAJOR)|g' \
 	    pkg/RippleConfigVersion.cmake.in > $(DESTDIR)$(cmakedir)/RippleConfigVersion.cmake
 	chmod 0644 $(DESTDIR)$(cmakedir)/RippleConfig.cmake $(DESTDIR)$(cmakedir)/RippleConfigVersion.cmake
-	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig $(DESTDIR)$(libdir) 2>/dev/null || true; fi
+	@# Refresh the loader cache for a real install as root. No directory argument:
+	@# that would add $(libdir) to the system cache even when it is not a configured
+	@# library directory (a build tree, a staging prefix).
+	@if [ -z "$(DESTDIR)" ] && [ -n "$(LDCONFIG)" ] && [ "$$(id -u)" = 0 ] && command -v $(LDCONFIG) >/dev/null; then $(LDCONFIG) 2>/dev/null || true; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(libdir)/$(REALNAME) $(DESTDIR)$(libdir)/$(SONAME) $(DESTDIR)$(libdir)/$(LIBNAME) \
@@ -123,7 +127,7 @@ uninstall:
 # Examples, built against the *installed* library through pkg-config.
 stage: $(LIB)
 	@rm -rf $(STAGE)
-	@$(MAKE) --no-print-directory install PREFIX=$(STAGE) prefix=$(STAGE) >/dev/null
+	@$(MAKE) --no-print-directory install PREFIX=$(STAGE) prefix=$(STAGE) LDCONFIG= >/dev/null
 
 PKG = PKG_CONFIG_PATH=$(STAGE)/lib/pkgconfig pkg-config
 
@@ -213,7 +217,7 @@ check-install: deps $(LIB)
 	@test -L $(OUT)/install-test/destdir/usr/local/lib/$(SONAME) && test -f $(OUT)/install-test/destdir/usr/local/lib/pkgconfig/ripple.pc
 	$(MAKE) --no-print-directory uninstall prefix=/usr/local DESTDIR=$(CURDIR)/$(OUT)/install-test/destdir >/dev/null
 	@test -z "$$(find $(OUT)/install-test/destdir -type f -o -type l)" || { echo "uninstall left files"; exit 1; }
-	$(MAKE) --no-print-directory install PREFIX=$(CURDIR)/$(OUT)/install-test/prefix >/dev/null
+	$(MAKE) --no-print-directory install PREFIX=$(CURDIR)/$(OUT)/install-test/prefix LDCONFIG= >/dev/null
 	P=$(CURDIR)/$(OUT)/install-test/prefix; PKG_CONFIG_PATH=$$P/lib/pkgconfig; export PKG_CONFIG_PATH; \
 	  $(CC) -Wall -Werror Tests/install/consumer.c $$(pkg-config --cflags --libs ripple) -o $(OUT)/install-test/consumer && \
 	  env -i LD_LIBRARY_PATH=$$P/lib $(OUT)/install-test/consumer

@@ -205,6 +205,31 @@ static void test_timeout_fires(void) {
     rpl_release(ts);
 }
 
+/* A source that can never send (never): its subscription is freed at once,
+   but the timer can still fail the result, so the timeout must fire. Also
+   through a released disposable handle, and on the background scheduler. */
+static void test_timeout_of_never(void) {
+    rpl_scheduler_t *ts = rpl_test_scheduler_create();
+    rpl_signal_t *never = rpl_signal_never();
+    rpl_signal_t *t = rpl_signal_timeout(never, 10 * MS, ts);
+    rec r = {0};
+    rpl_disposable_t *sub = rec_subscribe(t, &r);
+    rpl_release(sub);
+    rpl_test_scheduler_advance_by(ts, 10 * MS);
+    CHECK_EQ_INT(r.errors, 1);
+    CHECK_EQ_INT(r.err_code, RPL_ERROR_TIMEOUT);
+    CHECK_EQ_INT(r.released, 1);
+    rpl_release(t);
+    rpl_release(ts);
+
+    rpl_signal_t *bg = rpl_signal_timeout(never, MS, rpl_scheduler_background());
+    CHECK_EQ_INT(rpl_signal_wait(bg, 10000 * MS), RPL_ERR_FAILED);
+    CHECK(rpl_last_signal_error() != NULL);
+    CHECK_EQ_INT(rpl_error_code(rpl_last_signal_error()), RPL_ERROR_TIMEOUT);
+    rpl_release(bg);
+    rpl_release(never);
+}
+
 static void test_timeout_not_fired(void) {
     rpl_scheduler_t *ts = rpl_test_scheduler_create();
     src s = {0};
@@ -537,6 +562,7 @@ int main(void) {
     RUN(test_throttle_error_and_dispose);
     RUN(test_timeout_fires);
     RUN(test_timeout_not_fired);
+    RUN(test_timeout_of_never);
     RUN(test_interval);
     RUN(test_interval_freed_with_scheduler);
     RUN(test_subscribe_on);

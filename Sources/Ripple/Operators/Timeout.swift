@@ -12,9 +12,17 @@ public final class TimeoutSignal: ScheduledOperatorSignal {
             // Ends the subscription, which disposes upstream.
             relay.sendError(.runtime(.timeout, "timeout: the signal did not terminate within \(interval) ns"))
         })
-        relay.link(upstream.subscribe(SchedulerRelaySink(relay)))
+        relay.link(upstream.subscribe(TimeoutUpstreamSink(relay)))
         return relay
     }
+}
+
+/// Forwards upstream's events. When upstream's subscription is freed without
+/// a terminal event (e.g. `never`), the relay must live on: the timer can
+/// still fail it. The timer's job holds the relay until it fires or the
+/// subscription is disposed (which cancels it), so nothing is left behind.
+final class TimeoutUpstreamSink: SchedulerRelaySink {
+    override func finish() {}
 }
 
 extension Signal {

@@ -86,23 +86,29 @@ struct PredicateCall {
     func test(_ value: borrowing Value) -> Bool { withCValue(value) { function(ctx, $0) } }
 }
 
-/// Base of the operators driven by a predicate (filter, take_while,
-/// skip_while): each subscription gets a sink from `makeSink`.
-public class PredicateOperatorSignal: UnaryOperatorSignal {
-    let predicate: PredicateFunction
+/// Base of the operators with one C callback and its context (map, filter,
+/// take_while, skip_while, do_*): each subscription gets a sink from
+/// `makeSink`, which calls the function directly per value.
+public class CallbackOperatorSignal<Function>: UnaryOperatorSignal {
+    let function: Function
     let context: CallbackContext
 
-    public init(_ source: Signal, _ predicate: PredicateFunction, _ context: CallbackContext) {
-        self.predicate = predicate
+    public init(_ source: Signal, _ function: Function, _ context: CallbackContext) {
+        self.function = function
         self.context = context
         super.init(source)
     }
 
+    func makeSink(_ downstream: Sink) -> Sink { fatalError("makeSink must be overridden") }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber { source.subscribe(makeSink(sink)) }
+}
+
+/// Base of the operators driven by a predicate (filter, take_while, skip_while).
+public class PredicateOperatorSignal: CallbackOperatorSignal<PredicateFunction> {
     func makeSink(_ call: PredicateCall, _ downstream: Sink) -> Sink { fatalError("makeSink must be overridden") }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        source.subscribe(makeSink(PredicateCall(predicate, context), sink))
-    }
+    override func makeSink(_ downstream: Sink) -> Sink { makeSink(PredicateCall(function, context), downstream) }
 }
 
 /// A sink that can end its subscription before the source does (take,

@@ -4,19 +4,8 @@ import RippleSupport
 // forwarded (RAC's doNext:, doError:, doCompleted:), once per subscription.
 
 /// Calls `action(ctx, v)` for each value, then forwards it.
-public final class DoNextSignal: UnaryOperatorSignal {
-    let action: ValueAction
-    let context: CallbackContext
-
-    public init(_ source: Signal, _ action: ValueAction, _ context: CallbackContext) {
-        self.action = action
-        self.context = context
-        super.init(source)
-    }
-
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        source.subscribe(DoNextSink(action, context, sink))
-    }
+public final class DoNextSignal: CallbackOperatorSignal<ValueAction> {
+    override func makeSink(_ downstream: Sink) -> Sink { DoNextSink(function, context, downstream) }
 }
 
 final class DoNextSink: ForwardingSink {
@@ -38,19 +27,8 @@ final class DoNextSink: ForwardingSink {
 }
 
 /// Calls `action(ctx, error)` on an error, then forwards it.
-public final class DoErrorSignal: UnaryOperatorSignal {
-    let action: ErrorAction
-    let context: CallbackContext
-
-    public init(_ source: Signal, _ action: ErrorAction, _ context: CallbackContext) {
-        self.action = action
-        self.context = context
-        super.init(source)
-    }
-
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        source.subscribe(DoErrorSink(action, context, sink))
-    }
+public final class DoErrorSignal: CallbackOperatorSignal<ErrorAction> {
+    override func makeSink(_ downstream: Sink) -> Sink { DoErrorSink(function, context, downstream) }
 }
 
 final class DoErrorSink: ForwardingSink {
@@ -70,19 +48,8 @@ final class DoErrorSink: ForwardingSink {
 }
 
 /// Calls `action(ctx)` on completion, then forwards it.
-public final class DoCompletedSignal: UnaryOperatorSignal {
-    let action: RawCallback
-    let context: CallbackContext
-
-    public init(_ source: Signal, _ action: RawCallback, _ context: CallbackContext) {
-        self.action = action
-        self.context = context
-        super.init(source)
-    }
-
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        source.subscribe(DoCompletedSink(action, context, sink))
-    }
+public final class DoCompletedSignal: CallbackOperatorSignal<RawCallback> {
+    override func makeSink(_ downstream: Sink) -> Sink { DoCompletedSink(function, context, downstream) }
 }
 
 final class DoCompletedSink: ForwardingSink {

@@ -3,19 +3,8 @@ import RippleSupport
 // map and filter: stateless, one callback per value.
 
 /// `next fn(v)` for every value; terminal events pass through.
-public final class MapSignal: UnaryOperatorSignal {
-    let fn: MapFunction
-    let context: CallbackContext
-
-    public init(_ source: Signal, _ fn: MapFunction, _ context: CallbackContext) {
-        self.fn = fn
-        self.context = context
-        super.init(source)
-    }
-
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        source.subscribe(MapSink(fn, context, sink))
-    }
+public final class MapSignal: CallbackOperatorSignal<MapFunction> {
+    override func makeSink(_ downstream: Sink) -> Sink { MapSink(function, context, downstream) }
 }
 
 final class MapSink: ForwardingSink {

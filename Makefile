@@ -273,13 +273,13 @@ abi-baseline: abi
 	@echo "baseline stored in abi/"
 
 # ---------------------------------------------------------------------------
-bench: $(LIB)
+bench: $(LIB) stage
 	@mkdir -p $(OUT)
 	$(CC) -O2 -g -Wall -IInclude $(BENCH_SRC) -L$(OUT)/lib -lripple -lpthread -Wl,-rpath,$(CURDIR)/$(OUT)/lib -o $(OUT)/bench
 	$(OUT)/bench
 	@echo
 	@echo "Python binding (bindings/python/bench.py):"
-	RIPPLE_LIBRARY=$(CURDIR)/$(OUT)/lib/$(SONAME) PYTHONPATH=$(CURDIR)/bindings/python $(PYTHON) bindings/python/bench.py
+	RIPPLE_LIBRARY=$(STAGE)/lib/$(SONAME) PYTHONPATH=$(CURDIR)/bindings/python $(PYTHON) bindings/python/bench.py
 
 clean:
 	rm -rf $(OUT) $(SCRATCH) $(TSAN_SCRATCH)

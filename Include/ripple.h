@@ -268,6 +268,13 @@ rpl_error_t *RPL_NULLABLE rpl_value_event_error(const rpl_value *RPL_NULLABLE v)
    (a disposable that only records being disposed). +1. */
 rpl_disposable_t *RPL_NULLABLE rpl_disposable_create(
     void (*RPL_NULLABLE on_dispose)(void *RPL_NULLABLE ctx), void *RPL_NULLABLE ctx);
+/* rpl_disposable_create with a release for ctx: release(ctx), if not NULL,
+   runs exactly once - right after on_dispose on the first dispose, or when the
+   disposable is freed without having been disposed - so a binding can free
+   the closure behind ctx either way. on_dispose may be NULL. +1. */
+rpl_disposable_t *RPL_NULLABLE rpl_disposable_create_with_release(
+    void (*RPL_NULLABLE on_dispose)(void *RPL_NULLABLE ctx), void *RPL_NULLABLE ctx,
+    rpl_release_fn RPL_NULLABLE release);
 /* Disposes d: idempotent and thread-safe. On a subscription it stops delivery;
    no callback of that subscriber starts after this returns (see
    rpl_signal_subscribe for the release rule). Also accepts the disposable of a

@@ -9,6 +9,13 @@ public func rpl_disposable_create(_ on_dispose: (@convention(c) (UnsafeMutableRa
 }
 
 @c @implementation
+public func rpl_disposable_create_with_release(_ on_dispose: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+                                              _ ctx: UnsafeMutableRawPointer?,
+                                              _ release: rpl_release_fn?) -> OpaquePointer? {
+    retainedHandle(ActionDisposable(function: on_dispose, context: ctx, release: release))
+}
+
+@c @implementation
 public func rpl_disposable_dispose(_ d: OpaquePointer?) -> rpl_status {
     guard let d, isKind(d, .disposable, .subscriber) else {
         _ = disposableArg(d, "rpl_disposable_dispose")

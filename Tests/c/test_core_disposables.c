@@ -35,6 +35,64 @@ static void test_plain(void) {
     rpl_release(f);
 }
 
+/* The release of rpl_disposable_create_with_release runs exactly once: after
+   the action on the first dispose, or when freed undisposed; never twice. */
+typedef struct { int action, release, action_before_release; } with_release;
+static void wr_action(void *ctx) { ((with_release *)ctx)->action++; }
+static void wr_release(void *ctx) {
+    with_release *w = ctx;
+    w->release++;
+    w->action_before_release = w->action;
+}
+
+static void test_with_release(void) {
+    with_release a = {0, 0, 0};
+    rpl_disposable_t *d = rpl_disposable_create_with_release(wr_action, &a, wr_release);
+    CHECK(d != NULL);
+    CHECK_EQ_INT(a.release, 0);
+    CHECK_EQ_INT(rpl_disposable_dispose(d), RPL_OK);
+    CHECK_EQ_INT(a.action, 1);
+    CHECK_EQ_INT(a.release, 1);               /* at once: the context is no longer needed */
+    CHECK_EQ_INT(a.action_before_release, 1); /* after the action */
+    rpl_disposable_dispose(d);
+    rpl_release(d);
+    CHECK_EQ_INT(a.action, 1);
+    CHECK_EQ_INT(a.release, 1);               /* not again on free */
+
+    with_release b = {0, 0, 0};
+    rpl_disposable_t *e = rpl_disposable_create_with_release(wr_action, &b, wr_release);
+    rpl_retain(e);
+    rpl_release(e);
+    CHECK_EQ_INT(b.release, 0);               /* still referenced */
+    rpl_release(e);
+    CHECK_EQ_INT(b.action, 0);                /* freed undisposed: no action (RAC) */
+    CHECK_EQ_INT(b.release, 1);               /* but the context is released */
+
+    /* NULL action, and NULL release (same as rpl_disposable_create). */
+    with_release c = {0, 0, 0};
+    rpl_disposable_t *f = rpl_disposable_create_with_release(NULL, &c, wr_release);
+    rpl_disposable_dispose(f);
+    CHECK_EQ_INT(c.release, 1);
+    rpl_release(f);
+    int n = 0;
+    rpl_disposable_t *g = rpl_disposable_create_with_release(bump, &n, NULL);
+    rpl_disposable_dispose(g);
+    CHECK_EQ_INT(n, 1);
+    rpl_release(g);
+
+    /* Inside a compound: disposed with it, released once. */
+    with_release h = {0, 0, 0};
+    rpl_disposable_t *comp = rpl_compound_disposable_create();
+    rpl_disposable_t *x = rpl_disposable_create_with_release(wr_action, &h, wr_release);
+    rpl_compound_disposable_add(comp, x);
+    rpl_release(x);
+    rpl_disposable_dispose(comp);
+    CHECK_EQ_INT(h.action, 1);
+    CHECK_EQ_INT(h.release, 1);
+    rpl_release(comp);
+    CHECK_EQ_INT(h.release, 1);
+}
+
 static int concurrent_count;
 static rpl_disposable_t *concurrent_d;
 static void *dispose_thread(void *arg) {
@@ -305,6 +363,7 @@ static void test_serial_concurrent(void) {
 int main(void) {
     RUN(test_plain);
     RUN(test_plain_concurrent);
+    RUN(test_with_release);
     RUN(test_bad_input);
     RUN(test_compound);
     RUN(test_compound_remove);

@@ -553,11 +553,9 @@ class Disposable : public detail::Handle<rpl_disposable_t> {
     /// A disposable that only records being disposed.
     static Disposable create() { return adopt(detail::check(rpl_disposable_create(nullptr, nullptr))); }
     /// A disposable that runs f once, on the first dispose, then destroys f.
-    /// An exception from f goes to the exception handler. The C API gives a
-    /// plain disposable no release hook, so a lambda disposable that is never
-    /// disposed keeps its lambda (and captures) forever: dispose it, or let a
-    /// subscription own it (returned from a Signal::create lambda it is always
-    /// disposed when the subscription ends or is freed).
+    /// An exception from f goes to the exception handler. Freed without being
+    /// disposed, it destroys f without running it (RAC); see
+    /// rpl_disposable_create_with_release.
     template <class F>
     static Disposable create(F &&f);
 
@@ -1300,22 +1298,21 @@ inline Signal Signal::interval(Duration d, const Scheduler &s) {
 
 template <class F>
 Disposable Disposable::create(F &&f) {
-    // rpl_disposable_create has no release hook for its ctx, so the lambda
-    // frees itself after it ran (dispose runs on_dispose exactly once).
+    // The lambda is freed by the release, which runs once: after it ran, or
+    // when the disposable is freed undisposed.
     struct Ctx {
         std::decay_t<F> f;
         static void run(void *c) {
-            Ctx *x = static_cast<Ctx *>(c);
             try {
-                x->f();
+                static_cast<Ctx *>(c)->f();
             } catch (...) {
                 detail::report(std::current_exception(), "dispose");
             }
-            delete x;
         }
+        static void release(void *c) { delete static_cast<Ctx *>(c); }
     };
     auto *ctx = new Ctx{std::forward<F>(f)};
-    rpl_disposable_t *d = rpl_disposable_create(&Ctx::run, ctx);
+    rpl_disposable_t *d = rpl_disposable_create_with_release(&Ctx::run, ctx, &Ctx::release);
     if (!d) { delete ctx; throw Error::last(); }
     return adopt(d);
 }

@@ -251,6 +251,13 @@ static void test_disposables() {
     CHECK_EQ(*counter, 2);
     CHECK_EQ(counter.use_count(), 1);
     {
+        // Freed without dispose: the lambda is destroyed, not run (RAC).
+        Disposable d = Disposable::create([counter] { (*counter)++; });
+        CHECK_EQ(counter.use_count(), 2);
+    }
+    CHECK_EQ(*counter, 2);
+    CHECK_EQ(counter.use_count(), 1);
+    {
         // A cleanup lambda owned by a subscription runs and is freed even when
         // the subscription is freed without dispose (rule 6a).
         Signal::create([counter](const Subscriber &) { return [counter] { (*counter)++; }; }).subscribe();

@@ -569,14 +569,13 @@ class Disposable:
 
     def __init__(self, fn=None):
         """Disposable(fn): calls fn() once, on the first dispose(). As in RAC,
-        releasing it undisposed does not call fn; fn is then kept until the
-        process ends, since the C API gives this kind no release callback.
-        (A callable returned from a Signal.create body is always disposed with
-        its subscription, so it is always freed.)"""
+        releasing it undisposed does not call fn; fn is dropped then (through
+        rpl_disposable_create_with_release), or right after it ran."""
         if fn is None:
             self._ptr = _owned(lib.rpl_disposable_create(ffi.NULL, ffi.NULL))
         else:
-            self._ptr = _owned(lib.rpl_disposable_create(_action_dispose, _ctx(_Action(fn))))
+            self._ptr = _owned(lib.rpl_disposable_create_with_release(
+                _action_dispose, _ctx(_Action(fn)), _release_ctx))
 
     @classmethod
     def _wrap(cls, ptr):

@@ -239,3 +239,34 @@ def test_dispose_inside_own_callback_rule_6():
     for i in range(1, 5):
         s.send(i)
     assert got == [1, 2] and s.subscriber_count == 0
+
+
+def test_disposable_callable_is_freed_disposed_or_not():
+    import gc
+    import weakref
+
+    class Action:
+        def __init__(self):
+            self.runs = 0
+
+        def __call__(self):
+            self.runs += 1
+
+    kept = Action()
+    probe = weakref.ref(kept)
+    d = Disposable(kept)
+    del kept
+    gc.collect()
+    assert probe() is not None          # held while the disposable may still run it
+    d.dispose()
+    assert probe() is None or probe().runs == 1
+    gc.collect()
+    assert probe() is None              # released right after it ran
+
+    unused = Action()
+    probe = weakref.ref(unused)
+    d = Disposable(unused)
+    del unused
+    del d                               # freed without dispose: dropped, never run
+    gc.collect()
+    assert probe() is None

@@ -416,7 +416,6 @@ rpl_status rpl_signal_to_array(rpl_signal_t *RPL_NULLABLE sig, rpl_value *RPL_NU
    thread. NULL if there is none. */
 rpl_error_t *RPL_NULLABLE rpl_last_signal_error(void);
 
-/* @@SECTION subjects (issue 3) */
 /* ===========================================================================
  * Subjects: hot signals you send into yourself
  * ---------------------------------------------------------------------------
@@ -498,7 +497,6 @@ bool rpl_subject_is_terminated(const rpl_subject_t *RPL_NULLABLE s);
    (RPL_ERR_NULL), s not a behavior subject (RPL_ERR_KIND). */
 rpl_status rpl_behavior_subject_value(rpl_subject_t *RPL_NULLABLE s, rpl_value *RPL_NULLABLE out);
 
-/* @@SECTION multicast (issue 3) */
 /* ===========================================================================
  * Multicast connections: one subscription of a cold signal, shared
  * ---------------------------------------------------------------------------
@@ -544,7 +542,6 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_replay_last(rpl_signal_t *RPL_NULLABLE sig
    once; subscribers leaving never disconnect it. +1. */
 rpl_signal_t *RPL_NULLABLE rpl_signal_replay_lazily(rpl_signal_t *RPL_NULLABLE sig);
 
-/* @@SECTION operators: single-input (issue 4) */
 /* ===========================================================================
  * Operators: single-input
  * ---------------------------------------------------------------------------
@@ -662,7 +659,6 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_do_completed(rpl_signal_t *RPL_NULLABLE si
                                                    rpl_do_completed_fn RPL_NULLABLE fn,
                                                    void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
 
-/* @@SECTION operators: combining and higher-order (issue 4) */
 /* ---------------------------------------------------------------------------
  * Combining and higher-order operators. Each returns a new cold signal (+1):
  * every subscription to it subscribes its inputs afresh. Input signals are
@@ -790,7 +786,6 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_retry(rpl_signal_t *RPL_NULLABLE sig, size
 rpl_signal_t *RPL_NULLABLE rpl_signal_repeat(rpl_signal_t *RPL_NULLABLE sig, size_t n);
 
 
-/* @@SECTION schedulers (issue 5) */
 /* ===========================================================================
  * Schedulers, time and threads
  * ---------------------------------------------------------------------------

@@ -182,7 +182,8 @@ asan: $(LIB)
 TSAN_SCRATCH := .build-tsan
 SWIFT_LIBDIR = $(shell dirname $$(dirname $$(readlink -f $$(command -v $(SWIFT)))))/lib/swift/linux
 tsan:
-	$(SWIFT) build -c release --product ripple --scratch-path $(TSAN_SCRATCH) -Xswiftc -sanitize=thread \
+	$(SWIFT) build -c release --product ripple --scratch-path $(TSAN_SCRATCH) -Xswiftc -sanitize=thread -Xswiftc -use-ld=lld \
+	    -Xlinker --version-script -Xlinker $(CURDIR)/ripple.map \
 	    -Xswiftc -Xfrontend -Xswiftc -disable-implicit-concurrency-module-import
 	@mkdir -p $(OUT)/tsan
 	@for t in $(C_TESTS); do \

@@ -120,6 +120,11 @@ final class CContext: @unchecked Sendable {
 @inline(__always) func borrowValue(_ p: UnsafePointer<rpl_value>) -> Value {
     UnsafeRawPointer(p).load(as: Value.self)
 }
+/// Lends a borrowed value to C as `const rpl_value *` for the call.
+@inline(__always)
+func withBorrowed<R>(_ v: borrowing Value, _ body: (UnsafePointer<rpl_value>) -> R) -> R {
+    withUnsafePointer(to: v) { body(UnsafeRawPointer($0).assumingMemoryBound(to: rpl_value.self)) }
+}
 
 // MARK: Version, retain, release
 

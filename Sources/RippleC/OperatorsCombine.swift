@@ -39,11 +39,6 @@ private func signalArray(_ sigs: UnsafePointer<OpaquePointer?>?, _ count: Int, _
     return list
 }
 
-@inline(__always)
-private func withBorrowed<R>(_ v: borrowing Value, _ body: (UnsafePointer<rpl_value>) -> R) -> R {
-    withUnsafePointer(to: v) { body(UnsafeRawPointer($0).assumingMemoryBound(to: rpl_value.self)) }
-}
-
 @c @implementation
 public func rpl_signal_bind(_ sig: OpaquePointer?, _ bind: rpl_bind_fn?, _ ctx: UnsafeMutableRawPointer?,
                             _ release: rpl_release_fn?) -> OpaquePointer? {

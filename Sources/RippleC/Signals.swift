@@ -25,9 +25,7 @@ final class CObserverSink: Sink {
 
     override func onNext(_ value: borrowing Value) {
         guard let next else { return }
-        withUnsafePointer(to: value) { p in
-            next(ctx, UnsafeRawPointer(p).assumingMemoryBound(to: rpl_value.self))
-        }
+        withBorrowed(value) { next(ctx, $0) }
     }
     override func onError(_ e: RippleError) { error?(ctx, handle(e)) }
     override func onCompleted() { completed?(ctx) }

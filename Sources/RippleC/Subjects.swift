@@ -12,7 +12,7 @@ public func rpl_subject_create() -> OpaquePointer? { retainedHandle(Subject()) }
 
 @c @implementation
 public func rpl_behavior_subject_create(_ initial: rpl_value) -> OpaquePointer? {
-    retainedHandle(ReplaySubject(behavior: toValue(initial)))
+    retainedHandle(BehaviorSubject(toValue(initial)))
 }
 
 @c @implementation
@@ -99,7 +99,7 @@ public func rpl_behavior_subject_value(_ s: OpaquePointer?, _ out: UnsafeMutable
         return rpl_last_error()
     }
     guard let subject = subjectArg(s, "rpl_behavior_subject_value") else { return rpl_last_error() }
-    guard let behavior = subject as? ReplaySubject, behavior.isBehavior else {
+    guard let behavior = subject as? BehaviorSubject else {
         setError(RPL_ERR_KIND, "rpl_behavior_subject_value: expected a behavior subject")
         return rpl_last_error()
     }

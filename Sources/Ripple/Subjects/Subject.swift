@@ -37,11 +37,11 @@ public class Subject: Signal, @unchecked Sendable {
 
     /// Subscribes this subject to `source`, as its subscriber, and returns
     /// that subscription. The first terminal event from any source terminates
-    /// the subject and disposes its other source subscriptions (RAC).
-    public final func subscribe(to source: Signal) -> Subscriber {
-        let s = source.subscribe(SubjectFeedSink(self))
-        hub.addSource(s)
-        return s
+    /// the subject and disposes its other source subscriptions (RAC). The
+    /// subscription is held by the subject (and put into `holder`) before the
+    /// source's subscribe callback runs (rule 3a).
+    public final func subscribe(to source: Signal, holder: SerialDisposable? = nil) -> Subscriber {
+        source.subscribe(SubjectFeedSink(self, holder))
     }
 
     /// The current number of subscribers (a snapshot).
@@ -54,7 +54,15 @@ public class Subject: Signal, @unchecked Sendable {
 /// Forwards a source's events into a subject (the subject as a subscriber).
 final class SubjectFeedSink: Sink {
     let subject: Subject
-    init(_ subject: Subject) { self.subject = subject }
+    let holder: SerialDisposable?
+    init(_ subject: Subject, _ holder: SerialDisposable?) {
+        self.subject = subject
+        self.holder = holder
+    }
+    override func attach(_ subscriber: Subscriber) {
+        subject.hub.addSource(subscriber)
+        holder?.swap(subscriber)
+    }
     override func onNext(_ value: borrowing Value) { subject.sendNext(value.retained()) }
     override func onError(_ error: RippleError) { subject.sendError(error) }
     override func onCompleted() { subject.sendCompleted() }

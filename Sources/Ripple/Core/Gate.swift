@@ -45,6 +45,12 @@ open class Gate: Disposable {
     /// Runs once, after DONE, when nobody owns the gate.
     open func finalize() {}
 
+    /// A message sent by the owning thread itself, from inside a delivery,
+    /// with nothing queued: return true after handling it at once (it
+    /// changes no order), false to have it queued behind the current
+    /// delivery. Consumes the message only when returning true.
+    open func deliverNested(_ message: Message) -> Bool { false }
+
     @usableFromInline final var slowLock: StripeLock {
         StripeLock(ripple_stripe_for(Unmanaged.passUnretained(self).toOpaque()))
     }
@@ -81,6 +87,7 @@ open class Gate: Disposable {
                 deliverAsOwner(message, t, me)
                 return
             }
+            if owner == me && w & Gate.pending == 0 && deliverNested(message) { return }
             if owner == me || t.pointee.delivering > 0 {
                 enqueue(message, t)
                 return

@@ -22,13 +22,16 @@ public final class SubjectHub: Gate, @unchecked Sendable {
     @exclusivity(unchecked) var terminal: Event?
     /// The subject is gone; owner only.
     @exclusivity(unchecked) var closed = false
+    /// The subscriber whose callback the owner is running (owner only): its
+    /// own leave must wait until that callback returns (rules 5, 6).
+    @exclusivity(unchecked) var current: UnsafeMutableRawPointer?
     let terminatedFlag = Atomic<Bool>(false)
     let liveCount = Atomic<Int>(0)
 
     /// Guards `current` (a behavior subject's value, read from any thread)
     /// and `sources`; never held while user code runs.
     let lock = Lock()
-    @exclusivity(unchecked) var current: Value = .nil
+    @exclusivity(unchecked) var currentValue: Value = .nil
     /// Subscriptions of the subject to sources, disposed when it terminates.
     @exclusivity(unchecked) var sources: [WeakDisposable] = []
 
@@ -40,7 +43,7 @@ public final class SubjectHub: Gate, @unchecked Sendable {
             var b = ReplayBuffer(capacity: 1)
             _ = b.append(initial.retained())
             buffer = b
-            current = initial
+            currentValue = initial
         } else {
             isBehavior = false
             buffer = replay.map { ReplayBuffer(capacity: $0) }
@@ -50,7 +53,7 @@ public final class SubjectHub: Gate, @unchecked Sendable {
 
     deinit {
         buffer?.releaseAll()
-        current.release()
+        currentValue.release()
         registry.destroy()
     }
 
@@ -77,7 +80,7 @@ public final class SubjectHub: Gate, @unchecked Sendable {
     var subscriberCount: Int { liveCount.load(ordering: .relaxed) }
 
     /// A copy (+1) of a behavior subject's current value.
-    func currentValue() -> Value { lock.withLock { current.retained() } }
+    func value() -> Value { lock.withLock { currentValue.retained() } }
 
     /// Adds a source subscription, disposed when the subject terminates (at
     /// once if it has).
@@ -103,15 +106,28 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         case .error(let e): terminate(.error(e))
         case .completed: terminate(.completed)
         case .join(let x): join(x)
-        case .leave(let x):
-            if let entry = registry.remove(x) {
-                liveCount.wrappingSubtract(1, ordering: .relaxed)
-                entry.release()
-            }
-            x.finalize()
+        case .leave(let x): leave(x)
         case .close: closeAll()
         case .input(_, let v): v.release()
         case .inputCompleted: break
+        }
+    }
+
+    /// Joining and leaving from inside a callback of this subject take
+    /// effect at once (a subscription made and disposed there is released
+    /// when `dispose` returns), except a subscriber's leave from inside its
+    /// own callback.
+    public override func deliverNested(_ message: Message) -> Bool {
+        switch message {
+        case .join(let x):
+            join(x)
+            return true
+        case .leave(let x):
+            if current == Unmanaged.passUnretained(x).toOpaque() { return false }
+            leave(x)
+            return true
+        default:
+            return false
         }
     }
 
@@ -120,18 +136,43 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         if terminal != nil { return }  // ignored after the terminal event
         if buffer != nil { remember(value) }
         let v = copy value
-        let slots = registry.slots
-        for i in 0..<registry.count {
-            slots[i]?._withUnsafeGuaranteedRef { $0.deliverFromHub(v) }
+        // Subscribers joining meanwhile (from a callback) are past `n`; the
+        // slots may move as they do, so they are read afresh each time.
+        let n = registry.count
+        registry.walking += 1
+        for i in 0..<n {
+            guard let e = registry.slots[i] else { continue }
+            current = e.toOpaque()
+            e._withUnsafeGuaranteedRef { $0.deliverFromHub(v) }
         }
+        current = nil
+        registry.walking -= 1
+        registry.compactIfSparse()
+    }
+
+    func leave(_ x: Subscriber) {
+        if let entry = registry.remove(x) {
+            liveCount.wrappingSubtract(1, ordering: .relaxed)
+            entry.release()
+        }
+        x.finalize()
+    }
+
+    /// Replays the buffer to `x`, which is the current subscriber meanwhile.
+    func replay(to x: Subscriber) {
+        guard let buffer, !buffer.isEmpty else { return }
+        let saved = current
+        current = Unmanaged.passUnretained(x).toOpaque()
+        buffer.forEach { x.deliverFromHub($0) }
+        current = saved
     }
 
     func remember(_ value: borrowing Value) {
         buffer!.append(value.retained())?.release()
         if isBehavior {
             lock.lock()
-            let old = current
-            current = value.retained()
+            let old = currentValue
+            currentValue = value.retained()
             lock.unlock()
             old.release()
         }
@@ -150,11 +191,14 @@ public final class SubjectHub: Gate, @unchecked Sendable {
             return
         }
         if let t = terminal {
-            if !isBehavior { buffer?.forEach { x.deliverFromHub($0) } }
-            x.deliver(Message(t))  // ends it; its leave finalizes it
+            if !isBehavior { replay(to: x) }
+            let saved = current
+            current = Unmanaged.passUnretained(x).toOpaque()
+            x.deliver(Message(t))  // ends it; its leave is queued and finalizes it
+            current = saved
             return
         }
-        buffer?.forEach { x.deliverFromHub($0) }
+        replay(to: x)
         if x.isDisposed { return }  // disposed during its replay: its leave is queued
         registry.add(x)
         liveCount.wrappingAdd(1, ordering: .relaxed)
@@ -173,7 +217,9 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         liveCount.store(0, ordering: .relaxed)
         for entry in all {
             // Ends it (callback, then resources); its leave then finalizes it.
+            current = entry.toOpaque()
             entry._withUnsafeGuaranteedRef { $0.deliver(Message(event)) }
+            current = nil
             entry.release()
         }
     }

@@ -12,6 +12,9 @@ struct SubscriberRegistry {
     private(set) var count = 0
     private var capacity: Int
     private var holes = 0
+    /// Non-zero while a send walks the slots: removal leaves holes and
+    /// compaction waits (slots must not move under the walk).
+    var walking = 0
 
     init() {
         capacity = 4
@@ -50,11 +53,11 @@ struct SubscriberRegistry {
         slots[i] = nil
         s.hubSlot = -1
         holes += 1
-        if holes == count {
+        if holes == count && walking == 0 {
             count = 0
             holes = 0
-        } else if holes > 8 && holes * 2 > count {
-            compact()
+        } else {
+            compactIfSparse()
         }
         return entry
     }
@@ -72,6 +75,11 @@ struct SubscriberRegistry {
         count = 0
         holes = 0
         return out
+    }
+
+    /// Closes the holes once they outnumber the live entries (amortized O(1)).
+    mutating func compactIfSparse() {
+        if walking == 0 && holes > 8 && holes * 2 > count { compact() }
     }
 
     private mutating func compact() {

@@ -6,9 +6,14 @@ import Synchronization
 // behind it (a subscriber's sink chain, or every subscriber of a subject).
 // Semantics.md rules 2, 4 and 6 rest on it.
 //
-// - `word` holds the owning thread's token (the address of its TLS block,
-//   8-aligned) plus three flags. Uncontended delivery is a CAS 0 -> token, the
-//   delivery, and a CAS token -> 0. No lock is held while user code runs.
+// - `owner` holds the owning thread's token (the address of its TLS block),
+//   0 when free, `finalToken` once finalized; `flags` holds PENDING, WAITERS
+//   and DONE. Uncontended delivery is one CAS (0 -> token), the delivery, a
+//   plain store of 0 and a plain load of `flags`: one atomic read-modify-write
+//   per send. That the owner cannot miss a flag set while it lets go is paid
+//   by whoever sets one (the rare side): it runs `ripple_heavy_fence` between
+//   setting the flag and looking at `owner` (an asymmetric Dekker: either the
+//   owner's load sees the flag, or the fenced side sees the owner gone).
 // - A message sent while this thread already owns the gate (a send from
 //   inside a callback) is queued and delivered right after the current
 //   delivery returns, in order: recursion becomes iteration, and every
@@ -16,11 +21,11 @@ import Synchronization
 // - A thread that is itself delivering (inside a callback) never waits for
 //   another thread's gate: it queues the message (PENDING) and the owner
 //   delivers it before letting go. This removes cross-thread deadlocks.
-// - A thread that is not delivering anything waits (WAITERS) until the owner
+// - A thread that is not delivering anything waits (WAITERS) until an owner
 //   hands the gate over, oldest waiter first, then delivers its own message:
 //   its work is bounded, so nothing starves.
-// - DONE closes the gate. Whoever set DONE while nobody owned it, or the
-//   owner that finds DONE when letting go, calls `finalize` exactly once.
+// - DONE closes the gate. Whoever holds or takes the gate once DONE is set
+//   finalizes it: `finalize` runs exactly once, last.
 //
 // The queue and the waiters use a lock from a small shared table, so a gate
 // allocates no lock of its own.
@@ -29,9 +34,11 @@ open class Gate: Disposable {
     @usableFromInline static let pending: UInt = 1
     @usableFromInline static let waiters: UInt = 2
     @usableFromInline static let done: UInt = 4
-    @usableFromInline static let flagMask: UInt = 7
+    /// The owner of a finalized gate (thread tokens are 8-aligned).
+    @usableFromInline static let finalToken: UInt = 1
 
-    @usableFromInline let word = Atomic<UInt>(0)
+    @usableFromInline let owner = Atomic<UInt>(0)
+    @usableFromInline let flags = Atomic<UInt>(0)
     /// Queued messages, under `slowLock`.
     @exclusivity(unchecked) final var queue: [Message] = []
     /// Tokens of threads waiting for their turn, oldest first, under `slowLock`.
@@ -57,18 +64,27 @@ open class Gate: Disposable {
 
     /// True once the gate is closed.
     @inlinable @inline(__always)
-    public final var isClosed: Bool { word.load(ordering: .acquiring) & Gate.done != 0 }
+    public final var isClosed: Bool { flags.load(ordering: .acquiring) & Gate.done != 0 }
 
     // MARK: Owning
 
+    /// Takes a free gate. The caller then checks `isClosed` before
+    /// delivering, and lets go with `releaseOwnership`.
     @inlinable @inline(__always)
     final func tryAcquire(_ me: UInt) -> Bool {
-        word.compareExchange(expected: 0, desired: me, ordering: .acquiring).exchanged
+        owner.compareExchange(expected: 0, desired: me, ordering: .acquiring).exchanged
     }
 
+    /// Lets go: a plain store and a plain load on the uncontended path.
     @inlinable @inline(__always)
     final func releaseOwnership(_ me: UInt) {
-        if !word.compareExchange(expected: me, desired: 0, ordering: .releasing).exchanged { releaseSlow(me) }
+        if ripple_light_release_ok() != 0 {
+            owner.store(0, ordering: .releasing)
+            ripple_compiler_barrier()
+        } else {
+            owner.store(0, ordering: .sequentiallyConsistent)
+        }
+        if flags.load(ordering: .sequentiallyConsistent) != 0 { releaseSlow(me) }
     }
 
     /// Sends any message; consumes it.
@@ -76,19 +92,23 @@ open class Gate: Disposable {
         let t = ripple_thread()!
         let me = UInt(bitPattern: t)
         while true {
-            let w = word.load(ordering: .acquiring)
-            if w & Gate.done != 0 {
+            if isClosed {
                 message.release()
                 return
             }
-            let owner = w & ~Gate.flagMask
-            if owner == 0 {
-                guard word.compareExchange(expected: w, desired: w | me, ordering: .acquiring).exchanged else { continue }
+            let o = owner.load(ordering: .acquiring)
+            if o == 0 {
+                guard tryAcquire(me) else { continue }
                 deliverAsOwner(message, t, me)
                 return
             }
-            if owner == me && w & Gate.pending == 0 && deliverNested(message) { return }
-            if owner == me || t.pointee.delivering > 0 {
+            if o == me {
+                if flags.load(ordering: .relaxed) & Gate.pending == 0 && deliverNested(message) { return }
+                enqueue(message, t)
+                return
+            }
+            if o == Gate.finalToken { continue }  // closed: dropped above
+            if t.pointee.delivering > 0 {
                 enqueue(message, t)
                 return
             }
@@ -109,95 +129,85 @@ open class Gate: Disposable {
         releaseOwnership(me)
     }
 
-    /// Sets DONE; false if it was already set.
+    /// Sets DONE; false if it was already set. The thread holding the gate
+    /// finalizes it when it lets go.
     public final func markDone() -> Bool {
-        var w = word.load(ordering: .relaxed)
-        while true {
-            if w & Gate.done != 0 { return false }
-            let (ok, cur) = word.compareExchange(expected: w, desired: w | Gate.done, ordering: .acquiringAndReleasing)
-            if ok { return true }
-            w = cur
-        }
+        flags.bitwiseOr(Gate.done, ordering: .sequentiallyConsistent).oldValue & Gate.done == 0
     }
 
     /// Closes the gate from outside a delivery. Returns nil if it was closed
-    /// already; otherwise whether the caller must finalize (nobody owned it;
-    /// waiters have been woken to see DONE).
+    /// already; otherwise whether the caller must finalize (nobody owned it).
     final func close() -> Bool? {
-        var w = word.load(ordering: .acquiring)
+        if !markDone() { return nil }
+        if claimFinal() { return true }
+        ripple_heavy_fence()  // now the owner sees DONE when it lets go, or we see it gone
         while true {
-            if w & Gate.done != 0 { return nil }
-            let (ok, cur) = word.compareExchange(expected: w, desired: w | Gate.done, ordering: .acquiringAndReleasing)
-            if ok { break }
-            w = cur
+            let o = owner.load(ordering: .sequentiallyConsistent)
+            if o != 0 { return false }  // its holder finalizes (or already has)
+            if claimFinal() { return true }
         }
-        if w & ~Gate.flagMask != 0 { return false }  // the owner finalizes when it lets go
-        if w & Gate.waiters != 0 {
+    }
+
+    /// Takes a free, closed gate for good; wakes waiters to see it closed.
+    private func claimFinal() -> Bool {
+        guard owner.compareExchange(expected: 0, desired: Gate.finalToken, ordering: .acquiringAndReleasing).exchanged
+        else { return false }
+        wakeWaiters()
+        return true
+    }
+
+    private func wakeWaiters() {
+        if flags.load(ordering: .sequentiallyConsistent) & Gate.waiters != 0 {
             let lock = slowLock
             lock.withLock { lock.broadcast() }
         }
-        return true
     }
 
     /// Queues a message for the owner (this thread, later; or another thread,
     /// which we must not wait for).
     final func enqueue(_ message: Message, _ t: UnsafeMutablePointer<ripple_thread_state>) {
+        let me = UInt(bitPattern: t)
         let lock = slowLock
         lock.lock()
-        var w = word.load(ordering: .acquiring)
-        while true {
-            if w & Gate.done != 0 {
-                lock.unlock()
-                message.release()
-                return
-            }
-            let (ok, cur) = word.compareExchange(expected: w, desired: w | Gate.pending, ordering: .acquiringAndReleasing)
-            if ok { break }
-            w = cur
+        if isClosed {
+            lock.unlock()
+            message.release()
+            return
         }
         queue.append(message)
+        flags.bitwiseOr(Gate.pending, ordering: .sequentiallyConsistent)
         lock.unlock()
-        // If nobody owned it when PENDING was set, nobody will drain: do it here.
-        // Taking a free gate never blocks, so this is safe in a callback.
-        if w & ~Gate.flagMask == 0 {
-            let me = UInt(bitPattern: t)
-            var cur = w | Gate.pending
-            while cur & Gate.done == 0 && cur & ~Gate.flagMask == 0 {
-                let r = word.compareExchange(expected: cur, desired: cur | me, ordering: .acquiring)
-                if r.exchanged {
-                    t.pointee.delivering &+= 1
-                    drain()
-                    t.pointee.delivering &-= 1
-                    releaseOwnership(me)
-                    return
-                }
-                cur = r.original
+        if owner.load(ordering: .relaxed) == me { return }  // we drain it when we let go
+        ripple_heavy_fence()
+        // If nobody owns it now, nobody will drain: do it here. Taking a
+        // free gate never blocks, so this is safe in a callback.
+        while owner.load(ordering: .sequentiallyConsistent) == 0 {
+            if tryAcquire(me) {
+                t.pointee.delivering &+= 1
+                drain()
+                t.pointee.delivering &-= 1
+                releaseOwnership(me)
+                return
             }
         }
     }
 
     /// Delivers queued messages while owning the gate.
     final func drain() {
-        while word.load(ordering: .acquiring) & Gate.pending != 0 {
+        while flags.load(ordering: .sequentiallyConsistent) & Gate.pending != 0 {
             let lock = slowLock
             lock.lock()
             let items = queue
             queue = []
-            var w = word.load(ordering: .relaxed)
-            while true {
-                let (ok, cur) = word.compareExchange(expected: w, desired: w & ~Gate.pending, ordering: .acquiringAndReleasing)
-                if ok { break }
-                w = cur
-            }
+            flags.bitwiseAnd(~Gate.pending, ordering: .sequentiallyConsistent)
             lock.unlock()
             for m in items { deliver(m) }
         }
     }
 
-    /// Drops queued messages (the gate is closed, so no more can be queued:
-    /// `enqueue` sets PENDING with a CAS that fails once DONE is there).
+    /// Drops queued messages (the gate is closed, so no more can be queued).
     final func dropQueued() {
-        if word.load(ordering: .acquiring) & Gate.pending == 0 { return }
+        if flags.load(ordering: .sequentiallyConsistent) & Gate.pending == 0 { return }
         let lock = slowLock
         lock.lock()
         let items = queue
@@ -207,75 +217,74 @@ open class Gate: Disposable {
     }
 
     /// Waits, in arrival order, for this thread's turn (it holds no gate, so
-    /// waiting cannot deadlock). True when the owner handed the gate over
+    /// waiting cannot deadlock). True when an owner handed the gate over
     /// (this thread now owns it, even if it is closed since); false when it
     /// became free or closed, and the caller looks again. The hand-over in
-    /// FIFO order is what bounds the wait while other threads keep sending:
-    /// a woken waiter never races fresh senders for the word.
+    /// FIFO order is what bounds the wait while other threads keep sending.
     final func waitForTurn(_ me: UInt) -> Bool {
         let lock = slowLock
         lock.lock()
+        waitQueue.append(me)
+        flags.bitwiseOr(Gate.waiters, ordering: .sequentiallyConsistent)
+        lock.unlock()
+        ripple_heavy_fence()  // now the owner sees WAITERS when it lets go, or we see it gone
+        lock.lock()
         defer { lock.unlock() }
-        var queued = false
         while true {
-            let w = word.load(ordering: .acquiring)
-            let owner = w & ~Gate.flagMask
-            if queued && owner == me { return true }
-            if w & Gate.done != 0 || owner == 0 {
-                if queued, let i = waitQueue.firstIndex(of: me) { waitQueue.remove(at: i) }
+            let o = owner.load(ordering: .sequentiallyConsistent)
+            if o == me { return true }  // handed over (and taken off the queue)
+            if o == 0 || o == Gate.finalToken || isClosed {
+                if let i = waitQueue.firstIndex(of: me) { waitQueue.remove(at: i) }
+                if waitQueue.isEmpty { flags.bitwiseAnd(~Gate.waiters, ordering: .sequentiallyConsistent) }
                 return false
-            }
-            if !queued {
-                if w & Gate.waiters == 0 {
-                    guard word.compareExchange(expected: w, desired: w | Gate.waiters,
-                                               ordering: .acquiringAndReleasing).exchanged else { continue }
-                }
-                waitQueue.append(me)
-                queued = true
             }
             lock.wait()
         }
     }
 
+    /// Lets go after `releaseOwnership` found a flag: takes the gate back if
+    /// it is still free, then drains, finalizes or hands over.
     @usableFromInline
     final func releaseSlow(_ me: UInt) {
+        var holding = false
         while true {
-            let w = word.load(ordering: .acquiring)
-            if w & Gate.pending != 0 {
+            if !holding {
+                guard tryAcquire(me) else { return }  // another holder sees the flags
+                holding = true
+            }
+            let f = flags.load(ordering: .sequentiallyConsistent)
+            if f & Gate.pending != 0 {
                 let t = ripple_thread()!
                 t.pointee.delivering &+= 1
                 drain()
                 t.pointee.delivering &-= 1
                 continue
             }
-            if w & Gate.done != 0 {
-                // Keep DONE, drop the owner: nobody can take it again.
-                let lock = slowLock
-                lock.lock()
-                word.store(Gate.done, ordering: .releasing)
-                if w & Gate.waiters != 0 { lock.broadcast() }
-                lock.unlock()
+            if f & Gate.done != 0 {
+                owner.store(Gate.finalToken, ordering: .sequentiallyConsistent)
+                wakeWaiters()
                 finalize()
                 return
             }
-            if w & Gate.waiters != 0 {
-                // Hand the gate to the oldest waiter (w has no PENDING here).
+            if f & Gate.waiters != 0 {
+                // Hand the gate to the oldest waiter.
                 let lock = slowLock
                 lock.lock()
-                var next: UInt = 0
                 if !waitQueue.isEmpty {
-                    next = waitQueue[0] | (waitQueue.count > 1 ? Gate.waiters : 0)
-                }
-                let ok = word.compareExchange(expected: w, desired: next, ordering: .acquiringAndReleasing).exchanged
-                if ok {
-                    if !waitQueue.isEmpty { waitQueue.removeFirst() }
+                    let next = waitQueue.removeFirst()
+                    if waitQueue.isEmpty { flags.bitwiseAnd(~Gate.waiters, ordering: .sequentiallyConsistent) }
+                    owner.store(next, ordering: .sequentiallyConsistent)
                     lock.broadcast()
+                    lock.unlock()
+                    return
                 }
+                flags.bitwiseAnd(~Gate.waiters, ordering: .sequentiallyConsistent)
                 lock.unlock()
-                if ok { return }
                 continue
             }
-            if word.compareExchange(expected: w, desired: 0, ordering: .releasing).exchanged { return }
+            owner.store(0, ordering: .sequentiallyConsistent)
+            holding = false
+            if flags.load(ordering: .sequentiallyConsistent) == 0 { return }
         }
     }
 }

@@ -63,7 +63,7 @@ public final class Subscriber: Gate {
     deinit {
         // Nothing can send to it any more: the subscription is over (rule 6a).
         // (A hub's subscriber is only freed once its hub is done with it.)
-        if word.load(ordering: .acquiring) & Gate.done == 0 {
+        if !isClosed {
             disposeResources(leavingHub: false)
             finalize()
         }
@@ -72,12 +72,17 @@ public final class Subscriber: Gate {
     // MARK: Sending
 
     /// Sends a value; consumes `value`. Inlined into callers: the
-    /// uncontended path is a CAS, the call, and a CAS.
+    /// uncontended path is a CAS, the call, a store and a load.
     @inlinable @inline(__always)
     public func sendNext(_ value: Value) {
         let t = ripple_thread()!
         let me = UInt(bitPattern: t)
         if tryAcquire(me) {
+            if isClosed {  // disposed, not yet finalized: letting go finalizes
+                releaseOwnership(me)
+                value.release()
+                return
+            }
             t.pointee.delivering &+= 1
             if let f = directNext {
                 var v = value

@@ -60,7 +60,7 @@ public final class SubjectHub: Gate, @unchecked Sendable {
     // MARK: Sending
 
     /// Sends a value to every subscriber; consumes it. The uncontended path
-    /// is a CAS, the deliveries, and a CAS.
+    /// is a CAS, the deliveries, a store and a load.
     @inline(__always)
     func sendNext(_ value: Value) {
         let t = ripple_thread()!

@@ -36,4 +36,17 @@ static inline ripple_stripe *ripple_stripe_for(const void *addr) {
     return &ripple_stripes[((a >> 4) ^ (a >> 10)) % RIPPLE_STRIPES];
 }
 
+/* The asymmetric fence of the delivery gate. A gate's owner lets go with a
+   plain store and a plain load (no locked instruction); the rare other side
+   (queueing for an owner, waiting for one, closing an owned gate) pays
+   ripple_heavy_fence() instead, which makes every thread of the process run
+   a full barrier (membarrier). Where membarrier is unavailable (old kernel,
+   valgrind), ripple_light_release is 0 and the owner lets go with a full
+   fence instead. */
+extern int ripple_light_release __attribute__((visibility("hidden")));
+void ripple_heavy_fence(void) __attribute__((visibility("hidden")));
+/* Keeps the compiler from moving memory accesses across this point. */
+static inline void ripple_compiler_barrier(void) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+static inline int ripple_light_release_ok(void) { return ripple_light_release; }
+
 #endif

@@ -127,12 +127,13 @@ enum Returned<T> {
     case wrongKind(RippleError)
 }
 
-/// Takes the +1 handle a callback returned, expecting one of `kinds`.
-func takeReturned<T: RippleObject>(_ p: OpaquePointer?, _ kinds: ObjectKind..., as: T.Type,
+/// Takes the +1 handle a callback returned, expecting kind `a` or `b` (two
+/// kinds, not a list: bind and flatten_map call this per value).
+func takeReturned<T: RippleObject>(_ p: OpaquePointer?, _ a: ObjectKind, _ b: ObjectKind, as: T.Type,
                                    what: StaticString, fn: StaticString) -> Returned<T> {
     guard let p else { return .none }
     let o = Unmanaged<RippleObject>.fromOpaque(UnsafeRawPointer(p)).takeRetainedValue()
-    guard kinds.contains(o.kind) else {
+    guard o.kind == a || o.kind == b else {
         return .wrongKind(.runtime(.callback, "\(fn): the callback returned \(kindName(o.kind)), not \(what)"))
     }
     return .object(unsafeDowncast(o, to: T.self))
@@ -178,11 +179,9 @@ func returnedDisposable(_ p: OpaquePointer?, failing s: Subscriber, _ fn: Static
 // runtime marker forged from outside) is refused by every entry point that
 // takes one. It is no box, so it is never released either.
 
-/// The highest type tag ripple.h lists (rpl_type); raise it with the enum.
-@usableFromInline let lastListedType: UInt32 = RPL_TYPE_EVENT.rawValue
-
-/// True for a type ripple.h lists: one unsigned compare.
-@inline(__always) func isListed(_ v: rpl_value) -> Bool { v.type <= lastListedType }
+/// True for a type ripple.h lists: one unsigned compare against the last
+/// rpl_type (move it when the enum grows).
+@inline(__always) func isListed(_ v: rpl_value) -> Bool { v.type <= RPL_TYPE_EVENT.rawValue }
 
 /// Records the rule-19a refusal of a value of type `type` by `fn`.
 @inline(never)

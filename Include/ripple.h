@@ -474,7 +474,9 @@ rpl_error_t *RPL_NULLABLE rpl_last_signal_error(void);
  * delivering to at that moment, which gets it from that thread before it lets
  * go. Each subscriber gets one event at a time; events sent from one thread
  * arrive in the order sent; a send from inside a callback on the same thread
- * is delivered at once, nested (RAC). No subject lock is held while a
+ * is delivered, in order, right after that callback returns (before the
+ * outermost send returns), so every subscriber sees one order and deep
+ * re-entrancy never grows the stack. No subject lock is held while a
  * callback runs, so callbacks may subscribe to, send into or dispose
  * subscriptions of the subject that is calling them, and callbacks on two
  * threads may send into each other's subjects without deadlock.

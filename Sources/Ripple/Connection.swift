@@ -22,17 +22,23 @@ public final class MulticastConnection: RippleObject, @unchecked Sendable {
     /// callback is still running on another thread). After it was disposed,
     /// the next call connects again - unless the subject has terminated, which
     /// a new subscription could not change.
-    public func connect() -> Disposable {
+    ///
+    /// `whenHeld` gets the connection's disposable before the source's
+    /// subscribe callback runs, so a disconnect can reach it (rule 3a).
+    public func connect(whenHeld: ((Disposable) -> Void)? = nil) -> Disposable {
         lock.lock()
         if let c = current, !c.isDisposed || subject.isTerminated {
             lock.unlock()
+            whenHeld?(c)
             return c
         }
         let c = SerialDisposable()
         current = c
         lock.unlock()
-        // If `c` is disposed meanwhile, swap disposes the subscription at once.
-        c.swap(subject.subscribe(to: source))
+        whenHeld?(c)
+        // The source subscription goes into `c` as soon as it exists; if `c`
+        // is disposed meanwhile, it is disposed at once.
+        _ = subject.subscribe(to: source, holder: c)
         return c
     }
 
@@ -65,16 +71,13 @@ final class AutoconnectSignal: Signal, @unchecked Sendable {
         // it is in) alive in a cycle.
         x.addResource(ActionDisposable { [weak self] in self?.leave() })
         if first {
-            let d = connection.connect()
-            lock.lock()
-            if count > 0 && connected == nil {
-                connected = d
+            var stale = false
+            let d = connection.connect { [self] c in
+                lock.lock()
+                if count > 0 && connected == nil { connected = c } else { stale = count == 0 }
                 lock.unlock()
-            } else {
-                let stale = count == 0
-                lock.unlock()
-                if stale { d.dispose() }  // everyone left while connecting
             }
+            if stale { d.dispose() }  // everyone left before it was held
         }
         return x
     }

@@ -12,7 +12,7 @@ public func rpl_subject_create() -> OpaquePointer? { retainedHandle(Subject()) }
 
 @c @implementation
 public func rpl_behavior_subject_create(_ initial: rpl_value) -> OpaquePointer? {
-    valueArg(initial, "rpl_behavior_subject_create", what: "initial").map { retainedHandle(ReplaySubject(behavior: $0)) }
+    valueArg(initial, "rpl_behavior_subject_create", what: "initial").map { retainedHandle(BehaviorSubject($0)) }
 }
 
 @c @implementation
@@ -105,7 +105,7 @@ public func rpl_behavior_subject_value(_ s: OpaquePointer?, _ out: UnsafeMutable
         setError(RPL_ERR_NULL, "rpl_behavior_subject_value: out is NULL")
         return rpl_last_error()
     }
-    guard let behavior = subject as? ReplaySubject, behavior.isBehavior else {
+    guard let behavior = subject as? BehaviorSubject else {
         setError(RPL_ERR_KIND, "rpl_behavior_subject_value: expected a behavior subject")
         return rpl_last_error()
     }

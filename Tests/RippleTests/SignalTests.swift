@@ -105,7 +105,6 @@ final class Recorder: Sink {
         // The pattern multi-input operators use: a started relay, fed by hand.
         let r = Recorder()
         let relay = Subscriber(r)
-        relay.start()
         relay.send(.next(.int(5)))
         relay.send(.completed)
         #expect(r.log == ["n5", "c", "f"])
@@ -149,7 +148,6 @@ final class Recorder: Sink {
         }
         let c = Counter()
         let sub = Subscriber(c)
-        sub.start()
         let threads = 4, per = 20000
         var ids: [pthread_t] = []
         final class Box: @unchecked Sendable { let s: Subscriber; let n: Int; init(_ s: Subscriber, _ n: Int) { self.s = s; self.n = n } }

@@ -76,7 +76,7 @@ private final class SubjectTestDisposeOnFirst: ForwardingSink {
     }
 
     @Test func behaviorSubject() {
-        let s = ReplaySubject(behavior: .int(0))
+        let s = BehaviorSubject(.int(0))
         let a = SubjectRecorder()
         _ = s.subscribe(a)
         s.sendNext(.int(1))

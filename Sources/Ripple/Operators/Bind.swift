@@ -37,7 +37,6 @@ public final class BindSignal: Signal {
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let relay = Subscriber(sink)
-        relay.start()
         let state = BindState(relay)
         _ = source.subscribe(BindSourceSink(state, function))
         return relay
@@ -88,7 +87,7 @@ final class BindState {
         // whichever of us comes second removes the token. (Registering only
         // now keeps inners that end at once free of weak references; during
         // `subscribe` the inner sink itself stops the inner if we end.)
-        let token = WeakSubscription(sub)
+        let token = WeakDisposable(sub)
         inner.token = token
         relay.addResource(token)
         if !inner.phase.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
@@ -117,7 +116,7 @@ final class BindSourceSink: Sink {
 
     override func attach(_ subscriber: Subscriber) {
         source = subscriber
-        state.relay.holdUpstream(subscriber)
+        state.relay.hold(subscriber)
     }
 
     override func onNext(_ value: borrowing Value) {
@@ -159,7 +158,7 @@ final class BindInnerSink: Sink {
     unowned(unsafe) var upstream: Subscriber?
     /// 0: subscribing; 1: its token is held by the relay; 2: completed.
     let phase = Atomic<Int>(0)
-    var token: WeakSubscription?
+    var token: WeakDisposable?
 
     init(_ state: BindState) {
         self.state = state

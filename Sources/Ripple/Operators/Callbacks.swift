@@ -172,9 +172,3 @@ class StoppingSink: ForwardingSink {
         terminate(nil)
     }
 }
-
-extension Subscriber {
-    /// Whether the resources have been disposed: after a dispose, or after a
-    /// terminal event has been delivered (not while it is being delivered).
-    var resourcesAreDisposed: Bool { resourcesClosed.load(ordering: .acquiring) }
-}

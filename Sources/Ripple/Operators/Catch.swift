@@ -14,7 +14,6 @@ public final class CatchSignal: Signal {
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let relay = Subscriber(sink)
-        relay.start()
         _ = source.subscribe(CatchSink(relay, handler))
         return relay
     }
@@ -27,7 +26,7 @@ final class CatchSink: Sink {
         self.relay = relay
         self.handler = handler
     }
-    override func attach(_ subscriber: Subscriber) { relay.holdUpstream(subscriber) }
+    override func attach(_ subscriber: Subscriber) { relay.hold(subscriber) }
     override func onNext(_ value: borrowing Value) { relay.sendNext(value.retained()) }
     override func onCompleted() { relay.sendCompleted() }
     override func onError(_ error: RippleError) {
@@ -36,6 +35,6 @@ final class CatchSink: Sink {
             relay.sendError(error)
             return
         }
-        _ = replacement.subscribe(InputRelaySink(relay))
+        _ = replacement.subscribe(RelaySink(relay))
     }
 }

@@ -3,10 +3,10 @@
 /// completed (RAC: an input completing without a value does not end it early);
 /// at once when there are none. The first error ends everything.
 public final class CombineLatestSignal: MultiInputSignal {
-    override func makeCore(_ sink: Sink) -> TaggedCore { CombineLatestCore(sink, count: sources.count) }
+    override func makeCore(_ sink: Sink) -> InputCore { CombineLatestCore(sink, count: sources.count) }
 }
 
-final class CombineLatestCore: TaggedCore {
+final class CombineLatestCore: InputCore {
     /// Owned values; meaningful where `has` is true.
     var latest: [Value]
     var has: [Bool]
@@ -21,7 +21,7 @@ final class CombineLatestCore: TaggedCore {
         super.init(downstream)
     }
 
-    override func input(_ index: Int, value: borrowing Value) {
+    override func onInput(_ index: Int, _ value: borrowing Value) {
         if has[index] {
             latest[index].release()
         } else {
@@ -36,7 +36,7 @@ final class CombineLatestCore: TaggedCore {
         tuple.release()
     }
 
-    override func inputCompleted(_ index: Int) {
+    override func onInputCompleted(_ index: Int) {
         active -= 1
         if active == 0 { relay.sendCompleted() }
     }

@@ -15,7 +15,6 @@ public final class ConcatSignal: Signal {
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let relay = Subscriber(sink)
-        relay.start()
         _ = first.subscribe(ConcatFirstSink(relay, second, ignoreFirstValues))
         return relay
     }
@@ -30,14 +29,14 @@ final class ConcatFirstSink: Sink {
         self.second = second
         self.ignoreValues = ignoreValues
     }
-    override func attach(_ subscriber: Subscriber) { relay.holdUpstream(subscriber) }
+    override func attach(_ subscriber: Subscriber) { relay.hold(subscriber) }
     override func onNext(_ value: borrowing Value) {
         if !ignoreValues { relay.sendNext(value.retained()) }
     }
     override func onError(_ error: RippleError) { relay.sendError(error) }
     override func onCompleted() {
         if relay.isDisposed { return }
-        _ = second.subscribe(InputRelaySink(relay))
+        _ = second.subscribe(RelaySink(relay))
     }
 }
 
@@ -55,9 +54,8 @@ public final class StartWithSignal: Signal {
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let relay = Subscriber(sink)
-        relay.start()
         relay.sendNext(value.retained())
-        if !relay.isDisposed { _ = source.subscribe(InputRelaySink(relay)) }
+        if !relay.isDisposed { _ = source.subscribe(RelaySink(relay)) }
         return relay
     }
 }

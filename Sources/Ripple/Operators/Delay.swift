@@ -8,17 +8,17 @@
 public final class DelaySignal: ScheduledOperatorSignal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
-        let relay = Subscriber.relay(sink)
+        let relay = Subscriber(sink)
         let delaySink = DelaySink(relay, interval, scheduler)
         // Disposing after upstream completed must still cancel the timer
         // that would deliver the queued events and completion.
         relay.addResource(ActionDisposable { [weak delaySink] in delaySink?.stop() })
-        relay.link(upstream.subscribe(delaySink))
+        _ = upstream.subscribe(delaySink)
         return relay
     }
 }
 
-final class DelaySink: SchedulerRelaySink, @unchecked Sendable {
+final class DelaySink: SoleRelaySink, @unchecked Sendable {
     let interval: UInt64
     let schedulerRef: SchedulerRef
     let lock = Lock()
@@ -102,7 +102,7 @@ final class DelaySink: SchedulerRelaySink, @unchecked Sendable {
         }
         lock.unlock()
         // `armed` stays set while delivering, so nothing overtakes these.
-        for e in due { relay.send(e) }
+        for e in due { relay.send(Message(e)) }
         lock.lock()
         if head == items.count {
             items.removeAll(keepingCapacity: true)

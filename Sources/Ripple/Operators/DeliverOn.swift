@@ -17,17 +17,20 @@ import Synchronization
 public final class DeliverOnSignal: ScheduledOperatorSignal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
-        let relay = Subscriber.relay(sink)
+        let relay = Subscriber(sink)
         let queue = DeliverOnQueue(relay, scheduler)
-        relay.link(upstream.subscribe(DeliverOnSink(queue)))
+        _ = upstream.subscribe(DeliverOnSink(queue))
         return relay
     }
 }
 
 /// The upstream end: queues events (on the sender's thread).
-final class DeliverOnSink: Sink {
+final class DeliverOnSink: RelaySink {
     let queue: DeliverOnQueue
-    init(_ queue: DeliverOnQueue) { self.queue = queue }
+    init(_ queue: DeliverOnQueue) {
+        self.queue = queue
+        super.init(queue.relay)
+    }
 
     override func onNext(_ value: borrowing Value) { queue.push(.next(value.retained())) }
     override func onError(_ error: RippleError) { queue.push(.error(error)) }

@@ -14,12 +14,12 @@ public final class IntervalSignal: Signal {
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
-        let s = Subscriber.relay(sink)
+        let s = Subscriber(sink)
         var tick: Int64 = 0
         // Occurrences of one repeating action never overlap, so `tick` needs
         // no lock. The scheduler holds the action, which holds the
         // subscriber; the subscriber holds the action weakly.
-        s.link(scheduler.schedule(after: interval, repeating: interval) {
+        s.hold(scheduler.schedule(after: interval, repeating: interval) {
             s.sendNext(.int(tick))
             tick &+= 1
         })

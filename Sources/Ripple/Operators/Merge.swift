@@ -3,17 +3,17 @@
 /// Inputs are subscribed in order, and those after an input that failed
 /// synchronously are not subscribed (RAC).
 public final class MergeSignal: MultiInputSignal {
-    override func makeCore(_ sink: Sink) -> TaggedCore { MergeCore(sink, remaining: sources.count) }
+    override func makeCore(_ sink: Sink) -> InputCore { MergeCore(sink, remaining: sources.count) }
 }
 
-final class MergeCore: TaggedCore {
+final class MergeCore: InputCore {
     var remaining: Int
     init(_ downstream: Sink, remaining: Int) {
         self.remaining = remaining
         super.init(downstream)
     }
-    override func input(_ index: Int, value: borrowing Value) { downstream.onNext(value) }
-    override func inputCompleted(_ index: Int) {
+    override func onInput(_ index: Int, _ value: borrowing Value) { downstream.onNext(value) }
+    override func onInputCompleted(_ index: Int) {
         remaining -= 1
         if remaining == 0 { relay.sendCompleted() }
     }

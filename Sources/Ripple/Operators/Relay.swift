@@ -1,96 +1,52 @@
-import Synchronization
-
-// Plumbing shared by the multi-input operators (merge, zip, bind, concat, ...).
+// The operator skeleton. An operator is either fused or relayed:
+// - fused (map, filter, scan, take, ...): its sink wraps the downstream sink
+//   and is subscribed upstream in its place, so a chain on one source runs as
+//   direct calls behind the one subscriber at the source;
+// - relayed (multi-input, scheduled, higher-order): a relay subscriber whose
+//   sink chain is the downstream, fed by `RelaySink`s, one per upstream
+//   subscription, so events from several inputs or threads are serialized by
+//   the relay's gate.
+// Both hold their upstream subscription before it starts (rule 3a): a fused
+// sink is attached to the source's subscriber when that subscriber is
+// created, and a `RelaySink` makes the relay hold its upstream in `attach`,
+// which runs before the upstream subscribe callback. So a dispose, a
+// downstream take, a terminal event or a timeout reaches a producer that is
+// still inside its subscribe callback.
 //
-// Such an operator makes a relay: a `Subscriber` whose sink chain is the
-// downstream. Inputs are subscribed with small sinks that send into the relay,
-// which serializes what several inputs deliver concurrently, so downstream
-// callbacks never overlap. Ownership (semantics.md rule 6a):
-// - an input's sink holds the relay strongly: a source that can still send
-//   keeps the subscription alive, even after the user released its handle;
-// - the relay holds its input subscriptions weakly (`WeakSubscription`), only
-//   to dispose them. So nothing forms a cycle: once every source that could
-//   reach the relay is freed, the relay is freed and its release runs.
-// An input's sink registers its upstream subscription in `attach`, which runs
-// before the input's first event: a relay that ends while an input is still
-// inside `subscribe` (a synchronous endless source, a downstream take) can
-// already dispose that input (semantics.md rule 3).
+// Ownership (rule 6a): a relay sink holds the relay strongly (a source that
+// can still send keeps the subscription alive); the relay holds its upstream
+// subscriptions weakly (`Subscriber.hold`). Nothing forms a cycle.
 
-/// Disposes an upstream subscription without keeping it alive.
-final class WeakSubscription: Disposable {
-    weak var target: Subscriber?
-    init(_ target: Subscriber) {
-        self.target = target
-        super.init()
-    }
-    override func dispose() { target?.dispose() }
-    override var isDisposed: Bool { target?.isDisposed ?? true }
-}
-
-extension Subscriber {
-    /// Makes `upstream` end with this subscription. Returns the token that
-    /// holds it, or nil when it has already ended (nothing to hold).
-    @discardableResult
-    func holdUpstream(_ upstream: Subscriber) -> WeakSubscription? {
-        if upstream.isDisposed { return nil }
-        let token = WeakSubscription(upstream)
-        addResource(token)  // disposes it at once if we have ended
-        return token
-    }
-}
-
-/// Forwards every event of one input into a relay.
-final class InputRelaySink: Sink {
-    let relay: Subscriber
-    init(_ relay: Subscriber) { self.relay = relay }
-    override func attach(_ subscriber: Subscriber) { relay.holdUpstream(subscriber) }
-    override func onNext(_ value: borrowing Value) { relay.sendNext(value.retained()) }
-    override func onError(_ error: RippleError) { relay.sendError(error) }
-    override func onCompleted() { relay.sendCompleted() }
-}
-
-// MARK: Tagged relays
-//
-// Operators whose state depends on which input sent what (zip, combine_latest,
-// merge's completion count) keep that state in a sink at the head of the
-// relay, where delivery is already serialized: no lock, and outputs leave in
-// the order the state changed. An input tags what it sends: a value carries
-// the input's index in the `reserved` field of `Value` (always zero outside
-// the runtime), and a completion is a private marker value. Neither ever
-// reaches user code.
-
-enum Tag {
-    /// The raw type of "input `bits` completed": not a valid `ValueType`.
-    static let completedType: UInt32 = 0x7250_C0DE
-
-    @inline(__always)
-    static func value(_ v: borrowing Value, input: Int) -> Value {
-        var x = v.retained()
-        x.reserved = UInt32(truncatingIfNeeded: input)
-        return x
-    }
-
-    @inline(__always)
-    static func completed(input: Int) -> Value { Value(rawType: completedType, bits: UInt64(input)) }
-}
-
-/// Sends one input's events, tagged, into a relay whose head is a `TaggedCore`.
-final class TaggedInputSink: Sink {
-    let relay: Subscriber
+/// The upstream end of a relayed operator.
+open class RelaySink: Sink {
+    public let relay: Subscriber
+    /// The input index for multi-input operators (their events arrive as
+    /// `Message.input`/`.inputCompleted`); -1 for plain forwarding.
     let index: Int
-    init(_ relay: Subscriber, _ index: Int) {
+
+    public init(_ relay: Subscriber, input index: Int = -1) {
         self.relay = relay
         self.index = index
     }
-    override func attach(_ subscriber: Subscriber) { relay.holdUpstream(subscriber) }
-    override func onNext(_ value: borrowing Value) { relay.sendNext(Tag.value(value, input: index)) }
-    override func onError(_ error: RippleError) { relay.sendError(error) }
-    override func onCompleted() { relay.sendNext(Tag.completed(input: index)) }
+
+    open override func attach(_ subscriber: Subscriber) { relay.hold(subscriber) }
+
+    open override func onNext(_ value: borrowing Value) {
+        if index < 0 { relay.sendNext(value.retained()) } else { relay.send(.input(index, value.retained())) }
+    }
+    open override func onError(_ error: RippleError) { relay.sendError(error) }
+    open override func onCompleted() {
+        if index < 0 { relay.sendCompleted() } else { relay.send(.inputCompleted(index)) }
+    }
 }
 
-/// The head of a tagged relay: decodes tags and calls `input(_:value:)` /
-/// `inputCompleted(_:)`, one at a time. Subclasses forward to `downstream`
-/// and end the relay with `relay.sendCompleted()` (nested, which is safe).
+/// A relay sink whose upstream is the relay's only source of events: when
+/// the upstream subscription ends without a terminal event (its source was
+/// freed), nothing can reach the relay any more, so it ends too.
+open class SoleRelaySink: RelaySink {
+    open override func finish() { relay.dispose() }
+}
+
 /// Base of merge, zip and combine_latest: every input is subscribed into one
 /// relay whose head is the operator's core; no inputs complete at once.
 public class MultiInputSignal: Signal {
@@ -101,21 +57,30 @@ public class MultiInputSignal: Signal {
     }
 
     /// The sink at the head of the relay, holding the operator's state.
-    func makeCore(_ sink: Sink) -> TaggedCore { fatalError("makeCore must be overridden") }
+    func makeCore(_ sink: Sink) -> InputCore { fatalError("makeCore must be overridden") }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let relay = Subscriber(makeCore(sink))
-        relay.start()
         if sources.isEmpty {
             relay.sendCompleted()
             return relay
         }
-        TaggedCore.subscribeInputs(sources, into: relay)
+        // In order, stopping once the relay has ended (an input failed
+        // synchronously; RAC's merge rule).
+        for (i, s) in sources.enumerated() {
+            if relay.isDisposed { break }
+            _ = s.subscribe(RelaySink(relay, input: i))
+        }
         return relay
     }
 }
 
-class TaggedCore: Sink {
+/// The head of a multi-input relay: receives `onInput`/`onInputCompleted`
+/// one at a time (the relay serializes them), so its state needs no lock and
+/// outputs leave in the order the state changed. Subclasses forward to
+/// `downstream` and end the relay with `relay.sendCompleted()` (queued
+/// behind the current delivery, which is safe).
+class InputCore: Sink {
     let downstream: Sink
     /// The relay owns this sink, so it outlives every call.
     unowned(unsafe) var relay: Subscriber!
@@ -127,30 +92,8 @@ class TaggedCore: Sink {
         downstream.attach(subscriber)
     }
 
-    final override func onNext(_ value: borrowing Value) {
-        if value.rawType == Tag.completedType {
-            inputCompleted(Int(value.bits))
-            return
-        }
-        let index = Int(value.reserved)
-        var v = copy value
-        v.reserved = 0
-        input(index, value: v)
-    }
+    final override func onNext(_ value: borrowing Value) { onInput(0, value) }
     final override func onError(_ error: RippleError) { downstream.onError(error) }
     final override func onCompleted() { downstream.onCompleted() }
     override func finish() { downstream.finish() }
-
-    /// A value from input `index`, borrowed (retain it to keep it).
-    func input(_ index: Int, value: borrowing Value) {}
-    func inputCompleted(_ index: Int) {}
-
-    /// Subscribes `sources` in order into `relay`, stopping as soon as the
-    /// relay has ended (an input failed synchronously; RAC's merge rule).
-    static func subscribeInputs(_ sources: [Signal], into relay: Subscriber) {
-        for (i, s) in sources.enumerated() {
-            if relay.isDisposed { return }
-            _ = s.subscribe(TaggedInputSink(relay, i))
-        }
-    }
 }

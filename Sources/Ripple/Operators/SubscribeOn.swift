@@ -5,13 +5,13 @@
 public final class SubscribeOnSignal: ScheduledOperatorSignal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
-        let relay = Subscriber.relay(sink)
+        let relay = Subscriber(sink)
         let upstream = self.upstream
         // The scheduler holds the job, the job holds the relay; the relay
         // holds the job weakly (no cycle if the scheduler is freed first).
-        relay.link(scheduler.schedule {
+        relay.hold(scheduler.schedule {
             if relay.isDisposed { return }
-            relay.link(upstream.subscribe(SchedulerRelaySink(relay)))
+            _ = upstream.subscribe(SoleRelaySink(relay))
         })
         return relay
     }

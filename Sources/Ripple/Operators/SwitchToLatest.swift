@@ -16,7 +16,6 @@ public final class SwitchToLatestSignal: Signal {
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let relay = Subscriber(sink)
-        relay.start()
         let state = SwitchState(relay)
         relay.addResource(state.current)
         _ = source.subscribe(SwitchOuterSink(state))
@@ -80,7 +79,7 @@ final class SwitchOuterSink: Sink {
         guard let signal else { return }
         _ = signal.subscribe(SwitchInnerSink(state, gen))
     }
-    override func attach(_ subscriber: Subscriber) { state.relay.holdUpstream(subscriber) }
+    override func attach(_ subscriber: Subscriber) { state.relay.hold(subscriber) }
     override func onError(_ error: RippleError) { state.relay.sendError(error) }
     override func onCompleted() { state.markDone(SwitchState.outerDone, gen: nil) }
 }
@@ -95,7 +94,7 @@ final class SwitchInnerSink: Sink {
     /// Runs inside the outer value's delivery, before any older generation
     /// could be installed: the slot was emptied just before.
     override func attach(_ subscriber: Subscriber) {
-        if state.isLatest(gen) { state.current.swap(WeakSubscription(subscriber))?.dispose() }
+        if state.isLatest(gen) { state.current.swap(WeakDisposable(subscriber))?.dispose() }
     }
     override func onNext(_ value: borrowing Value) {
         if state.isLatest(gen) { state.relay.sendNext(value.retained()) }

@@ -18,7 +18,6 @@ public final class TakeSignal: UnaryOperatorSignal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         if count == 0 {
             let s = Subscriber(sink)
-            s.start()
             s.sendCompleted()
             return s
         }

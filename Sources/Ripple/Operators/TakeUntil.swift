@@ -13,9 +13,8 @@ public final class TakeUntilSignal: Signal {
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let relay = Subscriber(sink)
-        relay.start()
         _ = trigger.subscribe(TakeUntilTriggerSink(relay))
-        if !relay.isDisposed { _ = source.subscribe(InputRelaySink(relay)) }
+        if !relay.isDisposed { _ = source.subscribe(RelaySink(relay)) }
         return relay
     }
 }
@@ -23,7 +22,7 @@ public final class TakeUntilSignal: Signal {
 final class TakeUntilTriggerSink: Sink {
     let relay: Subscriber
     init(_ relay: Subscriber) { self.relay = relay }
-    override func attach(_ subscriber: Subscriber) { relay.holdUpstream(subscriber) }
+    override func attach(_ subscriber: Subscriber) { relay.hold(subscriber) }
     override func onNext(_ value: borrowing Value) { relay.sendCompleted() }
     override func onCompleted() { relay.sendCompleted() }
 }

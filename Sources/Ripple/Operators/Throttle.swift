@@ -6,13 +6,13 @@
 public final class ThrottleSignal: ScheduledOperatorSignal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
-        let relay = Subscriber.relay(sink)
-        relay.link(upstream.subscribe(ThrottleSink(relay, interval, scheduler)))
+        let relay = Subscriber(sink)
+        _ = upstream.subscribe(ThrottleSink(relay, interval, scheduler))
         return relay
     }
 }
 
-final class ThrottleSink: SchedulerRelaySink, @unchecked Sendable {
+final class ThrottleSink: SoleRelaySink, @unchecked Sendable {
     let interval: UInt64
     let schedulerRef: SchedulerRef
     let lock = Lock()

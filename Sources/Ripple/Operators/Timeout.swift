@@ -6,13 +6,13 @@
 public final class TimeoutSignal: ScheduledOperatorSignal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
-        let relay = Subscriber.relay(sink)
+        let relay = Subscriber(sink)
         let interval = self.interval
-        relay.link(scheduler.schedule(after: interval) {
+        relay.hold(scheduler.schedule(after: interval) {
             // Ends the subscription, which disposes upstream.
             relay.sendError(.runtime(.timeout, "timeout: the signal did not terminate within \(interval) ns"))
         })
-        relay.link(upstream.subscribe(TimeoutUpstreamSink(relay)))
+        _ = upstream.subscribe(TimeoutUpstreamSink(relay))
         return relay
     }
 }
@@ -21,7 +21,7 @@ public final class TimeoutSignal: ScheduledOperatorSignal {
 /// a terminal event (e.g. `never`), the relay must live on: the timer can
 /// still fail it. The timer's job holds the relay until it fires or the
 /// subscription is disposed (which cancels it), so nothing is left behind.
-final class TimeoutUpstreamSink: SchedulerRelaySink {
+final class TimeoutUpstreamSink: SoleRelaySink {
     override func finish() {}
 }
 

@@ -3,7 +3,7 @@
 /// (so the shortest input decides), at once when there are no inputs. The
 /// first error ends everything.
 public final class ZipSignal: MultiInputSignal {
-    override func makeCore(_ sink: Sink) -> TaggedCore { ZipCore(sink, count: sources.count) }
+    override func makeCore(_ sink: Sink) -> InputCore { ZipCore(sink, count: sources.count) }
 }
 
 /// A FIFO of owned values.
@@ -32,7 +32,7 @@ struct ValueQueue {
     }
 }
 
-final class ZipCore: TaggedCore {
+final class ZipCore: InputCore {
     var queues: [ValueQueue]
     var completed: [Bool]
     /// Inputs whose queue is empty.
@@ -45,7 +45,7 @@ final class ZipCore: TaggedCore {
         super.init(downstream)
     }
 
-    override func input(_ index: Int, value: borrowing Value) {
+    override func onInput(_ index: Int, _ value: borrowing Value) {
         if queues[index].isEmpty { empty -= 1 }
         queues[index].push(value.retained())
         guard empty == 0 else { return }
@@ -62,7 +62,7 @@ final class ZipCore: TaggedCore {
         checkDone()
     }
 
-    override func inputCompleted(_ index: Int) {
+    override func onInputCompleted(_ index: Int) {
         completed[index] = true
         checkDone()
     }

@@ -233,19 +233,6 @@ public final class ScheduledAction: Job, @unchecked Sendable {
     }
 }
 
-/// Disposes its target if that is still alive, without keeping it alive.
-/// Subscriptions hold their scheduled jobs and upstream subscriptions through
-/// it, so no cycle outlives the scheduler or the source (rule 6a).
-public final class WeakDisposable: Disposable {
-    weak var target: Disposable?
-    public init(_ target: Disposable) {
-        self.target = target
-        super.init()
-    }
-    public override func dispose() { target?.dispose() }
-    public override var isDisposed: Bool { target?.isDisposed ?? true }
-}
-
 // MARK: Queues shared by the scheduler implementations
 
 /// A FIFO of jobs (array plus head index; compacts as it drains).
@@ -362,47 +349,4 @@ public struct SchedulerRef {
     /// The scheduler, or nil if it was a driven scheduler now freed.
     @inline(__always)
     public var scheduler: Scheduler? { strong ?? weakRef }
-}
-
-/// Forwards an upstream subscription's events into a relay subscriber.
-/// Operators whose events arrive from scheduler threads (or must be able to
-/// end early from a timer) subscribe upstream with it, so that the relay
-/// serializes delivery downstream.
-///
-/// Ownership: the upstream source holds this sink, which holds the relay;
-/// the relay holds the upstream subscription only weakly (`link`). So when
-/// the source is freed the upstream subscription ends, `finish` disposes
-/// the relay, and nothing is left in a cycle (rule 6a).
-open class SchedulerRelaySink: Sink {
-    public let relay: Subscriber
-    public init(_ relay: Subscriber) { self.relay = relay }
-
-    open override func onNext(_ value: borrowing Value) { relay.sendNext(value.retained()) }
-    open override func onError(_ error: RippleError) { relay.sendError(error) }
-    open override func onCompleted() { relay.sendCompleted() }
-    /// The upstream subscription ended. After a forwarded terminal event this
-    /// is a no-op; otherwise nothing can reach the relay any more.
-    open override func finish() { relay.dispose() }
-}
-
-extension Subscriber {
-    /// A new subscriber for `sink`, started (it exists before any upstream
-    /// subscription, rule 3).
-    public static func relay(_ sink: Sink) -> Subscriber {
-        let r = Subscriber(sink)
-        r.start()
-        return r
-    }
-
-    /// A subscription that is over at once (its release runs): what an
-    /// operator returns when its driven scheduler (test scheduler, run loop)
-    /// has been freed, since nothing could ever deliver to it.
-    public static func ended(_ sink: Sink) -> Subscriber {
-        let r = relay(sink)
-        r.dispose()
-        return r
-    }
-
-    /// Disposes `d` with this subscription, without keeping `d` alive.
-    public func link(_ d: Disposable) { addResource(WeakDisposable(d)) }
 }

@@ -21,8 +21,14 @@ open class Sink {
     open func onError(_ error: RippleError) {}
     open func onCompleted() {}
 
-    /// Called once when the chain is subscribed, before any event, with the
-    /// subscriber at its head. Sinks that end a subscription early (take) keep
+    /// A value from input `index` of a multi-input operator (the head of its
+    /// relay overrides these; `Message.input` carries them).
+    open func onInput(_ index: Int, _ value: borrowing Value) { onNext(value) }
+    /// Input `index` of a multi-input operator completed.
+    open func onInputCompleted(_ index: Int) {}
+
+    /// Called once when the chain's subscriber is created (before any event
+    /// and before any upstream subscription), with that subscriber. Sinks that end a subscription early (take) keep
     /// it; sinks that wrap another pass it on.
     open func attach(_ subscriber: Subscriber) {}
 

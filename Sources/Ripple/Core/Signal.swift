@@ -33,8 +33,7 @@ public final class CreateSignal: Signal {
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
-        let s = Subscriber(sink)
-        s.start()  // the disposable exists before the body runs (rule 3)
+        let s = Subscriber(sink)  // the disposable exists before the body runs (rule 3)
         s.beginSubscribeBody()
         s.endSubscribeBody(adding: body(s))
         return s
@@ -53,7 +52,6 @@ public final class ReturnSignal: Signal {
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let s = Subscriber(sink)
-        s.start()
         s.sendNext(value.retained())
         s.sendCompleted()
         return s
@@ -64,7 +62,6 @@ public final class ReturnSignal: Signal {
 public final class EmptySignal: Signal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let s = Subscriber(sink)
-        s.start()
         s.sendCompleted()
         return s
     }
@@ -79,7 +76,6 @@ public final class ErrorSignal: Signal {
     }
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let s = Subscriber(sink)
-        s.start()
         s.sendError(error)
         return s
     }
@@ -89,7 +85,6 @@ public final class ErrorSignal: Signal {
 public final class NeverSignal: Signal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let s = Subscriber(sink)
-        s.start()
         return s
     }
 }
@@ -104,7 +99,6 @@ public final class DeferSignal: Signal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         if let inner = factory() { return inner.subscribe(sink) }
         let s = Subscriber(sink)
-        s.start()
         s.sendError(.runtime(.callback, "defer: the factory returned no signal"))
         return s
     }

@@ -1,0 +1,252 @@
+import Glibc
+import RippleSupport
+import Synchronization
+
+// One subscription: a gate (Gate.swift) in front of a sink chain, plus the
+// resources that end with it.
+//
+// A subscription to a subject has no owner of its own: the subject's hub
+// owns every delivery to all its subscribers at once (one serialization per
+// send), and its `hub` field says so. It is handed out as a plain disposable,
+// so nothing can send into it from outside the hub.
+//
+// Ending (rules 5, 6): a terminal event marks it done, runs the terminal
+// callback, then disposes the resources; `dispose` marks it done and disposes
+// the resources. The sink chain's `finish` (the C observer's release) runs
+// last and once: at once if nobody is delivering, else when the owner lets go
+// (for a subject's subscriber: when the hub processes its leave).
+
+public final class Subscriber: Gate {
+    /// The head of the sink chain (+1, by hand, so calling it costs no
+    /// retain/release per event); nil once finalized.
+    @usableFromInline @exclusivity(unchecked) var sinkRef: Unmanaged<Sink>?
+    /// The head sink's `directNext`, copied here so the fast path reads it
+    /// without touching the sink.
+    @usableFromInline let directNext: Sink.DirectNext?
+    @usableFromInline let directContext: UnsafeMutableRawPointer?
+    /// The subject hub that delivers to this subscriber, if any.
+    let hub: SubjectHub?
+    /// Position in the hub's registry (hub owner only).
+    @exclusivity(unchecked) var hubSlot = -1
+
+    /// Resources disposed when the subscription ends, under the stripe lock.
+    @exclusivity(unchecked) var resources = DisposableBag()
+    /// Set once the resources have been disposed; later ones are disposed at once.
+    let resourcesClosed = Atomic<Bool>(false)
+    /// Set (under the stripe lock) once a resource has ever been added.
+    let hasResources = Atomic<Bool>(false)
+    /// Holds back `finish` while a subscribe body runs (rule 5: a resource the
+    /// body returns after a synchronous terminal event is disposed before the
+    /// release). 0: open, 1: a body is running, 2: running and finish is due.
+    let finishGate = Atomic<UInt8>(0)
+
+    /// A subscription delivering into `sink`, which is attached to it before
+    /// anything else can happen (rule 3: it exists before any upstream does).
+    public init(_ sink: __owned Sink, hub: SubjectHub? = nil) {
+        let direct = sink.directNext()
+        directNext = direct?.function
+        directContext = direct?.context
+        sinkRef = Unmanaged.passRetained(sink)
+        self.hub = hub
+        super.init(kind: hub == nil ? .subscriber : .disposable)
+        sink.attach(self)
+    }
+
+    /// A subscription that is over at once (its release runs): what an
+    /// operator returns when nothing could ever deliver to it.
+    public static func ended(_ sink: Sink) -> Subscriber {
+        let r = Subscriber(sink)
+        r.dispose()
+        return r
+    }
+
+    deinit {
+        // Nothing can send to it any more: the subscription is over (rule 6a).
+        // (A hub's subscriber is only freed once its hub is done with it.)
+        if word.load(ordering: .acquiring) & Gate.done == 0 {
+            disposeResources(leavingHub: false)
+            finalize()
+        }
+    }
+
+    // MARK: Sending
+
+    /// Sends a value; consumes `value`. Inlined into callers: the
+    /// uncontended path is a CAS, the call, and a CAS.
+    @inlinable @inline(__always)
+    public func sendNext(_ value: Value) {
+        let t = ripple_thread()!
+        let me = UInt(bitPattern: t)
+        if tryAcquire(me) {
+            t.pointee.delivering &+= 1
+            if let f = directNext {
+                var v = value
+                f(directContext, &v)
+            } else {
+                sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.onNext(value) }
+            }
+            t.pointee.delivering &-= 1
+            releaseOwnership(me)
+            value.release()
+            return
+        }
+        send(.next(value))
+    }
+
+    public func sendError(_ error: RippleError) { send(.error(error)) }
+    public func sendCompleted() { send(.completed) }
+
+
+    /// True once the subscription has terminated or been disposed.
+    public override var isDisposed: Bool { isClosed }
+
+    /// Delivers one message while its gate is owned (by this subscriber's
+    /// own owner, or by its hub); consumes it.
+    public override func deliver(_ message: Message) {
+        switch message {
+        case .next(let v):
+            if !isClosed { sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.onNext(v) } }
+            v.release()
+        case .error(let e):
+            if markDone() {
+                sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.onError(e) }
+                disposeResources()
+            }
+        case .completed:
+            if markDone() {
+                sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.onCompleted() }
+                disposeResources()
+            }
+        case .input(let i, let v):
+            if !isClosed { sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.onInput(i, v) } }
+            v.release()
+        case .inputCompleted(let i):
+            if !isClosed { sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.onInputCompleted(i) } }
+        case .join, .leave, .close:
+            preconditionFailure("a hub message reached a subscriber")
+        }
+    }
+
+    /// A value from the hub, which owns the delivery: no gate of its own.
+    @inline(__always)
+    func deliverFromHub(_ value: borrowing Value) {
+        if isClosed { return }
+        var v = copy value  // a 16-byte copy; the reference stays borrowed
+        if let f = directNext {
+            f(directContext, &v)
+        } else {
+            sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.onNext(v) }
+        }
+    }
+
+    // MARK: Ending
+
+    /// Ends the subscription without a terminal event. Never waits for a
+    /// callback running on another thread: that thread finalizes when it
+    /// returns.
+    public override func dispose() {
+        guard let mustFinalize = close() else { return }
+        disposeResources()  // for a hub's subscriber this also tells the hub
+        if hub == nil && mustFinalize { finalize() }
+    }
+
+    /// Call before running a subscribe body that may end the subscription
+    /// synchronously and then return a resource; pair with `endSubscribeBody`.
+    public func beginSubscribeBody() { finishGate.store(1, ordering: .relaxed) }
+
+    /// Adds the body's resource and runs a `finish` held back meanwhile.
+    public func endSubscribeBody(adding resource: Disposable?) {
+        addResource(resource)
+        if finishGate.exchange(0, ordering: .acquiringAndReleasing) == 2 { finalize() }
+    }
+
+    /// Drops queued messages and runs the sink chain's `finish`, once.
+    public override func finalize() {
+        // A plain load first: the gate is almost always open, and a failed
+        // compare-exchange costs as much as a successful one.
+        // Closed (1 or 2): leave it to endSubscribeBody.
+        var gate = finishGate.load(ordering: .acquiring)
+        while gate != 0 {
+            if gate == 2 { return }
+            let (ok, cur) = finishGate.compareExchange(expected: 1, desired: 2, ordering: .acquiringAndReleasing)
+            if ok { return }
+            gate = cur
+        }
+        dropQueued()
+        if let s = sinkRef {
+            sinkRef = nil
+            s.takeRetainedValue().finish()
+        }
+    }
+
+    // MARK: Resources
+
+    /// Adds a resource disposed when the subscription ends (at once if it
+    /// already has).
+    public func addResource(_ d: Disposable?) {
+        guard let d else { return }
+        let lock = slowLock
+        lock.lock()
+        // Announce first, then look (both sequentially consistent): either
+        // disposeResources sees the announcement and takes the lock, or we
+        // see that it has run and dispose `d` ourselves.
+        hasResources.store(true, ordering: .sequentiallyConsistent)
+        if resourcesClosed.load(ordering: .sequentiallyConsistent) {
+            lock.unlock()
+            d.dispose()
+            return
+        }
+        resources.add(d)
+        lock.unlock()
+    }
+
+    /// Removes a resource without disposing it.
+    public func removeResource(_ d: Disposable) {
+        let lock = slowLock
+        lock.withLock { _ = resources.remove(d) }
+    }
+
+    /// Whether the resources have been disposed: after a dispose, or after a
+    /// terminal event has been delivered (not while it is being delivered).
+    var resourcesAreDisposed: Bool { resourcesClosed.load(ordering: .acquiring) }
+
+    /// Disposes every resource, once; a hub's subscriber then leaves its hub.
+    /// A subscription that never had a resource (the common case) costs one
+    /// atomic exchange and no lock.
+    func disposeResources(leavingHub: Bool = true) {
+        if resourcesClosed.exchange(true, ordering: .sequentiallyConsistent) { return }
+        if hasResources.load(ordering: .sequentiallyConsistent) {
+            let lock = slowLock
+            lock.lock()
+            let taken = resources.takeAll()
+            lock.unlock()
+            for d in taken { d.dispose() }
+        }
+        if leavingHub { hub?.send(.leave(self)) }
+    }
+
+    /// Makes `upstream` end with this subscription, without keeping it alive
+    /// (rule 6a). Operators call it from their upstream sink's `attach`, so
+    /// the upstream is held before its subscribe callback runs (rule 3a).
+    /// Returns the token that holds it, or nil if it has already ended.
+    @discardableResult
+    public func hold(_ upstream: Disposable) -> WeakDisposable? {
+        if upstream.isDisposed { return nil }
+        let token = WeakDisposable(upstream)
+        addResource(token)  // disposes it at once if we have ended
+        return token
+    }
+}
+
+/// Disposes its target if that is still alive, without keeping it alive.
+/// Subscriptions hold their upstream subscriptions and scheduled jobs through
+/// it, so no cycle outlives the source or the scheduler (rule 6a).
+public final class WeakDisposable: Disposable {
+    weak var target: Disposable?
+    public init(_ target: Disposable) {
+        self.target = target
+        super.init()
+    }
+    public override func dispose() { target?.dispose() }
+    public override var isDisposed: Bool { target?.isDisposed ?? true }
+}

@@ -1,0 +1,69 @@
+// Subjects: signals that are also senders (semantics.md rules 7-11). A
+// subject is a front for its hub (SubjectHub.swift), which owns delivery to
+// every subscriber.
+
+/// A plain (publish) subject: a subscriber gets what is sent after it
+/// subscribed, and a late subscriber gets the terminal event at once.
+public class Subject: Signal, @unchecked Sendable {
+    let hub: SubjectHub
+
+    public override init() {
+        hub = SubjectHub(replay: nil)
+        super.init(kind: .subject)
+    }
+
+    init(hub: SubjectHub) {
+        self.hub = hub
+        super.init(kind: .subject)
+    }
+
+    deinit { hub.send(.close) }
+
+    /// Sends a value to every current subscriber; consumes `value`. Ignored
+    /// after the terminal event.
+    @inline(__always)
+    public final func sendNext(_ value: Value) { hub.sendNext(value) }
+    public final func sendError(_ error: RippleError) { hub.send(.error(error)) }
+    public final func sendCompleted() { hub.send(.completed) }
+
+    /// Sends any event; consumes it.
+    public final func send(_ event: Event) { hub.send(Message(event)) }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        let x = Subscriber(sink, hub: hub)
+        hub.send(.join(x))
+        return x
+    }
+
+    /// Subscribes this subject to `source`, as its subscriber, and returns
+    /// that subscription. The first terminal event from any source terminates
+    /// the subject and disposes its other source subscriptions (RAC). The
+    /// subscription is held by the subject (and put into `holder`) before the
+    /// source's subscribe callback runs (rule 3a).
+    public final func subscribe(to source: Signal, holder: SerialDisposable? = nil) -> Subscriber {
+        source.subscribe(SubjectFeedSink(self, holder))
+    }
+
+    /// The current number of subscribers (a snapshot).
+    public final var subscriberCount: Int { hub.subscriberCount }
+
+    /// True once the subject has sent its terminal event.
+    public final var isTerminated: Bool { hub.isTerminated }
+}
+
+/// Forwards a source's events into a subject (the subject as a subscriber).
+final class SubjectFeedSink: Sink {
+    let subject: Subject
+    let holder: SerialDisposable?
+    init(_ subject: Subject, _ holder: SerialDisposable?) {
+        self.subject = subject
+        self.holder = holder
+    }
+    override func attach(_ subscriber: Subscriber) {
+        subject.hub.addSource(subscriber)
+        holder?.swap(subscriber)
+    }
+    override func onNext(_ value: borrowing Value) { subject.sendNext(value.retained()) }
+    override func onError(_ error: RippleError) { subject.sendError(error) }
+    override func onCompleted() { subject.sendCompleted() }
+}

@@ -1,0 +1,241 @@
+import Glibc
+import RippleSupport
+import Synchronization
+
+/// The subject-wide owner: one gate in front of every subscriber of a
+/// subject. A send takes the gate once and delivers to all subscribers, so
+/// fan-out pays one serialization per send instead of one per subscriber.
+/// Subscribing, leaving and terminating are messages through the same gate,
+/// so the registry, the replay buffer and the terminal event are touched by
+/// the owner only: no lock, no copy on subscribe (rule 23), and one order of
+/// events for every subscriber and for the buffer (rule 10).
+///
+/// A subscriber of the hub (a `Subscriber` whose `hub` is this) holds it
+/// strongly; the registry holds its subscribers until they leave or the
+/// subject is freed (`close`), which breaks that cycle (rule 6a).
+public final class SubjectHub: Gate, @unchecked Sendable {
+    @exclusivity(unchecked) var registry = SubscriberRegistry()
+    /// The last values (replay and behavior subjects), owner only.
+    @exclusivity(unchecked) var buffer: ReplayBuffer?
+    let isBehavior: Bool
+    /// The terminal event once sent (rule 7), owner only.
+    @exclusivity(unchecked) var terminal: Event?
+    /// The subject is gone; owner only.
+    @exclusivity(unchecked) var closed = false
+    /// The subscriber whose callback the owner is running (owner only): its
+    /// own leave must wait until that callback returns (rules 5, 6).
+    @exclusivity(unchecked) var current: UnsafeMutableRawPointer?
+    let terminatedFlag = Atomic<Bool>(false)
+    let liveCount = Atomic<Int>(0)
+
+    /// Guards `current` (a behavior subject's value, read from any thread)
+    /// and `sources`; never held while user code runs.
+    let lock = Lock()
+    @exclusivity(unchecked) var currentValue: Value = .nil
+    /// Subscriptions of the subject to sources, disposed when it terminates.
+    @exclusivity(unchecked) var sources: [WeakDisposable] = []
+
+    /// A plain subject's hub (`replay` nil), a replay subject's (the number
+    /// of values to keep), or a behavior subject's (`behavior`, consumed).
+    init(replay: Int?, behavior initial: Value? = nil) {
+        if let initial {
+            isBehavior = true
+            var b = ReplayBuffer(capacity: 1)
+            _ = b.append(initial.retained())
+            buffer = b
+            currentValue = initial
+        } else {
+            isBehavior = false
+            buffer = replay.map { ReplayBuffer(capacity: $0) }
+        }
+        super.init(kind: .disposable)
+    }
+
+    deinit {
+        buffer?.releaseAll()
+        currentValue.release()
+        registry.destroy()
+    }
+
+    // MARK: Sending
+
+    /// Sends a value to every subscriber; consumes it. The uncontended path
+    /// is a CAS, the deliveries, and a CAS.
+    @inline(__always)
+    func sendNext(_ value: Value) {
+        let t = ripple_thread()!
+        let me = UInt(bitPattern: t)
+        if tryAcquire(me) {
+            t.pointee.delivering &+= 1
+            next(value)
+            t.pointee.delivering &-= 1
+            releaseOwnership(me)
+            value.release()
+            return
+        }
+        send(.next(value))
+    }
+
+    var isTerminated: Bool { terminatedFlag.load(ordering: .acquiring) }
+    var subscriberCount: Int { liveCount.load(ordering: .relaxed) }
+
+    /// A copy (+1) of a behavior subject's current value.
+    func value() -> Value { lock.withLock { currentValue.retained() } }
+
+    /// Adds a source subscription, disposed when the subject terminates (at
+    /// once if it has).
+    func addSource(_ d: Disposable) {
+        lock.lock()
+        if isTerminated {
+            lock.unlock()
+            d.dispose()
+            return
+        }
+        sources.removeAll { $0.isDisposed }
+        sources.append(WeakDisposable(d))
+        lock.unlock()
+    }
+
+    // MARK: The owner's side, one message at a time
+
+    public override func deliver(_ message: Message) {
+        switch message {
+        case .next(let v):
+            next(v)
+            v.release()
+        case .error(let e): terminate(.error(e))
+        case .completed: terminate(.completed)
+        case .join(let x): join(x)
+        case .leave(let x): leave(x)
+        case .close: closeAll()
+        case .input(_, let v): v.release()
+        case .inputCompleted: break
+        }
+    }
+
+    /// Joining and leaving from inside a callback of this subject take
+    /// effect at once (a subscription made and disposed there is released
+    /// when `dispose` returns), except a subscriber's leave from inside its
+    /// own callback.
+    public override func deliverNested(_ message: Message) -> Bool {
+        switch message {
+        case .join(let x):
+            join(x)
+            return true
+        case .leave(let x):
+            if current == Unmanaged.passUnretained(x).toOpaque() { return false }
+            leave(x)
+            return true
+        default:
+            return false
+        }
+    }
+
+    @inline(__always)
+    func next(_ value: borrowing Value) {
+        if terminal != nil { return }  // ignored after the terminal event
+        if buffer != nil { remember(value) }
+        let v = copy value
+        // Subscribers joining meanwhile (from a callback) are past `n`; the
+        // slots may move as they do, so they are read afresh each time.
+        let n = registry.count
+        registry.walking += 1
+        for i in 0..<n {
+            guard let e = registry.slots[i] else { continue }
+            current = e.toOpaque()
+            e._withUnsafeGuaranteedRef { $0.deliverFromHub(v) }
+        }
+        current = nil
+        registry.walking -= 1
+        registry.compactIfSparse()
+    }
+
+    func leave(_ x: Subscriber) {
+        if let entry = registry.remove(x) {
+            liveCount.wrappingSubtract(1, ordering: .relaxed)
+            entry.release()
+        }
+        x.finalize()
+    }
+
+    /// Replays the buffer to `x`, which is the current subscriber meanwhile.
+    func replay(to x: Subscriber) {
+        guard let buffer, !buffer.isEmpty else { return }
+        let saved = current
+        current = Unmanaged.passUnretained(x).toOpaque()
+        buffer.forEach { x.deliverFromHub($0) }
+        current = saved
+    }
+
+    func remember(_ value: borrowing Value) {
+        buffer!.append(value.retained())?.release()
+        if isBehavior {
+            lock.lock()
+            let old = currentValue
+            currentValue = value.retained()
+            lock.unlock()
+            old.release()
+        }
+    }
+
+    /// A new subscriber: the buffer, then (after termination) the terminal
+    /// event, else it goes live at this point of the order.
+    func join(_ x: Subscriber) {
+        if x.isDisposed {
+            x.finalize()  // disposed before it joined
+            return
+        }
+        if closed {
+            if x.markDone() { x.disposeResources(leavingHub: false) }
+            x.finalize()
+            return
+        }
+        if let t = terminal {
+            if !isBehavior { replay(to: x) }
+            let saved = current
+            current = Unmanaged.passUnretained(x).toOpaque()
+            x.deliver(Message(t))  // ends it; its leave is queued and finalizes it
+            current = saved
+            return
+        }
+        replay(to: x)
+        if x.isDisposed { return }  // disposed during its replay: its leave is queued
+        registry.add(x)
+        liveCount.wrappingAdd(1, ordering: .relaxed)
+    }
+
+    func terminate(_ event: Event) {
+        if terminal != nil || closed { return }
+        terminal = event
+        lock.lock()
+        terminatedFlag.store(true, ordering: .releasing)
+        let srcs = sources
+        sources = []
+        lock.unlock()
+        for s in srcs { s.dispose() }
+        let all = registry.takeAll()
+        liveCount.store(0, ordering: .relaxed)
+        for entry in all {
+            // Ends it (callback, then resources); its leave then finalizes it.
+            current = entry.toOpaque()
+            entry._withUnsafeGuaranteedRef { $0.deliver(Message(event)) }
+            current = nil
+            entry.release()
+        }
+    }
+
+    /// The subject was freed: nothing can send any more, so every
+    /// subscription ends without an event (rule 6a).
+    func closeAll() {
+        closed = true
+        let all = registry.takeAll()
+        liveCount.store(0, ordering: .relaxed)
+        for entry in all {
+            entry._withUnsafeGuaranteedRef { x in
+                if x.markDone() { x.disposeResources(leavingHub: false) }
+                x.finalize()
+            }
+            entry.release()
+        }
+    }
+}

@@ -178,64 +178,6 @@ public final class Subscriber: Gate {
             s.takeRetainedValue().finish()
         }
     }
-
-    // MARK: Resources
-
-    /// Adds a resource disposed when the subscription ends (at once if it
-    /// already has).
-    public func addResource(_ d: Disposable?) {
-        guard let d else { return }
-        let lock = slowLock
-        lock.lock()
-        // Announce first, then look (both sequentially consistent): either
-        // disposeResources sees the announcement and takes the lock, or we
-        // see that it has run and dispose `d` ourselves.
-        hasResources.store(true, ordering: .sequentiallyConsistent)
-        if resourcesClosed.load(ordering: .sequentiallyConsistent) {
-            lock.unlock()
-            d.dispose()
-            return
-        }
-        resources.add(d)
-        lock.unlock()
-    }
-
-    /// Removes a resource without disposing it.
-    public func removeResource(_ d: Disposable) {
-        let lock = slowLock
-        lock.withLock { _ = resources.remove(d) }
-    }
-
-    /// Whether the resources have been disposed: after a dispose, or after a
-    /// terminal event has been delivered (not while it is being delivered).
-    var resourcesAreDisposed: Bool { resourcesClosed.load(ordering: .acquiring) }
-
-    /// Disposes every resource, once; a hub's subscriber then leaves its hub.
-    /// A subscription that never had a resource (the common case) costs one
-    /// atomic exchange and no lock.
-    func disposeResources(leavingHub: Bool = true) {
-        if resourcesClosed.exchange(true, ordering: .sequentiallyConsistent) { return }
-        if hasResources.load(ordering: .sequentiallyConsistent) {
-            let lock = slowLock
-            lock.lock()
-            let taken = resources.takeAll()
-            lock.unlock()
-            for d in taken { d.dispose() }
-        }
-        if leavingHub { hub?.send(.leave(self)) }
-    }
-
-    /// Makes `upstream` end with this subscription, without keeping it alive
-    /// (rule 6a). Operators call it from their upstream sink's `attach`, so
-    /// the upstream is held before its subscribe callback runs (rule 3a).
-    /// Returns the token that holds it, or nil if it has already ended.
-    @discardableResult
-    public func hold(_ upstream: Disposable) -> WeakDisposable? {
-        if upstream.isDisposed { return nil }
-        let token = WeakDisposable(upstream)
-        addResource(token)  // disposes it at once if we have ended
-        return token
-    }
 }
 
 /// Disposes its target if that is still alive, without keeping it alive.

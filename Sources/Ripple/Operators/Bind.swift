@@ -155,7 +155,7 @@ final class BindInnerSink: Sink {
     /// `state.relay`, kept alive by `state`.
     unowned(unsafe) let relay: Subscriber
     /// The inner subscription, which owns this sink.
-    unowned(unsafe) var upstream: Subscriber?
+    unowned(unsafe) var inner: Subscriber?
     /// 0: subscribing; 1: its token is held by the relay; 2: completed.
     let phase = Atomic<Int>(0)
     var token: WeakDisposable?
@@ -165,13 +165,13 @@ final class BindInnerSink: Sink {
         self.relay = state.relay
     }
 
-    override func attach(_ subscriber: Subscriber) { upstream = subscriber }
+    override func attach(_ subscriber: Subscriber) { inner = subscriber }
 
     override func onNext(_ value: borrowing Value) {
         relay.sendNext(value.retained())
         // The relay may have ended (a downstream take, an error) while the
         // inner is still inside `subscribe`, before its token is held.
-        if relay.isDisposed { upstream?.dispose() }
+        if relay.isDisposed { inner?.dispose() }
     }
     override func onError(_ error: RippleError) { relay.sendError(error) }
     override func onCompleted() {

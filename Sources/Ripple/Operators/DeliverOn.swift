@@ -19,7 +19,7 @@ public final class DeliverOnSignal: ScheduledOperatorSignal {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let relay = Subscriber(sink)
         let queue = DeliverOnQueue(relay, scheduler)
-        _ = upstream.subscribe(DeliverOnSink(queue))
+        _ = source.subscribe(DeliverOnSink(queue))
         return relay
     }
 }

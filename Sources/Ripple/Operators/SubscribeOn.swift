@@ -6,12 +6,12 @@ public final class SubscribeOnSignal: ScheduledOperatorSignal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let relay = Subscriber(sink)
-        let upstream = self.upstream
+        let source = self.source
         // The scheduler holds the job, the job holds the relay; the relay
         // holds the job weakly (no cycle if the scheduler is freed first).
         relay.hold(scheduler.schedule {
             if relay.isDisposed { return }
-            _ = upstream.subscribe(SoleRelaySink(relay))
+            _ = source.subscribe(SoleRelaySink(relay))
         })
         return relay
     }

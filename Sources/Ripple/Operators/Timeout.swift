@@ -12,7 +12,7 @@ public final class TimeoutSignal: ScheduledOperatorSignal {
             // Ends the subscription, which disposes upstream.
             relay.sendError(.runtime(.timeout, "timeout: the signal did not terminate within \(interval) ns"))
         })
-        _ = upstream.subscribe(TimeoutUpstreamSink(relay))
+        _ = source.subscribe(TimeoutUpstreamSink(relay))
         return relay
     }
 }

@@ -7,10 +7,8 @@ typedef struct ripple_thread_state {
     /* Number of subscribers this thread is delivering to right now. A thread
        inside a callback must never block on another subscriber's lock. */
     uintptr_t delivering;
-    /* Opaque per-thread pointer slots used by the runtime (current scheduler,
-       last error). */
+    /* The scheduler running the current job (rpl_scheduler_current). */
     void *scheduler;
-    void *scratch;
 } ripple_thread_state;
 
 /* initial-exec: the address is %fs plus a constant, with no __tls_get_addr

@@ -30,13 +30,23 @@
  *           rpl_last_error_message() (thread-local, like errno) say what went
  *           wrong. Bad input - NULL where a handle is required, a handle of the
  *           wrong kind, a NULL callback, an impossible argument - is answered
- *           with an error, never a crash. A failed call still consumes its
- *           by-value arguments and still calls the release function of every
- *           context it was given (SQLite's rule), so callers need no separate
- *           cleanup path.
+ *           with an error, never a crash. Arguments are checked in one order
+ *           - handles, then callbacks, then the other arguments - and the
+ *           first that fails is reported; the message names the function
+ *           called. A failed call still consumes its by-value arguments and
+ *           still calls the release function of every context it was given
+ *           (SQLite's rule), so callers need no separate cleanup path; that
+ *           release runs before the call returns, and whatever it does does
+ *           not change the call's last error.
  * Callbacks Plain function pointers taking `void *ctx` first, with an optional
  *           rpl_release_fn for the context, called exactly once when the
- *           runtime drops the callback.
+ *           runtime drops the callback. A callback that returns a handle
+ *           (+1, the runtime takes it) may return NULL where its typedef says
+ *           so; a handle of the wrong kind (say, a disposable where a signal
+ *           is due) is released and stands for an error of domain
+ *           RPL_ERROR_DOMAIN, code RPL_ERROR_CALLBACK, whose message names
+ *           the function the callback was given to: the subscription or the
+ *           signal fails with it.
  * Threads   Every function may be called from any thread. Events reach one
  *           subscriber one at a time, never concurrently, and events sent from
  *           one thread arrive in the order sent. No runtime lock is held while
@@ -145,7 +155,8 @@ const char *RPL_NONNULL rpl_status_string(rpl_status status);
 enum {
     RPL_ERROR_GENERIC = 1,  /* send_error(NULL) */
     RPL_ERROR_TIMEOUT = 2,  /* rpl_signal_timeout fired */
-    RPL_ERROR_CALLBACK = 3  /* a callback could not produce what was required */
+    RPL_ERROR_CALLBACK = 3  /* a callback returned NULL where a handle was due, or a
+                               handle of the wrong kind (see Callbacks above) */
 };
 /* Creates an error (+1). domain and message are copied; NULL domain means
    RPL_ERROR_DOMAIN, NULL message means "". Returns NULL only when out of
@@ -177,7 +188,12 @@ typedef enum {
 } rpl_type;
 
 /* A tagged value. Use the constructors and accessors below; the fields are
-   visible only so that the struct can live on the stack. */
+   visible only so that the struct can live on the stack.
+   Only the types listed in rpl_type exist. A value built by hand with any
+   other type (rule 19a) is refused by every function that takes a value -
+   by value or through a pointer - with RPL_ERR_INVALID and a message naming
+   the function; the refused value is not a box, so nothing is released and
+   nothing leaks, and the objects involved stay usable. */
 typedef struct rpl_value {
     uint32_t type;       /* an rpl_type */
     uint32_t reserved_;  /* zero */
@@ -188,6 +204,23 @@ typedef struct rpl_value {
         void *RPL_NULLABLE box_;  /* runtime-owned box of a boxed type */
     } as;
 } rpl_value;
+
+/* The runtime reads and writes rpl_value as it is, without conversion, so its
+   layout is part of the ABI: 16 bytes, type at 0, reserved_ at 4, the payload
+   at 8 (the runtime's copies of this layout are checked against the same
+   numbers). Checked where the compiler has static assertions. */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define RPL_LAYOUT_CHECK_(cond, msg) static_assert(cond, msg)
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define RPL_LAYOUT_CHECK_(cond, msg) _Static_assert(cond, msg)
+#endif
+#ifdef RPL_LAYOUT_CHECK_
+RPL_LAYOUT_CHECK_(sizeof(rpl_value) == 16, "rpl_value is 16 bytes");
+RPL_LAYOUT_CHECK_(offsetof(rpl_value, type) == 0, "rpl_value.type is at offset 0");
+RPL_LAYOUT_CHECK_(offsetof(rpl_value, reserved_) == 4, "rpl_value.reserved_ is at offset 4");
+RPL_LAYOUT_CHECK_(offsetof(rpl_value, as) == 8, "rpl_value's payload is at offset 8");
+#undef RPL_LAYOUT_CHECK_
+#endif
 
 /* Constructors. Scalars never fail. Boxed constructors return nil when out of
    memory. */
@@ -205,7 +238,9 @@ rpl_value rpl_bytes(const void *RPL_NULLABLE data, size_t len);
    to the value drops, on whichever thread drops it. */
 rpl_value rpl_pointer(void *RPL_NULLABLE ptr, rpl_release_fn RPL_NULLABLE dtor);
 /* A tuple of count values. Consumes every value in items (also on failure).
-   items may be NULL only when count is 0. */
+   items may be NULL only when count is 0. An item of a type rpl_type does not
+   list refuses the whole tuple: nil, RPL_ERR_INVALID, the other items
+   released. */
 rpl_value rpl_tuple(rpl_value *RPL_NULLABLE items, size_t count);
 /* A value carrying a signal; retains s. NULL or a non-signal gives nil and
    sets the last error. */
@@ -213,7 +248,9 @@ rpl_value rpl_signal_value(rpl_signal_t *RPL_NULLABLE s);
 
 /* Accessors. They never convert: the wrong type (or NULL) gives 0 / false /
    NULL; check rpl_value_type first. Returned pointers are borrowed from the
-   value and live as long as it does. */
+   value and live as long as it does. A value of a type rpl_type does not list
+   gives the same (rpl_value_type: RPL_TYPE_NIL), never a crash, and sets the
+   last error to RPL_ERR_INVALID. */
 rpl_type rpl_value_type(const rpl_value *RPL_NULLABLE v);
 bool rpl_value_bool(const rpl_value *RPL_NULLABLE v);
 int64_t rpl_value_int(const rpl_value *RPL_NULLABLE v);
@@ -233,13 +270,16 @@ rpl_value rpl_value_tuple_at(const rpl_value *RPL_NULLABLE v, size_t i);
 /* The signal inside a signal value, borrowed from the value; NULL otherwise. */
 rpl_signal_t *RPL_NULLABLE rpl_value_signal(const rpl_value *RPL_NULLABLE v);
 
-/* Adds a reference to v's box (if any) and returns the same value. */
+/* Adds a reference to v's box (if any) and returns the same value. An
+   unlisted type gives nil (RPL_ERR_INVALID). */
 rpl_value rpl_value_copy(const rpl_value *RPL_NULLABLE v);
-/* Drops v's reference to its box (if any) and sets *v to nil. NULL is a no-op. */
+/* Drops v's reference to its box (if any) and sets *v to nil. NULL is a no-op.
+   An unlisted type is refused (RPL_ERR_INVALID) and *v left as it is. */
 void rpl_value_release(rpl_value *RPL_NULLABLE v);
 /* Structural equality: same type and equal contents (strings and bytes by
    content, doubles by ==, pointers by address, tuples item by item, signals
-   and events by identity). Two NULLs are equal. */
+   and events by identity). Two NULLs are equal. An unlisted type is never
+   equal to anything (RPL_ERR_INVALID). */
 bool rpl_value_equal(const rpl_value *RPL_NULLABLE a, const rpl_value *RPL_NULLABLE b);
 
 /* Materialized events (RPL_TYPE_EVENT), made by rpl_signal_materialize and
@@ -249,7 +289,8 @@ typedef enum {
     RPL_EVENT_ERROR = 1,
     RPL_EVENT_COMPLETED = 2
 } rpl_event_kind;
-/* Event constructors. next consumes v; error retains e (NULL: generic error). */
+/* Event constructors. next consumes v (an unlisted type gives nil,
+   RPL_ERR_INVALID); error retains e (NULL: generic error). */
 rpl_value rpl_event_next(rpl_value v);
 rpl_value rpl_event_error(rpl_error_t *RPL_NULLABLE e);
 rpl_value rpl_event_completed(void);
@@ -313,8 +354,11 @@ rpl_disposable_t *RPL_NULLABLE rpl_serial_disposable_swap(rpl_disposable_t *RPL_
    disposable (+1, the runtime takes it) to run when the subscription ends, or
    NULL when there is nothing to clean up; a disposable returned after the
    subscription already ended is disposed at once, before the observer's
-   release. The subscriber is also the subscription's disposable, so the
-   producer may end it with rpl_disposable_dispose((rpl_disposable_t *)s). */
+   release. A subscription's disposable (from rpl_signal_subscribe) counts as
+   a disposable; any other kind of handle is released and fails the
+   subscription with an RPL_ERROR_CALLBACK error naming rpl_signal_create.
+   The subscriber is also the subscription's disposable, so the producer may
+   end it with rpl_disposable_dispose((rpl_disposable_t *)s). */
 typedef rpl_disposable_t *RPL_NULLABLE (*rpl_subscribe_fn)(void *RPL_NULLABLE ctx,
                                                            rpl_subscriber_t *RPL_NONNULL subscriber);
 
@@ -328,8 +372,10 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_create(rpl_subscribe_fn RPL_NULLABLE did_s
    the event has been delivered, unless another thread is delivering to this
    subscriber right now, in which case that thread delivers it before it lets
    go. After a terminal event (or disposal) further sends are ignored and
-   return RPL_OK. send_next consumes v; send_error retains e, and a NULL e
-   sends a generic error (domain "ripple", RPL_ERROR_GENERIC). */
+   return RPL_OK. send_next consumes v (also on failure) and refuses a type
+   rpl_type does not list (RPL_ERR_INVALID; nothing is sent); send_error
+   retains e, and a NULL e sends a generic error (domain "ripple",
+   RPL_ERROR_GENERIC). */
 rpl_status rpl_subscriber_send_next(rpl_subscriber_t *RPL_NULLABLE s, rpl_value v);
 rpl_status rpl_subscriber_send_error(rpl_subscriber_t *RPL_NULLABLE s, rpl_error_t *RPL_NULLABLE e);
 rpl_status rpl_subscriber_send_completed(rpl_subscriber_t *RPL_NULLABLE s);
@@ -375,7 +421,8 @@ rpl_disposable_t *RPL_NULLABLE rpl_signal_subscribe_next(
     void (*RPL_NULLABLE on_next)(void *RPL_NULLABLE ctx, const rpl_value *RPL_NONNULL v),
     void *RPL_NULLABLE ctx);
 
-/* Each subscriber gets next v, then completed. Consumes v. +1. */
+/* Each subscriber gets next v, then completed. Consumes v. +1. Errors: v of
+   an unlisted type (RPL_ERR_INVALID). */
 rpl_signal_t *RPL_NULLABLE rpl_signal_return(rpl_value v);
 /* Each subscriber gets completed. +1. */
 rpl_signal_t *RPL_NULLABLE rpl_signal_empty(void);
@@ -384,9 +431,10 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_error(rpl_error_t *RPL_NULLABLE e);
 /* Never sends anything. +1. */
 rpl_signal_t *RPL_NULLABLE rpl_signal_never(void);
 /* Calls factory(ctx) at each subscription and subscribes to the signal it
-   returns (+1, the runtime takes it). A NULL result fails that subscription
-   with an RPL_ERROR_CALLBACK error. release(ctx) runs when the signal is
-   freed. +1. */
+   returns (+1, the runtime takes it). A NULL result, or a handle that is not
+   a signal (released), fails that subscription with an RPL_ERROR_CALLBACK
+   error naming rpl_signal_defer. release(ctx) runs when the signal is freed
+   (at once if the call fails). Errors: NULL factory. +1. */
 rpl_signal_t *RPL_NULLABLE rpl_signal_defer(rpl_signal_t *RPL_NULLABLE (*RPL_NULLABLE factory)(void *RPL_NULLABLE ctx),
                                             void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
 
@@ -448,7 +496,8 @@ rpl_error_t *RPL_NULLABLE rpl_last_signal_error(void);
 rpl_subject_t *RPL_NULLABLE rpl_subject_create(void);
 /* A behavior subject: a subscriber first gets the current value (initial,
    until something is sent), then live events. After the terminal event a late
-   subscriber gets only that event. Consumes initial. +1. */
+   subscriber gets only that event. Consumes initial. Errors: initial of an
+   unlisted type (RPL_ERR_INVALID). +1. */
 rpl_subject_t *RPL_NULLABLE rpl_behavior_subject_create(rpl_value initial);
 /* A replay subject keeping the last capacity values (RPL_REPLAY_UNLIMITED: all
    of them). A subscriber first gets the kept values, then the terminal event
@@ -466,7 +515,8 @@ rpl_subject_t *RPL_NULLABLE rpl_replay_subject_create(size_t capacity);
    generic error (domain "ripple", RPL_ERROR_GENERIC). A terminal event also
    disposes the subject's subscriptions to its sources
    (rpl_signal_subscribe_subject). Errors: NULL s (RPL_ERR_NULL), s not a
-   subject, e.g. a plain signal (RPL_ERR_KIND), e not an error. */
+   subject, e.g. a plain signal (RPL_ERR_KIND), e not an error, v of a type
+   rpl_type does not list (RPL_ERR_INVALID; nothing is sent). */
 rpl_status rpl_subject_send_next(rpl_subject_t *RPL_NULLABLE s, rpl_value v);
 rpl_status rpl_subject_send_error(rpl_subject_t *RPL_NULLABLE s, rpl_error_t *RPL_NULLABLE e);
 rpl_status rpl_subject_send_completed(rpl_subject_t *RPL_NULLABLE s);
@@ -564,7 +614,8 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_replay_lazily(rpl_signal_t *RPL_NULLABLE s
  * if the call fails).
  *
  * Errors (every operator): sig NULL (RPL_ERR_NULL) or not a signal
- * (RPL_ERR_KIND); fn NULL (RPL_ERR_NULL). On failure NULL is returned, the
+ * (RPL_ERR_KIND); fn NULL (RPL_ERR_NULL); a by-value initial of a type
+ * rpl_type does not list (RPL_ERR_INVALID). On failure NULL is returned, the
  * by-value arguments are consumed and release(ctx) has run.
  *
  * Single-input operators are fused: a chain of them on one source runs as
@@ -689,7 +740,8 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_do_completed(rpl_signal_t *RPL_NULLABLE si
 typedef rpl_signal_t *RPL_NULLABLE (*rpl_bind_fn)(void *RPL_NULLABLE ctx, const rpl_value *RPL_NONNULL v,
                                                   bool *RPL_NONNULL stop);
 /* flatten_map: the signal (+1, the runtime takes it) for value v (borrowed);
-   NULL stands for an empty signal. */
+   NULL stands for an empty signal; another kind of handle fails the result
+   with an RPL_ERROR_CALLBACK error. */
 typedef rpl_signal_t *RPL_NULLABLE (*rpl_flatten_map_fn)(void *RPL_NULLABLE ctx, const rpl_value *RPL_NONNULL v);
 /* catch: the signal (+1, the runtime takes it) to continue with after error e
    (borrowed); NULL passes e on. */
@@ -753,7 +805,8 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_combine_latest(rpl_signal_t *RPL_NULLABLE 
    Arrays as for merge. */
 rpl_signal_t *RPL_NULLABLE rpl_signal_zip(rpl_signal_t *RPL_NULLABLE const *RPL_NULLABLE sigs, size_t count);
 /* v first, then sig's events. Consumes v (also on failure); each subscriber
-   gets its own reference. */
+   gets its own reference. Errors: NULL or non-signal sig, then v of an
+   unlisted type (RPL_ERR_INVALID). */
 rpl_signal_t *RPL_NULLABLE rpl_signal_start_with(rpl_signal_t *RPL_NULLABLE sig, rpl_value v);
 /* Ignores sig's values; when sig completes, next's events. An error of sig
    ends the result (next is never subscribed). */

@@ -22,11 +22,11 @@ private func report<T>(_ r: Result<T, BlockingFailure>, _ fn: StaticString) -> (
 @c @implementation
 public func rpl_signal_first(_ sig: OpaquePointer?, _ out: UnsafeMutablePointer<rpl_value>?, _ timeout_ns: UInt64) -> rpl_status {
     out?.pointee = cnil()
+    guard let signal = signalArg(sig, "rpl_signal_first") else { return rpl_last_error() }
     guard let out else {
         setError(RPL_ERR_NULL, "rpl_signal_first: out is NULL")
         return rpl_last_error()
     }
-    guard let signal = signalArg(sig, "rpl_signal_first") else { return rpl_last_error() }
     let (v, status) = report(signal.first(timeout: timeout_ns), "rpl_signal_first")
     if let v { out.pointee = toC(v) }
     return status
@@ -41,11 +41,11 @@ public func rpl_signal_wait(_ sig: OpaquePointer?, _ timeout_ns: UInt64) -> rpl_
 @c @implementation
 public func rpl_signal_to_array(_ sig: OpaquePointer?, _ out_tuple: UnsafeMutablePointer<rpl_value>?, _ timeout_ns: UInt64) -> rpl_status {
     out_tuple?.pointee = cnil()
+    guard let signal = signalArg(sig, "rpl_signal_to_array") else { return rpl_last_error() }
     guard let out_tuple else {
         setError(RPL_ERR_NULL, "rpl_signal_to_array: out_tuple is NULL")
         return rpl_last_error()
     }
-    guard let signal = signalArg(sig, "rpl_signal_to_array") else { return rpl_last_error() }
     let (values, status) = report(signal.collect(timeout: timeout_ns), "rpl_signal_to_array")
     if let values { out_tuple.pointee = toC(.tuple(values)) }
     return status

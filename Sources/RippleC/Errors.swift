@@ -35,6 +35,19 @@ func setError(_ status: Int, _ message: String) {
     s.message = strdup(message)
 }
 
+/// Runs `body` (a user callback) without letting it change this thread's
+/// last error: a failed call's error must survive the release it runs.
+func keepingLastError(_ body: () -> Void) {
+    let s = ThreadErrors.current
+    let status = s.status
+    let message = s.message
+    s.message = strdup("")
+    body()
+    free(s.message)
+    s.message = message
+    s.status = status
+}
+
 @c @implementation
 public func rpl_last_error() -> rpl_status { ThreadErrors.current.status }
 

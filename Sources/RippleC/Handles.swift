@@ -4,6 +4,7 @@
 import CRipple
 import Glibc
 import Ripple
+import RippleSupport
 
 @inline(__always)
 func object(_ p: UnsafeRawPointer) -> RippleObject {
@@ -84,33 +85,82 @@ func errorArg(_ p: OpaquePointer?, _ fn: StaticString) -> RippleError? {
     checked(p, .error, what: "an error", in: fn).map { unsafeDowncast($0, to: RippleError.self) }
 }
 
-/// Takes ownership of a +1 signal handle returned by a callback.
-func takeSignal(_ p: OpaquePointer?, _ fn: StaticString) -> Signal? {
-    guard let p else { return nil }
+// MARK: Callback contexts and returned handles (one policy for every entry point)
+//
+// Every entry point checks its arguments in one order: handles first, then
+// callbacks, then the other arguments. A context it was given is wrapped in
+// the runtime's CallbackContext only once every check passed; a failed check
+// hands it to `rejected`, which runs release(ctx) then and there.
+
+/// Fails an entry point that was given a callback context: runs release(ctx)
+/// at once (rule 19), keeping the error the failed check recorded, since a
+/// release function may itself call into Ripple and fail. Returns nil for
+/// the caller to return.
+func rejected<T>(releasing ctx: UnsafeMutableRawPointer?, _ release: rpl_release_fn?) -> T? {
+    if let release { keepingLastError { release(ctx) } }
+    return nil
+}
+
+/// Checks the source and the callback of an operator taking (fn, ctx,
+/// release), in that order, then the other arguments (`then`, which records
+/// its own error); on failure runs release(ctx) and returns nil.
+func checkedCallback<F>(_ sig: OpaquePointer?, _ fn: F?, _ ctx: UnsafeMutableRawPointer?,
+                        _ release: rpl_release_fn?, _ name: StaticString, callback: StaticString = "fn",
+                        then others: () -> Bool = { true }) -> (Signal, F, CallbackContext)? {
+    guard let source = signalArg(sig, name) else { return rejected(releasing: ctx, release) }
+    guard let fn else {
+        setError(RPL_ERR_NULL, "\(name): \(callback) is NULL")
+        return rejected(releasing: ctx, release)
+    }
+    guard others() else { return rejected(releasing: ctx, release) }
+    return (source, fn, CallbackContext(ctx, release: release))
+}
+
+/// What a callback that returns a handle (+1) returned.
+enum Returned<T> {
+    /// NULL.
+    case none
+    /// A handle of the kind asked for, now owned by the runtime.
+    case object(T)
+    /// A handle of another kind: released, and this error (domain "ripple",
+    /// RPL_ERROR_CALLBACK, naming the entry point `fn`) stands for it.
+    case wrongKind(RippleError)
+}
+
+/// Takes the +1 handle a callback returned, expecting kind `a` or `b` (two
+/// kinds, not a list: bind and flatten_map call this per value).
+func takeReturned<T: RippleObject>(_ p: OpaquePointer?, _ a: ObjectKind, _ b: ObjectKind, as: T.Type,
+                                   what: StaticString, fn: StaticString) -> Returned<T> {
+    guard let p else { return .none }
     let o = Unmanaged<RippleObject>.fromOpaque(UnsafeRawPointer(p)).takeRetainedValue()
-    guard o.kind == .signal || o.kind == .subject else {
-        setError(RPL_ERR_KIND, "\(fn): the callback returned \(kindName(o.kind)), not a signal")
+    guard o.kind == a || o.kind == b else {
+        return .wrongKind(.runtime(.callback, "\(fn): the callback returned \(kindName(o.kind)), not \(what)"))
+    }
+    return .object(unsafeDowncast(o, to: T.self))
+}
+
+/// The signal a callback returned (bind, flatten_map, catch, defer): nil for
+/// NULL, a signal failing with an RPL_ERROR_CALLBACK error for a handle of
+/// another kind.
+func returnedSignal(_ p: OpaquePointer?, _ fn: StaticString) -> Signal? {
+    switch takeReturned(p, .signal, .subject, as: Signal.self, what: "a signal", fn: fn) {
+    case .none: nil
+    case .object(let s): s
+    case .wrongKind(let e): ErrorSignal(e)
+    }
+}
+
+/// The disposable a subscribe callback returned: nil for NULL; for a handle
+/// of another kind, nil after failing the subscription with an
+/// RPL_ERROR_CALLBACK error.
+func returnedDisposable(_ p: OpaquePointer?, failing s: Subscriber, _ fn: StaticString) -> Disposable? {
+    switch takeReturned(p, .disposable, .subscriber, as: Disposable.self, what: "a disposable", fn: fn) {
+    case .none: return nil
+    case .object(let d): return d
+    case .wrongKind(let e):
+        s.sendError(e)
         return nil
     }
-    return unsafeDowncast(o, to: Signal.self)
-}
-
-/// Takes ownership of a +1 disposable handle returned by a callback.
-func takeDisposable(_ p: OpaquePointer?) -> Disposable? {
-    guard let p else { return nil }
-    let o = Unmanaged<RippleObject>.fromOpaque(UnsafeRawPointer(p)).takeRetainedValue()
-    return o as? Disposable
-}
-
-/// A C context with its release function, run when the owner is freed.
-final class CContext: @unchecked Sendable {
-    let ctx: UnsafeMutableRawPointer?
-    let release: rpl_release_fn?
-    init(_ ctx: UnsafeMutableRawPointer?, _ release: rpl_release_fn?) {
-        self.ctx = ctx
-        self.release = release
-    }
-    deinit { release?(ctx) }
 }
 
 // MARK: Values across the boundary (same layout; see Value.swift)
@@ -120,10 +170,51 @@ final class CContext: @unchecked Sendable {
 @inline(__always) func borrowValue(_ p: UnsafePointer<rpl_value>) -> Value {
     UnsafeRawPointer(p).load(as: Value.self)
 }
-/// Lends a borrowed value to C as `const rpl_value *` for the call.
+/// The runtime's view of a value lent to C (withCValue) as ripple.h's type.
+@inline(__always) func cValue(_ p: UnsafePointer<ripple_value>) -> UnsafePointer<rpl_value> {
+    UnsafeRawPointer(p).assumingMemoryBound(to: rpl_value.self)
+}
+
+// Rule 19a: a value whose type ripple.h does not list (built by hand, or a
+// runtime marker forged from outside) is refused by every entry point that
+// takes one. It is no box, so it is never released either.
+
+/// True for a type ripple.h lists: one unsigned compare against the last
+/// rpl_type (move it when the enum grows).
+@inline(__always) func isListed(_ v: rpl_value) -> Bool { v.type <= RPL_TYPE_EVENT.rawValue }
+
+/// Records the rule-19a refusal of a value of type `type` by `fn`.
+@inline(never)
+func refuseValue(_ type: UInt32, _ fn: StaticString, what: StaticString = "the value") {
+    setError(RPL_ERR_INVALID, "\(fn): \(what) has type \(type), which ripple.h does not list")
+}
+
+/// A consumed (by-value) argument: the value, or nil after refusing it.
 @inline(__always)
-func withBorrowed<R>(_ v: borrowing Value, _ body: (UnsafePointer<rpl_value>) -> R) -> R {
-    withUnsafePointer(to: v) { body(UnsafeRawPointer($0).assumingMemoryBound(to: rpl_value.self)) }
+func valueArg(_ v: rpl_value, _ fn: StaticString, what: StaticString = "the value") -> Value? {
+    guard isListed(v) else {
+        refuseValue(v.type, fn, what: what)
+        return nil
+    }
+    return toValue(v)
+}
+
+/// Drops a consumed argument of a failed call (rule 19); a value of an
+/// unlisted type is not a box and is left alone.
+@inline(__always) func dropValue(_ v: rpl_value) {
+    if isListed(v) { toValue(v).release() }
+}
+
+/// A borrowed (by-pointer) argument: nil for NULL (no error) and, after
+/// refusing it, for a value of an unlisted type.
+@inline(__always)
+func valueAt(_ p: UnsafePointer<rpl_value>?, _ fn: StaticString) -> Value? {
+    guard let p else { return nil }
+    guard isListed(p.pointee) else {
+        refuseValue(p.pointee.type, fn)
+        return nil
+    }
+    return borrowValue(p)
 }
 
 // MARK: Version, retain, release

@@ -3,17 +3,7 @@
 // take_until, catch, catch_to, retry, repeat.
 import CRipple
 import Ripple
-
-/// Takes a +1 handle a callback returned. A handle that is not a signal
-/// becomes a signal failing with a callback error (and is released).
-private func callbackSignal(_ p: OpaquePointer?, _ fn: StaticString) -> Signal? {
-    guard let p else { return nil }
-    let o = Unmanaged<RippleObject>.fromOpaque(UnsafeRawPointer(p)).takeRetainedValue()
-    guard o.kind == .signal || o.kind == .subject else {
-        return ErrorSignal(.runtime(.callback, "\(fn): the callback returned \(kindName(o.kind)), not a signal"))
-    }
-    return unsafeDowncast(o, to: Signal.self)
-}
+import RippleSupport
 
 /// Reads `count` signals from `sigs`, or records why it cannot.
 private func signalArray(_ sigs: UnsafePointer<OpaquePointer?>?, _ count: Int, _ fn: StaticString) -> [Signal]? {
@@ -42,15 +32,10 @@ private func signalArray(_ sigs: UnsafePointer<OpaquePointer?>?, _ count: Int, _
 @c @implementation
 public func rpl_signal_bind(_ sig: OpaquePointer?, _ bind: rpl_bind_fn?, _ ctx: UnsafeMutableRawPointer?,
                             _ release: rpl_release_fn?) -> OpaquePointer? {
-    let context = CContext(ctx, release)
-    guard let bind else {
-        setError(RPL_ERR_NULL, "rpl_signal_bind: bind is NULL")
-        return nil
-    }
-    guard let source = signalArg(sig, "rpl_signal_bind") else { return nil }
+    guard let (source, bind, context) = checkedCallback(sig, bind, ctx, release, "rpl_signal_bind", callback: "bind") else { return nil }
     return retainedHandle(BindSignal(source) { v, stop in
-        withBorrowed(v) { p in
-            withUnsafeMutablePointer(to: &stop) { callbackSignal(bind(context.ctx, p, $0), "rpl_signal_bind") }
+        withCValue(v) { p in
+            withUnsafeMutablePointer(to: &stop) { returnedSignal(bind(context.ctx, cValue(p), $0), "rpl_signal_bind") }
         }
     })
 }
@@ -58,14 +43,9 @@ public func rpl_signal_bind(_ sig: OpaquePointer?, _ bind: rpl_bind_fn?, _ ctx: 
 @c @implementation
 public func rpl_signal_flatten_map(_ sig: OpaquePointer?, _ fn: rpl_flatten_map_fn?, _ ctx: UnsafeMutableRawPointer?,
                                    _ release: rpl_release_fn?) -> OpaquePointer? {
-    let context = CContext(ctx, release)
-    guard let fn else {
-        setError(RPL_ERR_NULL, "rpl_signal_flatten_map: fn is NULL")
-        return nil
-    }
-    guard let source = signalArg(sig, "rpl_signal_flatten_map") else { return nil }
+    guard let (source, fn, context) = checkedCallback(sig, fn, ctx, release, "rpl_signal_flatten_map") else { return nil }
     return retainedHandle(BindSignal(source, flatMap: { v in
-        withBorrowed(v) { callbackSignal(fn(context.ctx, $0), "rpl_signal_flatten_map") }
+        withCValue(v) { returnedSignal(fn(context.ctx, cValue($0)), "rpl_signal_flatten_map") }
     }))
 }
 
@@ -105,12 +85,11 @@ public func rpl_signal_zip(_ sigs: UnsafePointer<OpaquePointer?>?, _ count: Int)
 
 @c @implementation
 public func rpl_signal_start_with(_ sig: OpaquePointer?, _ v: rpl_value) -> OpaquePointer? {
-    let value = toValue(v)
     guard let source = signalArg(sig, "rpl_signal_start_with") else {
-        value.release()
+        dropValue(v)
         return nil
     }
-    return retainedHandle(StartWithSignal(source, value))
+    return valueArg(v, "rpl_signal_start_with").map { retainedHandle(StartWithSignal(source, $0)) }
 }
 
 @c @implementation
@@ -130,13 +109,8 @@ public func rpl_signal_take_until(_ sig: OpaquePointer?, _ trigger: OpaquePointe
 @c @implementation
 public func rpl_signal_catch(_ sig: OpaquePointer?, _ fn: rpl_catch_fn?, _ ctx: UnsafeMutableRawPointer?,
                              _ release: rpl_release_fn?) -> OpaquePointer? {
-    let context = CContext(ctx, release)
-    guard let fn else {
-        setError(RPL_ERR_NULL, "rpl_signal_catch: fn is NULL")
-        return nil
-    }
-    guard let source = signalArg(sig, "rpl_signal_catch") else { return nil }
-    return retainedHandle(CatchSignal(source) { e in callbackSignal(fn(context.ctx, handle(e)), "rpl_signal_catch") })
+    guard let (source, fn, context) = checkedCallback(sig, fn, ctx, release, "rpl_signal_catch") else { return nil }
+    return retainedHandle(CatchSignal(source) { e in returnedSignal(fn(context.ctx, handle(e)), "rpl_signal_catch") })
 }
 
 @c @implementation

@@ -5,20 +5,13 @@
 import CRipple
 import Ripple
 
-/// Checks the common arguments of a callback operator. The context is wrapped
-/// first, so release(ctx) runs on every failure path (rule 19).
+/// A callback operator: the checks of `checkedCallback`, then `make`.
 @inline(__always)
 private func callbackOperator<F>(
     _ sig: OpaquePointer?, _ fn: F?, _ ctx: UnsafeMutableRawPointer?, _ release: rpl_release_fn?,
     _ name: StaticString, _ make: (Signal, F, CallbackContext) -> Signal
 ) -> OpaquePointer? {
-    let context = CallbackContext(ctx, release: release)
-    guard let source = signalArg(sig, name) else { return nil }
-    guard let fn else {
-        setError(RPL_ERR_NULL, "\(name): fn is NULL")
-        return nil
-    }
-    return retainedHandle(make(source, fn, context))
+    checkedCallback(sig, fn, ctx, release, name).map { retainedHandle(make($0, $1, $2)) }
 }
 
 @inline(__always)
@@ -48,13 +41,14 @@ public func rpl_signal_filter(_ sig: OpaquePointer?, _ fn: rpl_predicate_fn?, _ 
 private func scanOperator(_ sig: OpaquePointer?, _ initial: rpl_value, _ fn: rpl_reduce_fn?,
                           _ ctx: UnsafeMutableRawPointer?, _ release: rpl_release_fn?,
                           aggregate: Bool, _ name: StaticString) -> OpaquePointer? {
-    var start: Value? = toValue(initial)
-    defer { start?.release() }  // consumed on failure too
-    return callbackOperator(sig, fn, ctx, release, name) { source, fn, context in
-        let s = ScanSignal(source, initial: start!, reduceFunction(fn), context, aggregate: aggregate)
-        start = nil
-        return s
+    // The value is checked last (handles, callbacks, then other arguments)
+    // and consumed on every failure path (rule 19).
+    guard let (source, fn, context) = checkedCallback(sig, fn, ctx, release, name,
+                                                      then: { valueArg(initial, name, what: "initial") != nil }) else {
+        dropValue(initial)
+        return nil
     }
+    return retainedHandle(ScanSignal(source, initial: toValue(initial), reduceFunction(fn), context, aggregate: aggregate))
 }
 
 @c @implementation

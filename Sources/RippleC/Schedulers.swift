@@ -47,29 +47,20 @@ public func rpl_scheduler_now(_ s: OpaquePointer?) -> UInt64 {
     schedulerArg(s, "rpl_scheduler_now")?.now ?? 0
 }
 
-/// Checks the common arguments of the scheduling calls; on failure the
-/// context is released (rule 19) and nil returned.
+/// Checks the common arguments of the scheduling calls: the scheduler (and,
+/// for repeating work, that it can run timers), then fn, then the interval.
+/// On failure release(ctx) runs and nil is returned.
 private func workArgs(_ s: OpaquePointer?, _ fn: WorkFn?, _ ctx: UnsafeMutableRawPointer?,
                       _ release: rpl_release_fn?, _ name: StaticString, repeating: UInt64? = nil) -> (Scheduler, WorkFn)? {
-    guard let scheduler = schedulerArg(s, name) else {
-        release?(ctx)
-        return nil
-    }
+    guard let scheduler = schedulerArg(s, name),
+          repeating == nil || timerScheduler(scheduler, name) else { return rejected(releasing: ctx, release) }
     guard let fn else {
         setError(RPL_ERR_NULL, "\(name): fn is NULL")
-        release?(ctx)
-        return nil
+        return rejected(releasing: ctx, release)
     }
-    if let interval = repeating {
-        guard timerScheduler(scheduler, name) else {
-            release?(ctx)
-            return nil
-        }
-        guard interval > 0 else {
-            setError(RPL_ERR_INVALID, "\(name): interval_ns is 0")
-            release?(ctx)
-            return nil
-        }
+    if repeating == 0 {
+        setError(RPL_ERR_INVALID, "\(name): interval_ns is 0")
+        return rejected(releasing: ctx, release)
     }
     return (scheduler, fn)
 }

@@ -1,6 +1,7 @@
 // Cold signals, subscribers, observers and the primitive constructors.
 import CRipple
 import Ripple
+import RippleSupport
 
 /// The end of a sink chain that calls a C observer.
 final class CObserverSink: Sink {
@@ -25,7 +26,7 @@ final class CObserverSink: Sink {
 
     override func onNext(_ value: borrowing Value) {
         guard let next else { return }
-        withBorrowed(value) { next(ctx, $0) }
+        withCValue(value) { next(ctx, cValue($0)) }
     }
     override func onError(_ e: RippleError) { error?(ctx, handle(e)) }
     override func onCompleted() { completed?(ctx) }
@@ -35,13 +36,13 @@ final class CObserverSink: Sink {
 @c @implementation
 public func rpl_signal_create(_ did_subscribe: rpl_subscribe_fn?, _ ctx: UnsafeMutableRawPointer?,
                               _ release: rpl_release_fn?) -> OpaquePointer? {
-    let context = CContext(ctx, release)
     guard let did_subscribe else {
         setError(RPL_ERR_NULL, "rpl_signal_create: did_subscribe is NULL")
-        return nil  // `context` is freed here, releasing ctx
+        return rejected(releasing: ctx, release)
     }
+    let context = CallbackContext(ctx, release: release)
     return retainedHandle(CreateSignal { s in
-        takeDisposable(did_subscribe(context.ctx, handle(s)))
+        returnedDisposable(did_subscribe(context.ctx, handle(s)), failing: s, "rpl_signal_create")
     })
 }
 
@@ -55,15 +56,15 @@ public func rpl_subscriber_send_next(_ s: OpaquePointer?, _ v: rpl_value) -> rpl
     // The hot path: the handle is borrowed for the call, so use it without
     // retain/release (the caller's reference keeps it alive). The error path
     // lives in its own function so this one stays small (no spills).
-    guard let s, isKind(s, .subscriber) else { return rejectSendNext(s, v) }
+    guard let s, isKind(s, .subscriber), isListed(v) else { return rejectSendNext(s, v) }
     borrowed(s, as: Subscriber.self) { $0.sendNext(toValue(v)) }
     return 0
 }
 
 @inline(never)
 private func rejectSendNext(_ s: OpaquePointer?, _ v: rpl_value) -> rpl_status {
-    _ = subscriberArg(s, "rpl_subscriber_send_next")
-    toValue(v).release()  // rule 19: consumed even on failure
+    if subscriberArg(s, "rpl_subscriber_send_next") != nil { refuseValue(v.type, "rpl_subscriber_send_next") }
+    dropValue(v)  // rule 19: consumed even on failure
     return rpl_last_error()
 }
 
@@ -87,25 +88,29 @@ public func rpl_subscriber_is_disposed(_ s: OpaquePointer?) -> Bool {
     subscriberArg(s, "rpl_subscriber_is_disposed")?.isDisposed ?? true
 }
 
-@c @implementation
-public func rpl_signal_subscribe(_ sig: OpaquePointer?, _ obs: UnsafePointer<rpl_observer>?) -> OpaquePointer? {
+/// rpl_signal_subscribe and rpl_signal_subscribe_next: sig, then the
+/// observer; on failure obs's release(ctx) runs.
+private func subscribe(_ sig: OpaquePointer?, _ obs: UnsafePointer<rpl_observer>?, _ fn: StaticString) -> OpaquePointer? {
+    guard let sig, isKind(sig, .signal, .subject) else {
+        _ = signalArg(sig, fn)
+        return obs.flatMap { rejected(releasing: $0.pointee.ctx, $0.pointee.release) }
+    }
     guard let obs else {
-        setError(RPL_ERR_NULL, "rpl_signal_subscribe: observer is NULL")
+        setError(RPL_ERR_NULL, "\(fn): observer is NULL")
         return nil
     }
     let o = obs.pointee
     guard o.version == RPL_OBSERVER_VERSION else {
-        setError(RPL_ERR_INVALID, "rpl_signal_subscribe: unknown observer version \(o.version) (this library knows \(RPL_OBSERVER_VERSION))")
-        o.release?(o.ctx)
-        return nil
-    }
-    guard let sig, isKind(sig, .signal, .subject) else {
-        _ = signalArg(sig, "rpl_signal_subscribe")
-        o.release?(o.ctx)
-        return nil
+        setError(RPL_ERR_INVALID, "\(fn): unknown observer version \(o.version) (this library knows \(RPL_OBSERVER_VERSION))")
+        return rejected(releasing: o.ctx, o.release)
     }
     let sink = CObserverSink(o)
     return borrowed(sig, as: Signal.self) { retainedHandle($0.subscribe(sink)) }
+}
+
+@c @implementation
+public func rpl_signal_subscribe(_ sig: OpaquePointer?, _ obs: UnsafePointer<rpl_observer>?) -> OpaquePointer? {
+    subscribe(sig, obs, "rpl_signal_subscribe")
 }
 
 @c @implementation
@@ -114,19 +119,21 @@ public func rpl_signal_subscribe_next(
     _ on_next: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<rpl_value>) -> Void)?,
     _ ctx: UnsafeMutableRawPointer?
 ) -> OpaquePointer? {
-    guard let on_next else {
-        setError(RPL_ERR_NULL, "rpl_signal_subscribe_next: on_next is NULL")
-        return nil
-    }
     var o = rpl_observer()
     o.version = UInt32(RPL_OBSERVER_VERSION)
     o.on_next = on_next
     o.ctx = ctx
-    return rpl_signal_subscribe(sig, &o)
+    if on_next == nil, signalArg(sig, "rpl_signal_subscribe_next") != nil {
+        setError(RPL_ERR_NULL, "rpl_signal_subscribe_next: on_next is NULL")
+        return nil
+    }
+    return subscribe(sig, &o, "rpl_signal_subscribe_next")
 }
 
 @c @implementation
-public func rpl_signal_return(_ v: rpl_value) -> OpaquePointer? { retainedHandle(ReturnSignal(toValue(v))) }
+public func rpl_signal_return(_ v: rpl_value) -> OpaquePointer? {
+    valueArg(v, "rpl_signal_return").map { retainedHandle(ReturnSignal($0)) }
+}
 
 @c @implementation
 public func rpl_signal_empty() -> OpaquePointer? { retainedHandle(EmptySignal()) }
@@ -143,10 +150,15 @@ public func rpl_signal_never() -> OpaquePointer? { retainedHandle(NeverSignal())
 @c @implementation
 public func rpl_signal_defer(_ factory: (@convention(c) (UnsafeMutableRawPointer?) -> OpaquePointer?)?,
                              _ ctx: UnsafeMutableRawPointer?, _ release: rpl_release_fn?) -> OpaquePointer? {
-    let context = CContext(ctx, release)
     guard let factory else {
         setError(RPL_ERR_NULL, "rpl_signal_defer: factory is NULL")
-        return nil
+        return rejected(releasing: ctx, release)
     }
-    return retainedHandle(DeferSignal { takeSignal(factory(context.ctx), "rpl_signal_defer") })
+    let context = CallbackContext(ctx, release: release)
+    return retainedHandle(DeferSignal {
+        // NULL is documented as a failed subscription: say so in our words,
+        // naming the entry point, like a handle of the wrong kind.
+        returnedSignal(factory(context.ctx), "rpl_signal_defer")
+            ?? ErrorSignal(.runtime(.callback, "rpl_signal_defer: the factory returned NULL"))
+    })
 }

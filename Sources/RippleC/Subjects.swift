@@ -12,7 +12,7 @@ public func rpl_subject_create() -> OpaquePointer? { retainedHandle(Subject()) }
 
 @c @implementation
 public func rpl_behavior_subject_create(_ initial: rpl_value) -> OpaquePointer? {
-    retainedHandle(BehaviorSubject(toValue(initial)))
+    valueArg(initial, "rpl_behavior_subject_create", what: "initial").map { retainedHandle(BehaviorSubject($0)) }
 }
 
 @c @implementation
@@ -40,14 +40,17 @@ func borrowedSubject(_ p: OpaquePointer?) -> Unmanaged<Subject>? {
 
 @c @implementation
 public func rpl_subject_send_next(_ s: OpaquePointer?, _ v: rpl_value) -> rpl_status {
-    let value = toValue(v)
-    guard let subject = borrowedSubject(s) else {
-        _ = subjectArg(s, "rpl_subject_send_next")  // records the error
-        value.release()
-        return rpl_last_error()
-    }
-    subject._withUnsafeGuaranteedRef { $0.sendNext(value) }
+    // The hot path, as rpl_subscriber_send_next: one compare for the type.
+    guard let subject = borrowedSubject(s), isListed(v) else { return rejectSubjectSendNext(s, v) }
+    subject._withUnsafeGuaranteedRef { $0.sendNext(toValue(v)) }
     return 0
+}
+
+@inline(never)
+private func rejectSubjectSendNext(_ s: OpaquePointer?, _ v: rpl_value) -> rpl_status {
+    if subjectArg(s, "rpl_subject_send_next") != nil { refuseValue(v.type, "rpl_subject_send_next") }
+    dropValue(v)  // rule 19: consumed even on failure
+    return rpl_last_error()
 }
 
 @c @implementation
@@ -94,11 +97,14 @@ public func rpl_subject_is_terminated(_ s: OpaquePointer?) -> Bool {
 @c @implementation
 public func rpl_behavior_subject_value(_ s: OpaquePointer?, _ out: UnsafeMutablePointer<rpl_value>?) -> rpl_status {
     out?.pointee = cnil()
+    // The handle, then out; whether the subject is a behavior subject comes
+    // last (test_subjects.c holds a plain subject with a NULL out to
+    // RPL_ERR_NULL).
+    guard let subject = subjectArg(s, "rpl_behavior_subject_value") else { return rpl_last_error() }
     guard let out else {
         setError(RPL_ERR_NULL, "rpl_behavior_subject_value: out is NULL")
         return rpl_last_error()
     }
-    guard let subject = subjectArg(s, "rpl_behavior_subject_value") else { return rpl_last_error() }
     guard let behavior = subject as? BehaviorSubject else {
         setError(RPL_ERR_KIND, "rpl_behavior_subject_value: expected a behavior subject")
         return rpl_last_error()

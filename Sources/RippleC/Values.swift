@@ -48,6 +48,12 @@ public func rpl_tuple(_ items: UnsafeMutablePointer<rpl_value>?, _ count: Int) -
         }
         return toC(.tuple([]))
     }
+    // Rule 19a: one refused item refuses the tuple; every item is consumed.
+    for i in 0..<count where !isListed(items[i]) {
+        refuseValue(items[i].type, "rpl_tuple", what: "an item")
+        for j in 0..<count { dropValue(items[j]) }
+        return cnil()
+    }
     var list: [Value] = []
     list.reserveCapacity(count)
     for i in 0..<count { list.append(toValue(items[i])) }  // ownership moves in
@@ -62,44 +68,57 @@ public func rpl_signal_value(_ s: OpaquePointer?) -> rpl_value {
 
 @c @implementation
 public func rpl_value_type(_ v: UnsafePointer<rpl_value>?) -> rpl_type {
-    guard let v else { return RPL_TYPE_NIL }
-    return rpl_type(rawValue: borrowValue(v).type.rawValue)
+    valueAt(v, "rpl_value_type").map { rpl_type(rawValue: $0.rawType) } ?? RPL_TYPE_NIL
 }
 
+// Scalar accessors are called per event from callbacks: the right type is
+// one compare; anything else (NULL, another type, rule 19a's refusal) goes
+// through valueAt.
 @c @implementation
-public func rpl_value_bool(_ v: UnsafePointer<rpl_value>?) -> Bool { v.map { borrowValue($0).boolValue } ?? false }
+public func rpl_value_bool(_ v: UnsafePointer<rpl_value>?) -> Bool {
+    if let v, v.pointee.type == RPL_TYPE_BOOL.rawValue { return v.pointee.as.i != 0 }
+    _ = valueAt(v, "rpl_value_bool")
+    return false
+}
 @c @implementation
-public func rpl_value_int(_ v: UnsafePointer<rpl_value>?) -> Int64 { v.map { borrowValue($0).intValue } ?? 0 }
+public func rpl_value_int(_ v: UnsafePointer<rpl_value>?) -> Int64 {
+    if let v, v.pointee.type == RPL_TYPE_INT.rawValue { return v.pointee.as.i }
+    _ = valueAt(v, "rpl_value_int")
+    return 0
+}
 @c @implementation
-public func rpl_value_double(_ v: UnsafePointer<rpl_value>?) -> Double { v.map { borrowValue($0).doubleValue } ?? 0 }
+public func rpl_value_double(_ v: UnsafePointer<rpl_value>?) -> Double {
+    if let v, v.pointee.type == RPL_TYPE_DOUBLE.rawValue { return v.pointee.as.d }
+    _ = valueAt(v, "rpl_value_double")
+    return 0
+}
 
-private func bytesOf(_ v: UnsafePointer<rpl_value>?, _ type: ValueType, _ lenOut: UnsafeMutablePointer<Int>?) -> UnsafeMutablePointer<UInt8>? {
+private func bytesOf(_ v: UnsafePointer<rpl_value>?, _ type: ValueType, _ lenOut: UnsafeMutablePointer<Int>?,
+                     _ fn: StaticString) -> UnsafeMutablePointer<UInt8>? {
     lenOut?.pointee = 0
-    guard let v else { return nil }
-    let value = borrowValue(v)
-    guard value.type == type, let box = value.bytesBox else { return nil }
+    guard let value = valueAt(v, fn), value.type == type, let box = value.bytesBox else { return nil }
     lenOut?.pointee = box.count
     return box.base
 }
 
 @c @implementation
 public func rpl_value_string(_ v: UnsafePointer<rpl_value>?, _ len_out: UnsafeMutablePointer<Int>?) -> UnsafePointer<CChar>? {
-    bytesOf(v, .string, len_out).map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
+    bytesOf(v, .string, len_out, "rpl_value_string").map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
 }
 
 @c @implementation
 public func rpl_value_bytes(_ v: UnsafePointer<rpl_value>?, _ len_out: UnsafeMutablePointer<Int>?) -> UnsafeRawPointer? {
-    bytesOf(v, .bytes, len_out).map { UnsafeRawPointer($0) }
+    bytesOf(v, .bytes, len_out, "rpl_value_bytes").map { UnsafeRawPointer($0) }
 }
 
 @c @implementation
 public func rpl_value_pointer(_ v: UnsafePointer<rpl_value>?) -> UnsafeMutableRawPointer? {
-    v.flatMap { borrowValue($0).pointerValue }
+    valueAt(v, "rpl_value_pointer")?.pointerValue
 }
 
 @c @implementation
 public func rpl_value_tuple_count(_ v: UnsafePointer<rpl_value>?) -> Int {
-    v.flatMap { borrowValue($0).tupleItems?.count } ?? 0
+    valueAt(v, "rpl_value_tuple_count")?.tupleItems?.count ?? 0
 }
 
 @c @implementation
@@ -108,7 +127,8 @@ public func rpl_value_tuple_at(_ v: UnsafePointer<rpl_value>?, _ i: Int) -> rpl_
         setError(RPL_ERR_NULL, "rpl_value_tuple_at: value is NULL")
         return cnil()
     }
-    guard let items = borrowValue(v).tupleItems else {
+    guard let value = valueAt(v, "rpl_value_tuple_at") else { return cnil() }
+    guard let items = value.tupleItems else {
         setError(RPL_ERR_KIND, "rpl_value_tuple_at: the value is not a tuple")
         return cnil()
     }
@@ -121,32 +141,35 @@ public func rpl_value_tuple_at(_ v: UnsafePointer<rpl_value>?, _ i: Int) -> rpl_
 
 @c @implementation
 public func rpl_value_signal(_ v: UnsafePointer<rpl_value>?) -> OpaquePointer? {
-    v.flatMap { borrowValue($0).signalValue }.map(handle)
+    valueAt(v, "rpl_value_signal")?.signalValue.map(handle)
 }
 
 @c @implementation
 public func rpl_value_copy(_ v: UnsafePointer<rpl_value>?) -> rpl_value {
-    guard let v else { return cnil() }
-    return toC(borrowValue(v).retained())
+    valueAt(v, "rpl_value_copy").map { toC($0.retained()) } ?? cnil()
 }
 
 @c @implementation
 public func rpl_value_release(_ v: UnsafeMutablePointer<rpl_value>?) {
-    guard let v else { return }
-    toValue(v.pointee).release()
+    // A refused value is left as it is: it is no box, there is nothing to drop.
+    guard let v, let value = valueAt(v, "rpl_value_release") else { return }
+    value.release()
     v.pointee = cnil()
 }
 
 @c @implementation
 public func rpl_value_equal(_ a: UnsafePointer<rpl_value>?, _ b: UnsafePointer<rpl_value>?) -> Bool {
     guard let a, let b else { return a == nil && b == nil }
-    return Value.equal(borrowValue(a), borrowValue(b))
+    guard let x = valueAt(a, "rpl_value_equal"), let y = valueAt(b, "rpl_value_equal") else { return false }
+    return Value.equal(x, y)
 }
 
 // MARK: Events
 
 @c @implementation
-public func rpl_event_next(_ v: rpl_value) -> rpl_value { toC(.event(.next(toValue(v)))) }
+public func rpl_event_next(_ v: rpl_value) -> rpl_value {
+    valueArg(v, "rpl_event_next").map { toC(.event(.next($0))) } ?? cnil()
+}
 
 @c @implementation
 public func rpl_event_error(_ e: OpaquePointer?) -> rpl_value {
@@ -162,7 +185,8 @@ private func eventOf(_ v: UnsafePointer<rpl_value>?, _ fn: StaticString) -> Even
         setError(RPL_ERR_NULL, "\(fn): value is NULL")
         return nil
     }
-    guard let e = borrowValue(v).eventValue else {
+    guard let value = valueAt(v, fn) else { return nil }
+    guard let e = value.eventValue else {
         setError(RPL_ERR_KIND, "\(fn): the value is not an event")
         return nil
     }

@@ -27,7 +27,8 @@ public typealias ErrorAction = @convention(c) (UnsafeMutableRawPointer?, OpaqueP
 /// A callback's context and its release, run exactly once when the last
 /// owner lets go. The operator signal owns one; each subscription's sink
 /// retains it too, so `ctx` stays valid while a subscription can still call
-/// the callback.
+/// the callback. The C shim wraps every context it is given in one, once its
+/// argument checks have passed.
 public final class CallbackContext: @unchecked Sendable {
     public let ctx: UnsafeMutableRawPointer?
     let release: RawCallback?
@@ -52,11 +53,11 @@ extension Value {
 }
 
 /// Calls `body` with `value` seen as the C struct (borrowed, no copy of a
-/// box). The pointer is only lent to the callback for the call, so the
-/// unprotected variant is used: it spares every operator call a stack
-/// protector check.
-@inline(__always)
-func withCValue<R>(_ value: borrowing Value, _ body: (UnsafePointer<ripple_value>) -> R) -> R {
+/// box): the one way the runtime and the C shim lend a value to C. The
+/// pointer is only lent to the callback for the call, so the unprotected
+/// variant is used: it spares every operator call a stack protector check.
+@inlinable @inline(__always)
+public func withCValue<R>(_ value: borrowing Value, _ body: (UnsafePointer<ripple_value>) -> R) -> R {
     _withUnprotectedUnsafePointer(to: value) { body(UnsafeRawPointer($0).assumingMemoryBound(to: ripple_value.self)) }
 }
 

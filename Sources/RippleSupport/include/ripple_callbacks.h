@@ -11,6 +11,7 @@
 #ifndef RIPPLE_CALLBACKS_H
 #define RIPPLE_CALLBACKS_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct ripple_value {
@@ -19,6 +20,11 @@ typedef struct ripple_value {
     uint64_t bits;
 } ripple_value;
 
+/* The same numbers ripple.h asserts for rpl_value; Swift's Value is checked
+   against both in Tests/RippleTests/ValueLayoutTests.swift. */
 _Static_assert(sizeof(ripple_value) == 16, "ripple_value must match rpl_value");
+_Static_assert(offsetof(ripple_value, type) == 0, "ripple_value.type must match rpl_value.type");
+_Static_assert(offsetof(ripple_value, reserved) == 4, "ripple_value.reserved must match rpl_value.reserved_");
+_Static_assert(offsetof(ripple_value, bits) == 8, "ripple_value.bits must match rpl_value's payload");
 
 #endif

@@ -323,3 +323,20 @@ impl From<Event> for Value {
         Value::Event(Box::new(e))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Other/RawValue exist for types a later header adds; exercise them with a value
+    // this binding made itself.
+    #[test]
+    fn raw_values_copy_and_compare_through_the_runtime() {
+        let raw = RawValue(Value::Str("boxed".into()).into_raw());
+        assert_eq!(raw.type_(), sys::RPL_TYPE_STRING);
+        let copy = raw.clone();
+        assert_eq!(unsafe { Value::from_raw(copy.as_raw()) }, Value::from("boxed"));
+        assert_eq!(Value::Other(raw), Value::Other(copy));
+        assert!(format!("{:?}", Value::Other(RawValue(Value::Nil.into_raw()))).contains("RawValue"));
+    }
+}

@@ -73,3 +73,8 @@ pub fn version_string() -> &'static str {
 pub(crate) fn failed(what: &str) -> ! {
     panic!("ripple: {what} failed: {}", Error::last().message())
 }
+
+// The README's example is compiled and run with the doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeExample;

@@ -5,7 +5,7 @@ use crate::error::Error;
 use crate::handle::Handle;
 use crate::scheduler::Scheduler;
 use crate::subject::Subject;
-use crate::value::{Event, Value};
+use crate::value::{drop_value, Event, Value};
 use core::ffi::c_void;
 use core::ptr::null_mut;
 use ripple_sys as sys;
@@ -28,12 +28,18 @@ pub(crate) fn ns(d: Duration) -> u64 {
 
 unsafe extern "C" fn map_fn<F: Fn(&Value) -> Value>(ctx: *mut c_void, v: *const sys::rpl_value) -> sys::rpl_value {
     let f = ctx_ref::<F>(ctx);
-    guard(|| Value::Nil, || f(&Value::from_raw(v))).into_raw()
+    let v = Value::from_raw(v);
+    let out = guard(|| Value::Nil, || f(&v));
+    drop_value(v);
+    out.into_raw()
 }
 
 unsafe extern "C" fn predicate_fn<F: Fn(&Value) -> bool>(ctx: *mut c_void, v: *const sys::rpl_value) -> bool {
     let f = ctx_ref::<F>(ctx);
-    guard(|| false, || f(&Value::from_raw(v)))
+    let v = Value::from_raw(v);
+    let out = guard(|| false, || f(&v));
+    drop_value(v);
+    out
 }
 
 unsafe extern "C" fn reduce_fn<F: Fn(&Value, &Value) -> Value>(
@@ -42,15 +48,19 @@ unsafe extern "C" fn reduce_fn<F: Fn(&Value, &Value) -> Value>(
     v: *const sys::rpl_value,
 ) -> sys::rpl_value {
     let f = ctx_ref::<F>(ctx);
-    let acc = Value::from_raw(acc);
-    // A panicking reducer keeps the accumulator.
-    let keep = acc.clone();
-    guard(move || keep, || f(&acc, &Value::from_raw(v))).into_raw()
+    let (acc_v, v) = (Value::from_raw(acc), Value::from_raw(v));
+    // A panicking reducer keeps the accumulator (acc is still valid then).
+    let out = guard(|| Value::from_raw(acc), || f(&acc_v, &v));
+    drop_value(acc_v);
+    drop_value(v);
+    out.into_raw()
 }
 
 unsafe extern "C" fn value_fn<F: Fn(&Value)>(ctx: *mut c_void, v: *const sys::rpl_value) {
     let f = ctx_ref::<F>(ctx);
-    guard(|| (), || f(&Value::from_raw(v)))
+    let v = Value::from_raw(v);
+    guard(|| (), || f(&v));
+    drop_value(v);
 }
 
 unsafe extern "C" fn error_fn<F: Fn(&Error)>(ctx: *mut c_void, e: *const sys::rpl_error_t) {
@@ -124,7 +134,9 @@ struct Observer<N, E, C> {
 
 unsafe extern "C" fn obs_next<N: Fn(&Value), E, C>(ctx: *mut c_void, v: *const sys::rpl_value) {
     let o = ctx_ref::<Observer<N, E, C>>(ctx);
-    guard(|| (), || (o.next)(&Value::from_raw(v)))
+    let v = Value::from_raw(v);
+    guard(|| (), || (o.next)(&v));
+    drop_value(v);
 }
 
 unsafe extern "C" fn obs_error<N, E: Fn(&Error), C>(ctx: *mut c_void, e: *const sys::rpl_error_t) {

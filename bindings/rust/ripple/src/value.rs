@@ -151,14 +151,22 @@ impl Value {
     ///
     /// # Safety
     /// `v` points to a valid `rpl_value`.
+    #[inline]
     pub unsafe fn from_raw(v: *const sys::rpl_value) -> Value {
         let r = &*v;
-        // Scalars are read straight from the public struct: no call per value.
+        // Scalars are read straight from the public struct, inline: no call per value.
         match r.type_ {
             sys::RPL_TYPE_NIL => Value::Nil,
             sys::RPL_TYPE_BOOL => Value::Bool(r.as_.b),
             sys::RPL_TYPE_INT => Value::Int(r.as_.i),
             sys::RPL_TYPE_DOUBLE => Value::Double(r.as_.d),
+            _ => Value::from_raw_boxed(v),
+        }
+    }
+
+    #[inline(never)]
+    unsafe fn from_raw_boxed(v: *const sys::rpl_value) -> Value {
+        match (*v).type_ {
             sys::RPL_TYPE_STRING => {
                 let mut len = 0usize;
                 let p = sys::rpl_value_string(v, &mut len);
@@ -195,13 +203,24 @@ impl Value {
     }
 
     /// The runtime value (+1: the caller owns it; C functions taking a value consume it).
+    #[inline]
     pub fn into_raw(self) -> sys::rpl_value {
+        match self {
+            Value::Nil => scalar(sys::RPL_TYPE_NIL, sys::rpl_value_payload { i: 0 }),
+            Value::Int(i) => scalar(sys::RPL_TYPE_INT, sys::rpl_value_payload { i }),
+            Value::Double(d) => scalar(sys::RPL_TYPE_DOUBLE, sys::rpl_value_payload { d }),
+            boxed => boxed.into_raw_slow(),
+        }
+    }
+
+    #[inline(never)]
+    fn into_raw_slow(self) -> sys::rpl_value {
         unsafe {
             match self {
-                Value::Nil => scalar(sys::RPL_TYPE_NIL, sys::rpl_value_payload { i: 0 }),
+                Value::Nil => sys::rpl_nil(),
                 Value::Bool(b) => sys::rpl_bool(b),
-                Value::Int(i) => scalar(sys::RPL_TYPE_INT, sys::rpl_value_payload { i }),
-                Value::Double(d) => scalar(sys::RPL_TYPE_DOUBLE, sys::rpl_value_payload { d }),
+                Value::Int(i) => sys::rpl_int(i),
+                Value::Double(d) => sys::rpl_double(d),
                 Value::Str(s) => sys::rpl_string_n(s.as_ptr().cast(), s.len()),
                 Value::Bytes(b) => sys::rpl_bytes(b.as_ptr().cast(), b.len()),
                 Value::Tuple(items) => {
@@ -249,6 +268,18 @@ impl Value {
     }
 }
 
+/// Drops a value, skipping the out-of-line drop glue for scalars (which own nothing):
+/// the per-event path of every callback ends here.
+#[inline]
+pub(crate) fn drop_value(v: Value) {
+    if matches!(v, Value::Nil | Value::Bool(_) | Value::Int(_) | Value::Double(_)) {
+        core::mem::forget(v);
+    } else {
+        drop(v);
+    }
+}
+
+#[inline]
 fn scalar(type_: sys::rpl_type, as_: sys::rpl_value_payload) -> sys::rpl_value {
     sys::rpl_value { type_, reserved_: 0, as_ }
 }

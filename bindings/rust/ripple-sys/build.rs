@@ -2,6 +2,7 @@
 //! 1. `RIPPLE_LIB_DIR` (a directory holding libripple.so),
 //! 2. the `pkg-config` program (`ripple.pc`; run as a process, so no crate dependency),
 //! 3. the linker's default search path.
+//!
 //! The library directory found is passed on to dependents as `DEP_RIPPLE_LIB_DIR`.
 use std::env;
 use std::path::Path;

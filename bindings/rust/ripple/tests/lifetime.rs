@@ -208,3 +208,54 @@ fn many_subscriptions_on_many_threads_release_everything() {
     }
     assert_eq!(Arc::strong_count(&token), 1);
 }
+
+#[test]
+fn a_callback_that_disposes_its_own_subscription_is_freed_only_after_it_returns() {
+    let token = Arc::new(());
+    let slot: Arc<std::sync::Mutex<Option<ripple::Subscription>>> = Arc::default();
+    let counts = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let s = Subject::new();
+    let (t, sl, c) = (token.clone(), slot.clone(), counts.clone());
+    let sub = s.subscribe_next(move |_| {
+        let me = sl.lock().unwrap().clone().expect("subscribed");
+        me.dispose();
+        // Still running: the runtime must not have released this closure yet.
+        c.lock().unwrap().push(Arc::strong_count(&t));
+    });
+    *slot.lock().unwrap() = Some(sub);
+    s.send_next(1);
+    s.send_next(2);
+    assert_eq!(*counts.lock().unwrap(), vec![2], "one call, made while the closure was alive");
+    assert_eq!(Arc::strong_count(&token), 1, "released after it returned");
+}
+
+#[test]
+fn disposing_from_another_thread_waits_for_nothing_but_frees_after_the_running_callback() {
+    use std::sync::mpsc;
+    let token = Arc::new(());
+    let (entered_tx, entered_rx) = mpsc::channel();
+    let (go_tx, go_rx) = mpsc::channel::<()>();
+    let (entered_tx, go_rx) = (std::sync::Mutex::new(entered_tx), std::sync::Mutex::new(go_rx));
+    let s = Subject::new();
+    let (t, calls) = (token.clone(), Arc::new(AtomicUsize::new(0)));
+    let c = calls.clone();
+    let sub = s.subscribe_next(move |_| {
+        let _ = &t;
+        c.fetch_add(1, Ordering::SeqCst);
+        let _ = entered_tx.lock().unwrap().send(());
+        let _ = go_rx.lock().unwrap().recv();
+    });
+    let sender = {
+        let s = s.clone();
+        std::thread::spawn(move || s.send_next(1))
+    };
+    entered_rx.recv_timeout(SECOND).unwrap();
+    sub.dispose(); // returns while the callback is still blocked on the other thread
+    assert_eq!(Arc::strong_count(&token), 2, "not freed under a running callback");
+    go_tx.send(()).unwrap();
+    sender.join().unwrap();
+    assert!(eventually(|| Arc::strong_count(&token) == 1));
+    drop(go_tx);
+    s.send_next(2);
+    assert_eq!(calls.load(Ordering::SeqCst), 1, "no callback after dispose");
+}

@@ -6,6 +6,7 @@
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 : "${STAGE:?STAGE must point at the staged install prefix}"
+STAGE="$(cd "$STAGE" && pwd)"   # cargo runs in other directories
 OUT="${OUT:-$HERE/target}"
 test -f "$STAGE/include/ripple.h" || { echo "rust: no $STAGE/include/ripple.h" >&2; exit 1; }
 if ! command -v cargo >/dev/null; then

@@ -40,6 +40,10 @@ fn publish_subscribes_the_source_once() {
     assert_eq!(ra.ints(), vec![1]);
     let _d3 = conn.connect();
     assert_eq!(count.load(Ordering::SeqCst), 2, "connects again after a dispose");
+    // The source's closure holds `feed`, whose subscriber holds the source's subscriber:
+    // a cycle through user closures, which only a terminal event breaks.
+    feed.send_completed();
+    assert!(ra.completed() && rb.completed());
 }
 
 #[test]
@@ -66,6 +70,8 @@ fn autoconnect_connects_on_the_first_and_disconnects_after_the_last() {
     assert_eq!(count.load(Ordering::SeqCst), 2, "a later subscriber connects again");
     feed.send_next(2);
     assert_eq!((ra.ints(), rc.ints()), (vec![1], vec![2]));
+    feed.send_completed(); // ends the cycle through the closures (see above)
+    assert!(rc.completed());
 }
 
 #[test]

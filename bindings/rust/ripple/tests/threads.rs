@@ -130,4 +130,8 @@ fn subjects_on_two_threads_sending_into_each_other_do_not_deadlock() {
     ta.join().unwrap();
     tb.join().unwrap();
     assert_eq!(count.load(Ordering::SeqCst), 2000);
+    // Each subject's subscriber holds the other subject: a cycle through the closures,
+    // broken by disposing.
+    _x.dispose();
+    _y.dispose();
 }

@@ -65,6 +65,10 @@ public struct Value: Sendable {
     @inlinable
     public var type: ValueType { ValueType(rawValue: rawType) ?? .nil }
 
+    /// Whether the type is one ripple.h lists (rule 19a).
+    @inlinable @inline(__always)
+    public var isListed: Bool { rawType <= ValueType.event.rawValue }
+
     @inlinable @inline(__always)
     public var isBoxed: Bool { rawType >= ValueType.string.rawValue && rawType <= ValueType.event.rawValue }
 

@@ -811,6 +811,39 @@ static void test_context_released_once_on_failure(void) {
     rpl_release(err);
 }
 
+/* Rule 19a from the other side: a map or reduce callback that returns a
+   value of an unlisted type fails the subscription (RPL_ERROR_CALLBACK,
+   naming the operator); the forged value is neither delivered nor released
+   as a box, and the source is disposed. */
+static rpl_value map_forge(void *ctx, const rpl_value *v) {
+    (void)ctx;
+    return rpl_value_int(v) == 2 ? forged(99) : rpl_value_copy(v);
+}
+static rpl_value reduce_forge(void *ctx, const rpl_value *a, const rpl_value *v) {
+    (void)ctx; (void)a;
+    return rpl_value_int(v) == 2 ? forged(0x7250C0DEu) : rpl_int(rpl_value_int(v));
+}
+static void test_forged_returned_by_callbacks(void) {
+    for (int k = 0; k < 3; k++) {
+        rpl_subject_t *s = rpl_subject_create();
+        rpl_signal_t *op = k == 0 ? rpl_signal_map((rpl_signal_t *)s, map_forge, NULL, NULL)
+                         : k == 1 ? rpl_signal_scan((rpl_signal_t *)s, rpl_int(0), reduce_forge, NULL, NULL)
+                                  : rpl_signal_aggregate((rpl_signal_t *)s, rpl_int(0), reduce_forge, NULL, NULL);
+        rec_t r;
+        memset(&r, 0, sizeof r);
+        rpl_disposable_t *d = r_sub(op, &r);
+        for (int i = 1; i <= 3; i++) CHECK_EQ_INT(rpl_subject_send_next(s, rpl_int(i)), RPL_OK);
+        CHECK_EQ_INT(r.n, k == 2 ? 0 : 1);  /* 1 passed, 2 failed it, 3 never arrives */
+        CHECK_CALLBACK_ERROR(&r, k == 0 ? "rpl_signal_map" : k == 1 ? "rpl_signal_scan" : "rpl_signal_aggregate");
+        CHECK_EQ_INT(r.released, 1);
+        CHECK_EQ_INT((int)rpl_subject_subscriber_count(s), 0);  /* upstream disposed */
+        r_done(&r);
+        rpl_release(d);
+        rpl_release(op);
+        rpl_release(s);
+    }
+}
+
 int main(void) {
     RUN(test_forged_into_subscriber);
     RUN(test_forged_into_subjects);
@@ -818,6 +851,7 @@ int main(void) {
     RUN(test_forged_into_merge_and_combine_latest);
     RUN(test_forged_constructor_arguments);
     RUN(test_forged_through_pointers);
+    RUN(test_forged_returned_by_callbacks);
     RUN(test_wrong_kind_returned);
     RUN(test_messages_name_the_function);
     RUN(test_check_order);

@@ -162,6 +162,13 @@ class StoppingSink: ForwardingSink {
         if let error { downstream.onError(error) } else { downstream.onCompleted() }
     }
 
+    /// Fails the subscription because `op`'s callback returned `value`, of
+    /// a type ripple.h does not list (semantics.md rule 19a). The value is
+    /// not released: it is not a box the runtime made.
+    final func refuse(_ value: Value, _ op: StaticString) {
+        stop(.runtime(.callback, "\(op): the callback returned a value of type \(value.rawType), which ripple.h does not list"))
+    }
+
     override func onError(_ error: RippleError) {
         stopped = true
         terminate(error)

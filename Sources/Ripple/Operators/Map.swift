@@ -7,7 +7,7 @@ public final class MapSignal: CallbackOperatorSignal<MapFunction> {
     override func makeSink(_ downstream: Sink) -> Sink { MapSink(function, context, downstream) }
 }
 
-final class MapSink: ForwardingSink {
+final class MapSink: StoppingSink {
     let fn: MapFunction
     let ctx: UnsafeMutableRawPointer?
     let context: CallbackContext  // keeps ctx alive
@@ -21,6 +21,7 @@ final class MapSink: ForwardingSink {
 
     override func onNext(_ value: borrowing Value) {
         let mapped = Value(c: withCValue(value) { fn(ctx, $0) })
+        if !mapped.isListed { return refuse(mapped, "rpl_signal_map") }
         downstream.onNext(mapped)
         mapped.release()
     }

@@ -4,7 +4,8 @@ import RippleSupport
 
 /// Sends every running accumulation (`scan`), or only the final one at
 /// completion (`aggregate`: the initial value if the source sent nothing,
-/// as RAC's aggregateWithStart:reduce:).
+/// as RAC's aggregateWithStart:reduce:). A reduce callback that returns a
+/// value of a type the header does not list fails the subscription.
 public final class ScanSignal: UnaryOperatorSignal {
     let initial: Value
     let reduce: ReduceFunction
@@ -30,11 +31,13 @@ public final class ScanSignal: UnaryOperatorSignal {
     }
 }
 
-class AccumulatingSink: ForwardingSink {
+class AccumulatingSink: StoppingSink {
     let reduce: ReduceFunction
     let ctx: UnsafeMutableRawPointer?
     let context: CallbackContext
     @exclusivity(unchecked) final var acc: Value  // owned
+
+    var aggregate: Bool { false }
 
     init(_ acc: Value, _ reduce: ReduceFunction, _ context: CallbackContext, _ downstream: Sink) {
         self.acc = acc
@@ -49,9 +52,10 @@ class AccumulatingSink: ForwardingSink {
     /// Folds `value` into the accumulator. The old accumulator is held for
     /// the call, so a callback that sends back into the source (which runs
     /// this again, nested) cannot free what it is reading.
-    /// Returns the new accumulator, borrowed from the sink.
+    /// Returns the new accumulator, borrowed from the sink, or nil when the
+    /// callback returned an unlisted value (the subscription has failed).
     @inline(__always) @discardableResult
-    final func accumulate(_ value: borrowing Value) -> Value {
+    final func accumulate(_ value: borrowing Value) -> Value? {
         let old = acc.retained()
         let v = copy value  // 16 bytes on the stack; the box, if any, stays borrowed
         let next = Value(c: _withUnprotectedUnsafePointer(to: old) { pa in
@@ -60,6 +64,11 @@ class AccumulatingSink: ForwardingSink {
                        UnsafeRawPointer(pv).assumingMemoryBound(to: ripple_value.self))
             }
         })
+        if !next.isListed {
+            old.release()
+            refuse(next, aggregate ? "rpl_signal_aggregate" : "rpl_signal_scan")
+            return nil
+        }
         let replaced = acc
         acc = next
         replaced.release()
@@ -70,16 +79,19 @@ class AccumulatingSink: ForwardingSink {
 
 final class ScanSink: AccumulatingSink {
     override func onNext(_ value: borrowing Value) {
-        let current = accumulate(value).retained()  // a nested send may replace acc meanwhile
+        guard let current = accumulate(value)?.retained() else { return }
         downstream.onNext(current)
         current.release()
     }
 }
 
 final class AggregateSink: AccumulatingSink {
+    override var aggregate: Bool { true }
     override func onNext(_ value: borrowing Value) { accumulate(value) }
 
     override func onCompleted() {
+        if stopped { return }
+        stopped = true
         let result = acc.retained()
         downstream.onNext(result)
         result.release()

@@ -5,65 +5,57 @@ import RippleSupport
 
 /// Calls `action(ctx, v)` for each value, then forwards it.
 public final class DoNextSignal: CallbackOperatorSignal<ValueAction> {
-    override func makeSink(_ downstream: Sink) -> Sink { DoNextSink(function, context, downstream) }
+    override func makeSink(_ downstream: Sink) -> Sink { DoNextSink(callback, downstream) }
 }
 
 final class DoNextSink: ForwardingSink {
-    let action: ValueAction
-    let ctx: UnsafeMutableRawPointer?
-    let context: CallbackContext
+    let call: Callback<ValueAction>
 
-    init(_ action: ValueAction, _ context: CallbackContext, _ downstream: Sink) {
-        self.action = action
-        self.ctx = context.ctx
-        self.context = context
+    init(_ call: Callback<ValueAction>, _ downstream: Sink) {
+        self.call = call
         super.init(downstream)
     }
 
     override func onNext(_ value: borrowing Value) {
-        withCValue(value) { action(ctx, $0) }
+        call.run(value)
         downstream.onNext(value)
     }
 }
 
 /// Calls `action(ctx, error)` on an error, then forwards it.
 public final class DoErrorSignal: CallbackOperatorSignal<ErrorAction> {
-    override func makeSink(_ downstream: Sink) -> Sink { DoErrorSink(function, context, downstream) }
+    override func makeSink(_ downstream: Sink) -> Sink { DoErrorSink(callback, downstream) }
 }
 
 final class DoErrorSink: ForwardingSink {
-    let action: ErrorAction
-    let context: CallbackContext
+    let call: Callback<ErrorAction>
 
-    init(_ action: ErrorAction, _ context: CallbackContext, _ downstream: Sink) {
-        self.action = action
-        self.context = context
+    init(_ call: Callback<ErrorAction>, _ downstream: Sink) {
+        self.call = call
         super.init(downstream)
     }
 
     override func onError(_ error: RippleError) {
-        action(context.ctx, OpaquePointer(Unmanaged.passUnretained(error).toOpaque()))
+        call.run(error)
         downstream.onError(error)
     }
 }
 
 /// Calls `action(ctx)` on completion, then forwards it.
 public final class DoCompletedSignal: CallbackOperatorSignal<RawCallback> {
-    override func makeSink(_ downstream: Sink) -> Sink { DoCompletedSink(function, context, downstream) }
+    override func makeSink(_ downstream: Sink) -> Sink { DoCompletedSink(callback, downstream) }
 }
 
 final class DoCompletedSink: ForwardingSink {
-    let action: RawCallback
-    let context: CallbackContext
+    let call: Callback<RawCallback>
 
-    init(_ action: RawCallback, _ context: CallbackContext, _ downstream: Sink) {
-        self.action = action
-        self.context = context
+    init(_ call: Callback<RawCallback>, _ downstream: Sink) {
+        self.call = call
         super.init(downstream)
     }
 
     override func onCompleted() {
-        action(context.ctx)
+        call.run()
         downstream.onCompleted()
     }
 }

@@ -4,23 +4,19 @@ import RippleSupport
 
 /// `next fn(v)` for every value; terminal events pass through.
 public final class MapSignal: CallbackOperatorSignal<MapFunction> {
-    override func makeSink(_ downstream: Sink) -> Sink { MapSink(function, context, downstream) }
+    override func makeSink(_ downstream: Sink) -> Sink { MapSink(callback, downstream) }
 }
 
 final class MapSink: StoppingSink {
-    let fn: MapFunction
-    let ctx: UnsafeMutableRawPointer?
-    let context: CallbackContext  // keeps ctx alive
+    let call: Callback<MapFunction>
 
-    init(_ fn: MapFunction, _ context: CallbackContext, _ downstream: Sink) {
-        self.fn = fn
-        self.ctx = context.ctx
-        self.context = context
+    init(_ call: Callback<MapFunction>, _ downstream: Sink) {
+        self.call = call
         super.init(downstream)
     }
 
     override func onNext(_ value: borrowing Value) {
-        let mapped = Value(c: withCValue(value) { fn(ctx, $0) })
+        let mapped = call.map(value)
         if !mapped.isListed { return refuse(mapped, "rpl_signal_map") }
         downstream.onNext(mapped)
         mapped.release()
@@ -28,13 +24,13 @@ final class MapSink: StoppingSink {
 }
 
 /// Passes the values for which `predicate` returns true.
-public final class FilterSignal: PredicateOperatorSignal {
-    override func makeSink(_ call: PredicateCall, _ downstream: Sink) -> Sink { FilterSink(call, downstream) }
+public final class FilterSignal: CallbackOperatorSignal<PredicateFunction> {
+    override func makeSink(_ downstream: Sink) -> Sink { FilterSink(callback, downstream) }
 }
 
 final class FilterSink: ForwardingSink {
-    let call: PredicateCall
-    init(_ call: PredicateCall, _ downstream: Sink) {
+    let call: Callback<PredicateFunction>
+    init(_ call: Callback<PredicateFunction>, _ downstream: Sink) {
         self.call = call
         super.init(downstream)
     }

@@ -8,16 +8,14 @@ import RippleSupport
 /// value of a type the header does not list fails the subscription.
 public final class ScanSignal: UnaryOperatorSignal {
     let initial: Value
-    let reduce: ReduceFunction
-    let context: CallbackContext
+    let reduce: Callback<ReduceFunction>
     let aggregate: Bool
 
     /// Consumes `initial`.
     public init(_ source: Signal, initial: Value, _ reduce: ReduceFunction, _ context: CallbackContext,
                 aggregate: Bool) {
         self.initial = initial
-        self.reduce = reduce
-        self.context = context
+        self.reduce = Callback(reduce, context)
         self.aggregate = aggregate
         super.init(source)
     }
@@ -26,24 +24,19 @@ public final class ScanSignal: UnaryOperatorSignal {
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let acc = initial.retained()
-        return source.subscribe(aggregate ? AggregateSink(acc, reduce, context, sink)
-                                          : ScanSink(acc, reduce, context, sink))
+        return source.subscribe(aggregate ? AggregateSink(acc, reduce, sink) : ScanSink(acc, reduce, sink))
     }
 }
 
 class AccumulatingSink: StoppingSink {
-    let reduce: ReduceFunction
-    let ctx: UnsafeMutableRawPointer?
-    let context: CallbackContext
+    let call: Callback<ReduceFunction>
     @exclusivity(unchecked) final var acc: Value  // owned
 
     var aggregate: Bool { false }
 
-    init(_ acc: Value, _ reduce: ReduceFunction, _ context: CallbackContext, _ downstream: Sink) {
+    init(_ acc: Value, _ call: Callback<ReduceFunction>, _ downstream: Sink) {
         self.acc = acc
-        self.reduce = reduce
-        self.ctx = context.ctx
-        self.context = context
+        self.call = call
         super.init(downstream)
     }
 
@@ -57,13 +50,7 @@ class AccumulatingSink: StoppingSink {
     @inline(__always) @discardableResult
     final func accumulate(_ value: borrowing Value) -> Value? {
         let old = acc.retained()
-        let v = copy value  // 16 bytes on the stack; the box, if any, stays borrowed
-        let next = Value(c: _withUnprotectedUnsafePointer(to: old) { pa in
-            _withUnprotectedUnsafePointer(to: v) { pv in
-                reduce(ctx, UnsafeRawPointer(pa).assumingMemoryBound(to: ripple_value.self),
-                       UnsafeRawPointer(pv).assumingMemoryBound(to: ripple_value.self))
-            }
-        })
+        let next = call.reduce(old, value)
         if !next.isListed {
             old.release()
             refuse(next, aggregate ? "rpl_signal_aggregate" : "rpl_signal_scan")

@@ -35,15 +35,15 @@ final class SkipSink: ForwardingSink {
 
 /// Drops values while `predicate` is true, then passes everything, including
 /// later values for which it would be true (RAC's skipWhileBlock:).
-public final class SkipWhileSignal: PredicateOperatorSignal {
-    override func makeSink(_ call: PredicateCall, _ downstream: Sink) -> Sink { SkipWhileSink(call, downstream) }
+public final class SkipWhileSignal: CallbackOperatorSignal<PredicateFunction> {
+    override func makeSink(_ downstream: Sink) -> Sink { SkipWhileSink(callback, downstream) }
 }
 
 final class SkipWhileSink: ForwardingSink {
-    let call: PredicateCall
+    let call: Callback<PredicateFunction>
     @exclusivity(unchecked) var skipping = true
 
-    init(_ call: PredicateCall, _ downstream: Sink) {
+    init(_ call: Callback<PredicateFunction>, _ downstream: Sink) {
         self.call = call
         super.init(downstream)
     }

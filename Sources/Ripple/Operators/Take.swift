@@ -102,13 +102,13 @@ final class TakeLastSink: ForwardingSink {
 /// Values while `predicate` is true; at the first value for which it is
 /// false, completes (without that value) and disposes the source (RAC's
 /// takeWhileBlock:).
-public final class TakeWhileSignal: PredicateOperatorSignal {
-    override func makeSink(_ call: PredicateCall, _ downstream: Sink) -> Sink { TakeWhileSink(call, downstream) }
+public final class TakeWhileSignal: CallbackOperatorSignal<PredicateFunction> {
+    override func makeSink(_ downstream: Sink) -> Sink { TakeWhileSink(callback, downstream) }
 }
 
 final class TakeWhileSink: StoppingSink {
-    let call: PredicateCall
-    init(_ call: PredicateCall, _ downstream: Sink) {
+    let call: Callback<PredicateFunction>
+    init(_ call: Callback<PredicateFunction>, _ downstream: Sink) {
         self.call = call
         super.init(downstream)
     }

@@ -1,0 +1,116 @@
+import RippleSupport
+import Synchronization
+
+// C callbacks as operators hold and call them: the function types, the
+// context that owns a callback's `ctx`, and the one struct a sink calls.
+//
+// Operators call C function pointers directly (no Swift closure in between):
+// a sink stores the function and the raw `ctx`, so an event costs one
+// indirect call, with no retain/release, no generic dispatch and no
+// allocation for scalar values. Swift callers wrap closures into the same
+// shape (ClosureOperators.swift).
+
+/// `rpl_map_fn`: returns a new value owned by the caller (the runtime).
+public typealias MapFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<ripple_value>) -> ripple_value
+/// `rpl_predicate_fn`.
+public typealias PredicateFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<ripple_value>) -> Bool
+/// `rpl_reduce_fn`: `(ctx, accumulator, value)`, both borrowed; returns the
+/// new accumulator, owned by the runtime.
+public typealias ReduceFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<ripple_value>,
+                                                  UnsafePointer<ripple_value>) -> ripple_value
+/// `rpl_do_next_fn`.
+public typealias ValueAction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<ripple_value>) -> Void
+/// `rpl_do_error_fn`: the error is a borrowed `RippleError` handle.
+public typealias ErrorAction = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer) -> Void
+
+/// A callback's context and its release, run exactly once when the last
+/// owner lets go. The operator signal owns one; each subscription's sink
+/// retains it too, so `ctx` stays valid while a subscription can still call
+/// the callback. The C shim wraps every context it is given in one, once its
+/// argument checks have passed.
+public final class CallbackContext: @unchecked Sendable {
+    public let ctx: UnsafeMutableRawPointer?
+    let release: RawCallback?
+
+    public init(_ ctx: UnsafeMutableRawPointer?, release: RawCallback?) {
+        self.ctx = ctx
+        self.release = release
+    }
+
+    /// A context that keeps `object` alive (for Swift closures).
+    public convenience init(retaining object: AnyObject) {
+        self.init(Unmanaged.passRetained(object).toOpaque(), release: { p in
+            if let p { Unmanaged<AnyObject>.fromOpaque(p).release() }
+        })
+    }
+
+    deinit { release?(ctx) }
+}
+
+extension Value {
+    @inline(__always) init(c: ripple_value) { self = unsafeBitCast(c, to: Value.self) }
+}
+
+/// Calls `body` with `value` seen as the C struct (borrowed, no copy of a
+/// box): the one way the runtime and the C shim lend a value to C. The
+/// pointer is only lent to the callback for the call, so the unprotected
+/// variant is used: it spares every operator call a stack protector check.
+@inlinable @inline(__always)
+public func withCValue<R>(_ value: borrowing Value, _ body: (UnsafePointer<ripple_value>) -> R) -> R {
+    _withUnprotectedUnsafePointer(to: value) { body(UnsafeRawPointer($0).assumingMemoryBound(to: ripple_value.self)) }
+}
+
+/// A C callback with its context, as a sink calls it: the function and the
+/// raw `ctx` side by side (one indirect call per event), and the context
+/// object that keeps `ctx` valid for as long as the sink lives.
+struct Callback<Function> {
+    let function: Function
+    let ctx: UnsafeMutableRawPointer?
+    let context: CallbackContext
+
+    init(_ function: Function, _ context: CallbackContext) {
+        self.function = function
+        self.ctx = context.ctx
+        self.context = context
+    }
+}
+
+extension Callback where Function == MapFunction {
+    /// The mapped value, owned by the caller.
+    @inline(__always)
+    func map(_ value: borrowing Value) -> Value { Value(c: withCValue(value) { function(ctx, $0) }) }
+}
+
+extension Callback where Function == PredicateFunction {
+    @inline(__always)
+    func test(_ value: borrowing Value) -> Bool { withCValue(value) { function(ctx, $0) } }
+}
+
+extension Callback where Function == ReduceFunction {
+    /// `reduce(acc, value)`, owned by the caller; both arguments borrowed.
+    @inline(__always)
+    func reduce(_ acc: borrowing Value, _ value: borrowing Value) -> Value {
+        let a = copy acc, v = copy value  // 16 bytes each; boxes stay borrowed
+        return Value(c: _withUnprotectedUnsafePointer(to: a) { pa in
+            _withUnprotectedUnsafePointer(to: v) { pv in
+                function(ctx, UnsafeRawPointer(pa).assumingMemoryBound(to: ripple_value.self),
+                         UnsafeRawPointer(pv).assumingMemoryBound(to: ripple_value.self))
+            }
+        })
+    }
+}
+
+extension Callback where Function == ValueAction {
+    @inline(__always)
+    func run(_ value: borrowing Value) { withCValue(value) { function(ctx, $0) } }
+}
+
+extension Callback where Function == ErrorAction {
+    @inline(__always)
+    func run(_ error: RippleError) { function(ctx, OpaquePointer(Unmanaged.passUnretained(error).toOpaque())) }
+}
+
+extension Callback where Function == RawCallback {
+    @inline(__always)
+    func run() { function(ctx) }
+}

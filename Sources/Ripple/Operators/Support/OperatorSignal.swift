@@ -1,0 +1,43 @@
+/// Base of the operator signals built on one source.
+public class UnaryOperatorSignal: Signal {
+    public let source: Signal
+    init(_ source: Signal) {
+        self.source = source
+        super.init()
+    }
+}
+
+/// Base of the fused operators with one C callback (map, filter, take_while,
+/// skip_while, do_*): each subscription gets a sink from `makeSink`, which
+/// calls the callback directly per value.
+public class CallbackOperatorSignal<Function>: UnaryOperatorSignal {
+    let callback: Callback<Function>
+
+    public init(_ source: Signal, _ function: Function, _ context: CallbackContext) {
+        callback = Callback(function, context)
+        super.init(source)
+    }
+
+    func makeSink(_ downstream: Sink) -> Sink { fatalError("makeSink must be overridden") }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber { source.subscribe(makeSink(sink)) }
+}
+
+/// Base of the operators that work on a scheduler (delay, throttle, timeout,
+/// deliver_on, subscribe_on): the source signal, an interval in ns (0 where
+/// the operator has none) and the scheduler, held through `SchedulerRef` so a
+/// driven scheduler (test, run loop) is not kept alive by operators.
+public class ScheduledOperatorSignal: UnaryOperatorSignal {
+    let interval: UInt64
+    let scheduler: SchedulerRef
+
+    public init(_ source: Signal, _ interval: UInt64, _ scheduler: Scheduler) {
+        self.interval = interval
+        self.scheduler = SchedulerRef(scheduler)
+        super.init(source)
+    }
+
+    public convenience init(_ source: Signal, _ scheduler: Scheduler) {
+        self.init(source, 0, scheduler)
+    }
+}

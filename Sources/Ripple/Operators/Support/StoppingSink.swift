@@ -1,0 +1,67 @@
+/// A sink that can end its subscription before the source does (take,
+/// take_while, dematerialize).
+///
+/// `stop` marks the root subscriber done, sends the terminal event to the
+/// sinks below this one, then disposes the subscription's resources (the
+/// source): the order of semantics.md rule 5. Sinks above this one see no
+/// terminal event, so a `do_completed` upstream of a `take` does not run, and
+/// a value sent back into the source from the terminal callback is dropped by
+/// the subscriber. If the root is already done because an upstream sink is
+/// emitting from its own terminal event (`collect`, `take_last`,
+/// `materialize`), this sink's terminal event is sent now and the upstream
+/// one is ignored; if it is done because it was disposed, nothing is sent.
+class StoppingSink: ForwardingSink {
+    /// No more values go downstream.
+    @exclusivity(unchecked) final var stopped = false
+    /// The terminal event went downstream.
+    @exclusivity(unchecked) final var terminated = false
+    /// The subscriber at the head of the chain. Unowned: it owns this sink
+    /// (a strong reference would be a cycle), and it is alive whenever it
+    /// calls into the chain.
+    @exclusivity(unchecked) final unowned(unsafe) var root: Subscriber?
+
+    override func attach(_ subscriber: Subscriber) {
+        root = subscriber
+        downstream.attach(subscriber)
+    }
+
+    /// Ends the subscription with `error`, or with completion when nil.
+    final func stop(_ error: RippleError? = nil) {
+        if stopped { return }
+        stopped = true
+        guard let root else {
+            terminate(error)  // never attached: nothing upstream to end
+            return
+        }
+        if root.markDone() {
+            terminate(error)
+            root.disposeResources()
+        } else if !root.resourcesAreDisposed {
+            terminate(error)  // inside an upstream terminal event, which disposes the resources next
+        }
+    }
+
+    @inline(__always)
+    final func terminate(_ error: RippleError?) {
+        if terminated { return }
+        terminated = true
+        if let error { downstream.onError(error) } else { downstream.onCompleted() }
+    }
+
+    /// Fails the subscription because `op`'s callback returned `value`, of
+    /// a type ripple.h does not list (semantics.md rule 19a). The value is
+    /// not released: it is not a box the runtime made.
+    final func refuse(_ value: Value, _ op: StaticString) {
+        stop(.runtime(.callback, "\(op): the callback returned a value of type \(value.rawType), which ripple.h does not list"))
+    }
+
+    override func onError(_ error: RippleError) {
+        stopped = true
+        terminate(error)
+    }
+
+    override func onCompleted() {
+        stopped = true
+        terminate(nil)
+    }
+}

@@ -192,3 +192,15 @@ extension Value {
         return ErrorSignal(.runtime(.generic, "\(op): the value is not a signal (type \(rawType))"))
     }
 }
+
+extension Signal {
+    /// RAC's bind (see `BindSignal`): nil or `stop` ends the source side.
+    public func bind(_ binder: @escaping BindSignal.Binder) -> Signal { BindSignal(self, binder) }
+
+    /// Subscribes the signal `transform` returns for each value (nil: empty)
+    /// and merges their values.
+    public func flatMap(_ transform: @escaping BindSignal.Transform) -> Signal { BindSignal(self, flatMap: transform) }
+
+    /// Merges the inner signals of a signal of signal values.
+    public func flatten() -> Signal { BindSignal(self, flatMap: { $0.innerSignal("flatten") }) }
+}

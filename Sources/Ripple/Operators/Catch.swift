@@ -38,3 +38,11 @@ final class CatchSink: Sink {
         _ = replacement.subscribe(RelaySink(relay))
     }
 }
+
+extension Signal {
+    /// On error, continues with the signal `handler` returns (nil: the error passes on).
+    public func `catch`(_ handler: @escaping CatchSignal.Handler) -> Signal { CatchSignal(self, handler) }
+
+    /// On error, continues with `replacement`.
+    public func catchTo(_ replacement: Signal) -> Signal { CatchSignal(self) { _ in replacement } }
+}

@@ -48,3 +48,7 @@ final class CombineLatestCore: InputCore {
         super.finish()
     }
 }
+
+extension Signal {
+    public static func combineLatest(_ signals: [Signal]) -> Signal { CombineLatestSignal(signals) }
+}

@@ -59,3 +59,14 @@ public final class StartWithSignal: Signal {
         return relay
     }
 }
+
+extension Signal {
+    /// This signal's events, then `other`'s.
+    public func concat(_ other: Signal) -> Signal { ConcatSignal(self, other) }
+
+    /// `value` first (consumed), then this signal's events.
+    public func startWith(_ value: Value) -> Signal { StartWithSignal(self, value) }
+
+    /// Ignores this signal's values; on completion, `next`'s events.
+    public func then(_ next: Signal) -> Signal { ConcatSignal(self, next, ignoreFirstValues: true) }
+}

@@ -18,3 +18,7 @@ final class MergeCore: InputCore {
         if remaining == 0 { relay.sendCompleted() }
     }
 }
+
+extension Signal {
+    public static func merge(_ signals: [Signal]) -> Signal { MergeSignal(signals) }
+}

@@ -92,3 +92,11 @@ final class RepeatAttemptSink: Sink {
     override func onError(_ error: RippleError) { state.attemptFailed(error) }
     override func onCompleted() { state.attemptCompleted() }
 }
+
+extension Signal {
+    /// Resubscribes on error, at most `count` times (`UInt.max`: without limit).
+    public func retry(_ count: UInt = .max) -> Signal { RepeatSignal(self, .retry, limit: count) }
+
+    /// Subscribes `count` times in all, one after another (`UInt.max`: forever).
+    public func `repeat`(_ count: UInt = .max) -> Signal { RepeatSignal(self, .repeat, limit: count) }
+}

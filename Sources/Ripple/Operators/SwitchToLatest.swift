@@ -104,3 +104,8 @@ final class SwitchInnerSink: Sink {
     }
     override func onCompleted() { state.markDone(SwitchState.latestDone, gen: gen) }
 }
+
+extension Signal {
+    /// Follows only the latest inner signal of a signal of signal values.
+    public func switchToLatest() -> Signal { SwitchToLatestSignal(self) }
+}

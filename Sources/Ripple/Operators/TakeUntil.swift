@@ -26,3 +26,8 @@ final class TakeUntilTriggerSink: Sink {
     override func onNext(_ value: borrowing Value) { relay.sendCompleted() }
     override func onCompleted() { relay.sendCompleted() }
 }
+
+extension Signal {
+    /// This signal's events until `trigger` sends a value or completes.
+    public func takeUntil(_ trigger: Signal) -> Signal { TakeUntilSignal(self, trigger: trigger) }
+}

@@ -81,3 +81,7 @@ final class ZipCore: InputCore {
         super.finish()
     }
 }
+
+extension Signal {
+    public static func zip(_ signals: [Signal]) -> Signal { ZipSignal(signals) }
+}

@@ -26,6 +26,8 @@ public final class SubjectHub: Gate, @unchecked Sendable {
     /// own leave must wait until that callback returns (rules 5, 6).
     @exclusivity(unchecked) var current: UnsafeMutableRawPointer?
     let terminatedFlag = Atomic<Bool>(false)
+    /// Written by the owner only (a store, not a read-modify-write); read
+    /// from anywhere as a snapshot.
     let liveCount = Atomic<Int>(0)
 
     /// Guards `current` (a behavior subject's value, read from any thread)
@@ -152,7 +154,7 @@ public final class SubjectHub: Gate, @unchecked Sendable {
 
     func leave(_ x: Subscriber) {
         if let entry = registry.remove(x) {
-            liveCount.wrappingSubtract(1, ordering: .relaxed)
+            liveCount.store(registry.live, ordering: .relaxed)
             entry.release()
         }
         x.finalize()
@@ -201,7 +203,7 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         replay(to: x)
         if x.isDisposed { return }  // disposed during its replay: its leave is queued
         registry.add(x)
-        liveCount.wrappingAdd(1, ordering: .relaxed)
+        liveCount.store(registry.live, ordering: .relaxed)
     }
 
     func terminate(_ event: Event) {

@@ -11,7 +11,7 @@ struct SubscriberRegistry {
     private(set) var slots: UnsafeMutablePointer<Unmanaged<Subscriber>?>
     private(set) var count = 0
     private var capacity: Int
-    private var holes = 0
+    private(set) var holes = 0
     /// Non-zero while a send walks the slots: removal leaves holes and
     /// compaction waits (slots must not move under the walk).
     var walking = 0
@@ -78,8 +78,9 @@ struct SubscriberRegistry {
     }
 
     /// Closes the holes once they outnumber the live entries (amortized O(1)).
+    @inline(__always)
     mutating func compactIfSparse() {
-        if walking == 0 && holes > 8 && holes * 2 > count { compact() }
+        if holes > 8 && walking == 0 && holes * 2 > count { compact() }
     }
 
     private mutating func compact() {

@@ -55,7 +55,9 @@ public final class ImmediateScheduler: Scheduler, @unchecked Sendable {
     private func runOne(_ job: Job, _ time: UInt64?) {
         if let time {
             if time == .max { return }  // never due: dropped, never run
-            if !job.isDisposed { sleepUntil(time) }
+            // A time already reached (delay 0) must not cost a sleep call:
+            // even a past deadline can sleep for the timer slack (~50 µs).
+            if !job.isDisposed && time > monotonicNow() { sleepUntil(time) }
         }
         execute(job)
     }

@@ -1077,6 +1077,103 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_timeout(rpl_signal_t *RPL_NULLABLE sig, ui
    positive and s not the immediate scheduler (RPL_ERR_INVALID). */
 rpl_signal_t *RPL_NULLABLE rpl_signal_interval(uint64_t ns, rpl_scheduler_t *RPL_NULLABLE s);
 
+/* ===========================================================================
+ * Names, tracing and counting: seeing what a running program's signals do
+ * ---------------------------------------------------------------------------
+ * Names. Every signal has a name (never NULL). Constructors and operators
+ * give their result a default name, after ReactiveCocoa, built from the
+ * names of their inputs:
+ *   constructors   "+empty", "+never", "+return:", "+error:", "+create:",
+ *                  "+defer:", "+subject", "+behaviorSubject:",
+ *                  "+replaySubject: 3", "+interval: 1000000" (ns)
+ *   one input      "[input] -map:", "[input] -filter:", "[input] -collect",
+ *                  "[input] -take: 3", "[input] -delay: 500" (ns), ...
+ *   two inputs     "[a] -concat: [b]", "[a] -takeUntil: [trigger]"
+ *   a list         "+merge: ([a], [b])", "+combineLatest: (...)", "+zip: (...)"
+ * where [input] is the input's name (one cut to 256 bytes ends in "...]"),
+ * the operator word is the function's name without rpl_signal_ in RAC's
+ * camel case, and a number is the size_t or nanosecond argument. A name set
+ * with rpl_signal_set_name replaces the default and is what later operators
+ * embed. Default names are built the first time they are needed (by
+ * rpl_signal_name or a trace), never when a signal is made or an event sent.
+ * ======================================================================== */
+
+/* Sets sig's name to a copy of name (UTF-8, NUL-terminated). A name returned
+   earlier by rpl_signal_name stays valid while sig lives. Any thread.
+   Errors: NULL sig or name (RPL_ERR_NULL), not a signal (RPL_ERR_KIND). */
+rpl_status rpl_signal_set_name(rpl_signal_t *RPL_NULLABLE sig, const char *RPL_NULLABLE name);
+/* sig's name: borrowed, valid while sig lives (keep a reference or copy it).
+   Never NULL for a valid signal; NULL (with RPL_ERR_NULL / RPL_ERR_KIND)
+   for a NULL handle or one that is not a signal. Any thread. */
+const char *RPL_NULLABLE rpl_signal_name(const rpl_signal_t *RPL_NULLABLE sig);
+
+/* Tracing. With a hook set, every subscription made with rpl_signal_subscribe
+ * or rpl_signal_subscribe_next reports, in the order they happen for it:
+ * SUBSCRIBE (before any event), each NEXT, then ERROR or COMPLETED if it
+ * terminates, and DISPOSE when it ends - after a terminal event too, since
+ * that ends it (semantics.md rules 26-27). Events are reported just before
+ * the observer's callback runs; DISPOSE just before its release(ctx).
+ * Subscriptions of one signal to another inside operators are not reported:
+ * the trace shows what the program's observers see.
+ * A subscription made while tracing was off is reported from its next event
+ * on (no SUBSCRIBE), with signal_name "(subscribed before tracing)", since
+ * the signal may be gone by then.
+ * The same five events are USDT probes, provider "ripple": subscribe, next,
+ * error, completed, dispose, each with arg1 the signal's name (a C string)
+ * and arg2 the subscription id (uint64_t), so perf, bpftrace or SystemTap can
+ * trace a running program (see the README). A probe has a semaphore: while
+ * no tracer is attached nothing is computed for it.
+ * Cost while neither a hook nor a probe is on: one load of a global flag and
+ * one predictable branch per event. */
+typedef enum {
+    RPL_TRACE_SUBSCRIBE = 0,
+    RPL_TRACE_NEXT = 1,
+    RPL_TRACE_ERROR = 2,
+    RPL_TRACE_COMPLETED = 3,
+    RPL_TRACE_DISPOSE = 4
+} rpl_trace_kind;
+
+#define RPL_TRACE_EVENT_VERSION 1
+/* One reported event; everything in it is borrowed for the hook's call. */
+typedef struct rpl_trace_event {
+    uint32_t version;                       /* RPL_TRACE_EVENT_VERSION */
+    rpl_trace_kind kind;
+    const char *RPL_NONNULL signal_name;    /* the name of the signal subscribed to */
+    uint64_t subscription;                  /* process-unique id of the subscription (1, 2, ...) */
+    const rpl_value *RPL_NULLABLE value;    /* NEXT only, else NULL */
+    const rpl_error_t *RPL_NULLABLE error;  /* ERROR only (the error sent), else NULL */
+} rpl_trace_event;
+
+typedef void (*rpl_trace_fn)(void *RPL_NULLABLE ctx, const rpl_trace_event *RPL_NONNULL e);
+
+/* Sets the process-wide trace hook (fn NULL: tracing off, the default);
+   replaces the previous one. The hook runs on the thread of the event, with
+   that subscription's events one at a time (several subscriptions may
+   report concurrently from several threads). It must not call back into
+   the runtime (no rpl_ function; copy what it needs) and should be quick.
+   A call that started on another thread may still be running when
+   rpl_trace_set returns; ctx is not released by the runtime. Never fails:
+   returns RPL_OK. */
+rpl_status rpl_trace_set(rpl_trace_fn RPL_NULLABLE fn, void *RPL_NULLABLE ctx);
+
+/* Runtime objects alive now: every handle kind (signals, subjects,
+   subscriptions and other disposables, connections, schedulers, errors) and
+   boxed values. The shared schedulers (rpl_scheduler_immediate,
+   rpl_scheduler_background), which are never freed, are not counted. A
+   test takes it at its start and checks that it is back there at its end,
+   so a leak fails the test without valgrind. Counting costs one relaxed
+   atomic add per object created and per object freed, nothing per event.
+   Any thread; a snapshot. Never fails. */
+size_t rpl_live_objects(void);
+
+/* RAC's logAll: a signal (+1) that sends what sig sends and writes each
+   event of each subscription to stderr, one line per event:
+   "<label>: next <value>", "<label>: error <domain> <code> <message>",
+   "<label>: completed". label NULL means sig's name (taken when the first
+   event is logged). Named "[sig] -logAll". Errors: NULL sig (RPL_ERR_NULL),
+   not a signal (RPL_ERR_KIND). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_log(rpl_signal_t *RPL_NULLABLE sig, const char *RPL_NULLABLE label);
+
 #if defined(__clang__)
 #pragma clang diagnostic pop
 #endif

@@ -2,6 +2,7 @@
 // opaque handle. The kind tag lets an entry point reject a handle of the wrong
 // kind with a clear error instead of misusing it; its values are unlikely bit
 // patterns, so a stray pointer is rarely mistaken for an object.
+import RippleSupport
 
 /// What a runtime object is.
 public enum ObjectKind: UInt32, Sendable {
@@ -20,5 +21,20 @@ open class RippleObject {
     /// Fixed at creation; read without synchronization.
     public final let kind: ObjectKind
 
-    public init(kind: ObjectKind) { self.kind = kind }
+    /// Counted for rpl_live_objects: one relaxed add here and one in deinit,
+    /// nothing per event.
+    public init(kind: ObjectKind) {
+        self.kind = kind
+        ripple_live_inc()
+    }
+
+    deinit { ripple_live_dec() }
+
+    /// Takes a process-wide shared instance (a scheduler singleton) out of
+    /// the live count: it is never freed, so a leak check that compares the
+    /// count before and after a test must not see it. Call once, at creation.
+    public final func excludeFromLiveCount() { ripple_live_dec() }
+
+    /// Runtime objects alive now (excluding the shared ones).
+    public static var liveCount: Int { ripple_live_get() }
 }

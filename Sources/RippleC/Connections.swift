@@ -9,7 +9,10 @@ func connectionArg(_ p: OpaquePointer?, _ fn: StaticString) -> MulticastConnecti
 
 @c @implementation
 public func rpl_signal_publish(_ sig: OpaquePointer?) -> OpaquePointer? {
-    signalArg(sig, "rpl_signal_publish").map { retainedHandle($0.publish()) }
+    guard let signal = signalArg(sig, "rpl_signal_publish") else { return nil }
+    let c = signal.publish()
+    nameNow(c.subject, .unary(signal, "-publish"))
+    return retainedHandle(c)
 }
 
 @c @implementation
@@ -35,20 +38,20 @@ public func rpl_connection_connect(_ c: OpaquePointer?) -> OpaquePointer? {
 
 @c @implementation
 public func rpl_connection_autoconnect(_ c: OpaquePointer?) -> OpaquePointer? {
-    connectionArg(c, "rpl_connection_autoconnect").map { retainedHandle($0.autoconnect()) }
+    connectionArg(c, "rpl_connection_autoconnect").map { named($0.autoconnect(), .unary($0.subject, "-autoconnect")) }
 }
 
 @c @implementation
 public func rpl_signal_replay(_ sig: OpaquePointer?) -> OpaquePointer? {
-    signalArg(sig, "rpl_signal_replay").map { retainedHandle($0.replay()) }
+    signalArg(sig, "rpl_signal_replay").map { retainedHandle(nameNow($0.replay(), .unary($0, "-replay"))) }
 }
 
 @c @implementation
 public func rpl_signal_replay_last(_ sig: OpaquePointer?) -> OpaquePointer? {
-    signalArg(sig, "rpl_signal_replay_last").map { retainedHandle($0.replayLast()) }
+    signalArg(sig, "rpl_signal_replay_last").map { retainedHandle(nameNow($0.replayLast(), .unary($0, "-replayLast"))) }
 }
 
 @c @implementation
 public func rpl_signal_replay_lazily(_ sig: OpaquePointer?) -> OpaquePointer? {
-    signalArg(sig, "rpl_signal_replay_lazily").map { retainedHandle($0.replayLazily()) }
+    signalArg(sig, "rpl_signal_replay_lazily").map { named($0.replayLazily(), .unary($0, "-replayLazily")) }
 }

@@ -33,54 +33,54 @@ private func signalArray(_ sigs: UnsafePointer<OpaquePointer?>?, _ count: Int, _
 public func rpl_signal_bind(_ sig: OpaquePointer?, _ bind: rpl_bind_fn?, _ ctx: UnsafeMutableRawPointer?,
                             _ release: rpl_release_fn?) -> OpaquePointer? {
     guard let (source, bind, context) = checkedCallback(sig, bind, ctx, release, "rpl_signal_bind", callback: "bind") else { return nil }
-    return retainedHandle(BindSignal(source) { v, stop in
+    return named(BindSignal(source) { v, stop in
         withCValue(v) { p in
             withUnsafeMutablePointer(to: &stop) { returnedSignal(bind(context.ctx, cValue(p), $0), "rpl_signal_bind") }
         }
-    })
+    }, .unary(source, "-bind:"))
 }
 
 @c @implementation
 public func rpl_signal_flatten_map(_ sig: OpaquePointer?, _ fn: rpl_flatten_map_fn?, _ ctx: UnsafeMutableRawPointer?,
                                    _ release: rpl_release_fn?) -> OpaquePointer? {
     guard let (source, fn, context) = checkedCallback(sig, fn, ctx, release, "rpl_signal_flatten_map") else { return nil }
-    return retainedHandle(BindSignal(source, flatMap: { v in
+    return named(BindSignal(source, flatMap: { v in
         withCValue(v) { returnedSignal(fn(context.ctx, cValue($0)), "rpl_signal_flatten_map") }
-    }))
+    }), .unary(source, "-flattenMap:"))
 }
 
 @c @implementation
 public func rpl_signal_flatten(_ sig: OpaquePointer?) -> OpaquePointer? {
     guard let source = signalArg(sig, "rpl_signal_flatten") else { return nil }
-    return retainedHandle(BindSignal(source, flatMap: { v in v.innerSignal("rpl_signal_flatten") }))
+    return named(BindSignal(source, flatMap: { v in v.innerSignal("rpl_signal_flatten") }), .unary(source, "-flatten"))
 }
 
 @c @implementation
 public func rpl_signal_switch_to_latest(_ sig: OpaquePointer?) -> OpaquePointer? {
     guard let source = signalArg(sig, "rpl_signal_switch_to_latest") else { return nil }
-    return retainedHandle(SwitchToLatestSignal(source))
+    return named(SwitchToLatestSignal(source), .unary(source, "-switchToLatest"))
 }
 
 @c @implementation
 public func rpl_signal_concat(_ a: OpaquePointer?, _ b: OpaquePointer?) -> OpaquePointer? {
     guard let first = signalArg(a, "rpl_signal_concat", what: "signal a"),
           let second = signalArg(b, "rpl_signal_concat", what: "signal b") else { return nil }
-    return retainedHandle(ConcatSignal(first, second))
+    return named(ConcatSignal(first, second), .binary(first, "-concat:", second))
 }
 
 @c @implementation
 public func rpl_signal_merge(_ sigs: UnsafePointer<OpaquePointer?>?, _ count: Int) -> OpaquePointer? {
-    signalArray(sigs, count, "rpl_signal_merge").map { retainedHandle(MergeSignal($0)) }
+    signalArray(sigs, count, "rpl_signal_merge").map { named(MergeSignal($0), .list("+merge:", $0)) }
 }
 
 @c @implementation
 public func rpl_signal_combine_latest(_ sigs: UnsafePointer<OpaquePointer?>?, _ count: Int) -> OpaquePointer? {
-    signalArray(sigs, count, "rpl_signal_combine_latest").map { retainedHandle(CombineLatestSignal($0)) }
+    signalArray(sigs, count, "rpl_signal_combine_latest").map { named(CombineLatestSignal($0), .list("+combineLatest:", $0)) }
 }
 
 @c @implementation
 public func rpl_signal_zip(_ sigs: UnsafePointer<OpaquePointer?>?, _ count: Int) -> OpaquePointer? {
-    signalArray(sigs, count, "rpl_signal_zip").map { retainedHandle(ZipSignal($0)) }
+    signalArray(sigs, count, "rpl_signal_zip").map { named(ZipSignal($0), .list("+zip:", $0)) }
 }
 
 @c @implementation
@@ -89,45 +89,46 @@ public func rpl_signal_start_with(_ sig: OpaquePointer?, _ v: rpl_value) -> Opaq
         dropValue(v)
         return nil
     }
-    return valueArg(v, "rpl_signal_start_with").map { retainedHandle(StartWithSignal(source, $0)) }
+    return valueArg(v, "rpl_signal_start_with").map { named(StartWithSignal(source, $0), .unary(source, "-startWith:")) }
 }
 
 @c @implementation
 public func rpl_signal_then(_ sig: OpaquePointer?, _ next: OpaquePointer?) -> OpaquePointer? {
     guard let first = signalArg(sig, "rpl_signal_then"),
           let second = signalArg(next, "rpl_signal_then", what: "the next signal") else { return nil }
-    return retainedHandle(ConcatSignal(first, second, ignoreFirstValues: true))
+    return named(ConcatSignal(first, second, ignoreFirstValues: true), .binary(first, "-then:", second))
 }
 
 @c @implementation
 public func rpl_signal_take_until(_ sig: OpaquePointer?, _ trigger: OpaquePointer?) -> OpaquePointer? {
     guard let source = signalArg(sig, "rpl_signal_take_until"),
           let t = signalArg(trigger, "rpl_signal_take_until", what: "the trigger signal") else { return nil }
-    return retainedHandle(TakeUntilSignal(source, trigger: t))
+    return named(TakeUntilSignal(source, trigger: t), .binary(source, "-takeUntil:", t))
 }
 
 @c @implementation
 public func rpl_signal_catch(_ sig: OpaquePointer?, _ fn: rpl_catch_fn?, _ ctx: UnsafeMutableRawPointer?,
                              _ release: rpl_release_fn?) -> OpaquePointer? {
     guard let (source, fn, context) = checkedCallback(sig, fn, ctx, release, "rpl_signal_catch") else { return nil }
-    return retainedHandle(CatchSignal(source) { e in returnedSignal(fn(context.ctx, handle(e)), "rpl_signal_catch") })
+    return named(CatchSignal(source) { e in returnedSignal(fn(context.ctx, handle(e)), "rpl_signal_catch") },
+                 .unary(source, "-catch:"))
 }
 
 @c @implementation
 public func rpl_signal_catch_to(_ sig: OpaquePointer?, _ replacement: OpaquePointer?) -> OpaquePointer? {
     guard let source = signalArg(sig, "rpl_signal_catch_to"),
           let r = signalArg(replacement, "rpl_signal_catch_to", what: "the replacement signal") else { return nil }
-    return retainedHandle(CatchSignal(source) { _ in r })
+    return named(CatchSignal(source) { _ in r }, .binary(source, "-catchTo:", r))
 }
 
 @c @implementation
 public func rpl_signal_retry(_ sig: OpaquePointer?, _ n: Int) -> OpaquePointer? {
     guard let source = signalArg(sig, "rpl_signal_retry") else { return nil }
-    return retainedHandle(RepeatSignal(source, .retry, limit: UInt(bitPattern: n)))
+    return named(RepeatSignal(source, .retry, limit: UInt(bitPattern: n)), .unaryArg(source, "-retry:", UInt64(UInt(bitPattern: n))))
 }
 
 @c @implementation
 public func rpl_signal_repeat(_ sig: OpaquePointer?, _ n: Int) -> OpaquePointer? {
     guard let source = signalArg(sig, "rpl_signal_repeat") else { return nil }
-    return retainedHandle(RepeatSignal(source, .repeat, limit: UInt(bitPattern: n)))
+    return named(RepeatSignal(source, .repeat, limit: UInt(bitPattern: n)), .unaryArg(source, "-repeat:", UInt64(UInt(bitPattern: n))))
 }

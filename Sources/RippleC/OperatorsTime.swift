@@ -13,27 +13,27 @@ private func operands(_ sig: OpaquePointer?, _ s: OpaquePointer?, _ fn: StaticSt
 
 @c @implementation
 public func rpl_signal_subscribe_on(_ sig: OpaquePointer?, _ s: OpaquePointer?) -> OpaquePointer? {
-    operands(sig, s, "rpl_signal_subscribe_on").map { retainedHandle(SubscribeOnSignal($0, $1)) }
+    operands(sig, s, "rpl_signal_subscribe_on").map { named(SubscribeOnSignal($0, $1), .unary($0, "-subscribeOn:")) }
 }
 
 @c @implementation
 public func rpl_signal_deliver_on(_ sig: OpaquePointer?, _ s: OpaquePointer?) -> OpaquePointer? {
-    operands(sig, s, "rpl_signal_deliver_on").map { retainedHandle(DeliverOnSignal($0, $1)) }
+    operands(sig, s, "rpl_signal_deliver_on").map { named(DeliverOnSignal($0, $1), .unary($0, "-deliverOn:")) }
 }
 
 @c @implementation
 public func rpl_signal_delay(_ sig: OpaquePointer?, _ ns: UInt64, _ s: OpaquePointer?) -> OpaquePointer? {
-    operands(sig, s, "rpl_signal_delay").map { retainedHandle(DelaySignal($0, ns, $1)) }
+    operands(sig, s, "rpl_signal_delay").map { named(DelaySignal($0, ns, $1), .unaryArg($0, "-delay:", ns)) }
 }
 
 @c @implementation
 public func rpl_signal_throttle(_ sig: OpaquePointer?, _ ns: UInt64, _ s: OpaquePointer?) -> OpaquePointer? {
-    operands(sig, s, "rpl_signal_throttle", timers: true).map { retainedHandle(ThrottleSignal($0, ns, $1)) }
+    operands(sig, s, "rpl_signal_throttle", timers: true).map { named(ThrottleSignal($0, ns, $1), .unaryArg($0, "-throttle:", ns)) }
 }
 
 @c @implementation
 public func rpl_signal_timeout(_ sig: OpaquePointer?, _ ns: UInt64, _ s: OpaquePointer?) -> OpaquePointer? {
-    operands(sig, s, "rpl_signal_timeout", timers: true).map { retainedHandle(TimeoutSignal($0, ns, $1)) }
+    operands(sig, s, "rpl_signal_timeout", timers: true).map { named(TimeoutSignal($0, ns, $1), .unaryArg($0, "-timeout:", ns)) }
 }
 
 @c @implementation
@@ -44,5 +44,5 @@ public func rpl_signal_interval(_ ns: UInt64, _ s: OpaquePointer?) -> OpaquePoin
         setError(RPL_ERR_INVALID, "rpl_signal_interval: ns is 0")
         return nil
     }
-    return retainedHandle(IntervalSignal(ns, scheduler))
+    return named(IntervalSignal(ns, scheduler), .constructorArg("+interval:", ns))
 }

@@ -9,15 +9,24 @@ import Ripple
 @inline(__always)
 private func callbackOperator<F>(
     _ sig: OpaquePointer?, _ fn: F?, _ ctx: UnsafeMutableRawPointer?, _ release: rpl_release_fn?,
-    _ name: StaticString, _ make: (Signal, F, CallbackContext) -> Signal
+    _ name: StaticString, _ op: StaticString, _ make: (Signal, F, CallbackContext) -> Signal
 ) -> OpaquePointer? {
-    checkedCallback(sig, fn, ctx, release, name).map { retainedHandle(make($0, $1, $2)) }
+    checkedCallback(sig, fn, ctx, release, name).map { named(make($0, $1, $2), .unary($0, op)) }
 }
 
 @inline(__always)
-private func plainOperator(_ sig: OpaquePointer?, _ name: StaticString, _ make: (Signal) -> Signal) -> OpaquePointer? {
+private func plainOperator(_ sig: OpaquePointer?, _ name: StaticString, _ op: StaticString,
+                           _ make: (Signal) -> Signal) -> OpaquePointer? {
     guard let source = signalArg(sig, name) else { return nil }
-    return retainedHandle(make(source))
+    return named(make(source), .unary(source, op))
+}
+
+/// A plainOperator whose name shows its count argument.
+@inline(__always)
+private func countOperator(_ sig: OpaquePointer?, _ n: Int, _ name: StaticString, _ op: StaticString,
+                           _ make: (Signal, UInt) -> Signal) -> OpaquePointer? {
+    guard let source = signalArg(sig, name) else { return nil }
+    return named(make(source, UInt(bitPattern: n)), .unaryArg(source, op, UInt64(UInt(bitPattern: n))))
 }
 
 @inline(__always) private func mapFunction(_ f: rpl_map_fn) -> MapFunction { unsafeBitCast(f, to: MapFunction.self) }
@@ -29,13 +38,13 @@ private func plainOperator(_ sig: OpaquePointer?, _ name: StaticString, _ make: 
 @c @implementation
 public func rpl_signal_map(_ sig: OpaquePointer?, _ fn: rpl_map_fn?, _ ctx: UnsafeMutableRawPointer?,
                            _ release: rpl_release_fn?) -> OpaquePointer? {
-    callbackOperator(sig, fn, ctx, release, "rpl_signal_map") { MapSignal($0, mapFunction($1), $2) }
+    callbackOperator(sig, fn, ctx, release, "rpl_signal_map", "-map:") { MapSignal($0, mapFunction($1), $2) }
 }
 
 @c @implementation
 public func rpl_signal_filter(_ sig: OpaquePointer?, _ fn: rpl_predicate_fn?, _ ctx: UnsafeMutableRawPointer?,
                               _ release: rpl_release_fn?) -> OpaquePointer? {
-    callbackOperator(sig, fn, ctx, release, "rpl_signal_filter") { FilterSignal($0, predicateFunction($1), $2) }
+    callbackOperator(sig, fn, ctx, release, "rpl_signal_filter", "-filter:") { FilterSignal($0, predicateFunction($1), $2) }
 }
 
 private func scanOperator(_ sig: OpaquePointer?, _ initial: rpl_value, _ fn: rpl_reduce_fn?,
@@ -48,7 +57,8 @@ private func scanOperator(_ sig: OpaquePointer?, _ initial: rpl_value, _ fn: rpl
         dropValue(initial)
         return nil
     }
-    return retainedHandle(ScanSignal(source, initial: toValue(initial), reduceFunction(fn), context, aggregate: aggregate))
+    return named(ScanSignal(source, initial: toValue(initial), reduceFunction(fn), context, aggregate: aggregate),
+                 .unary(source, aggregate ? "-aggregate:" : "-scan:"))
 }
 
 @c @implementation
@@ -65,56 +75,56 @@ public func rpl_signal_aggregate(_ sig: OpaquePointer?, _ initial: rpl_value, _ 
 
 @c @implementation
 public func rpl_signal_distinct_until_changed(_ sig: OpaquePointer?) -> OpaquePointer? {
-    plainOperator(sig, "rpl_signal_distinct_until_changed") { DistinctUntilChangedSignal($0) }
+    plainOperator(sig, "rpl_signal_distinct_until_changed", "-distinctUntilChanged") { DistinctUntilChangedSignal($0) }
 }
 
 @c @implementation
 public func rpl_signal_materialize(_ sig: OpaquePointer?) -> OpaquePointer? {
-    plainOperator(sig, "rpl_signal_materialize") { MaterializeSignal($0) }
+    plainOperator(sig, "rpl_signal_materialize", "-materialize") { MaterializeSignal($0) }
 }
 
 @c @implementation
 public func rpl_signal_dematerialize(_ sig: OpaquePointer?) -> OpaquePointer? {
-    plainOperator(sig, "rpl_signal_dematerialize") { DematerializeSignal($0) }
+    plainOperator(sig, "rpl_signal_dematerialize", "-dematerialize") { DematerializeSignal($0) }
 }
 
 @c @implementation
 public func rpl_signal_collect(_ sig: OpaquePointer?) -> OpaquePointer? {
-    plainOperator(sig, "rpl_signal_collect") { CollectSignal($0) }
+    plainOperator(sig, "rpl_signal_collect", "-collect") { CollectSignal($0) }
 }
 
 // size_t arrives as Int: read it back as the unsigned count it is.
 @c @implementation
 public func rpl_signal_take(_ sig: OpaquePointer?, _ n: Int) -> OpaquePointer? {
-    plainOperator(sig, "rpl_signal_take") { TakeSignal($0, UInt(bitPattern: n)) }
+    countOperator(sig, n, "rpl_signal_take", "-take:") { TakeSignal($0, $1) }
 }
 
 @c @implementation
 public func rpl_signal_skip(_ sig: OpaquePointer?, _ n: Int) -> OpaquePointer? {
-    plainOperator(sig, "rpl_signal_skip") { SkipSignal($0, UInt(bitPattern: n)) }
+    countOperator(sig, n, "rpl_signal_skip", "-skip:") { SkipSignal($0, $1) }
 }
 
 @c @implementation
 public func rpl_signal_take_last(_ sig: OpaquePointer?, _ n: Int) -> OpaquePointer? {
-    plainOperator(sig, "rpl_signal_take_last") { TakeLastSignal($0, UInt(bitPattern: n)) }
+    countOperator(sig, n, "rpl_signal_take_last", "-takeLast:") { TakeLastSignal($0, $1) }
 }
 
 @c @implementation
 public func rpl_signal_take_while(_ sig: OpaquePointer?, _ fn: rpl_predicate_fn?, _ ctx: UnsafeMutableRawPointer?,
                                   _ release: rpl_release_fn?) -> OpaquePointer? {
-    callbackOperator(sig, fn, ctx, release, "rpl_signal_take_while") { TakeWhileSignal($0, predicateFunction($1), $2) }
+    callbackOperator(sig, fn, ctx, release, "rpl_signal_take_while", "-takeWhile:") { TakeWhileSignal($0, predicateFunction($1), $2) }
 }
 
 @c @implementation
 public func rpl_signal_skip_while(_ sig: OpaquePointer?, _ fn: rpl_predicate_fn?, _ ctx: UnsafeMutableRawPointer?,
                                   _ release: rpl_release_fn?) -> OpaquePointer? {
-    callbackOperator(sig, fn, ctx, release, "rpl_signal_skip_while") { SkipWhileSignal($0, predicateFunction($1), $2) }
+    callbackOperator(sig, fn, ctx, release, "rpl_signal_skip_while", "-skipWhile:") { SkipWhileSignal($0, predicateFunction($1), $2) }
 }
 
 @c @implementation
 public func rpl_signal_do_next(_ sig: OpaquePointer?, _ fn: rpl_do_next_fn?, _ ctx: UnsafeMutableRawPointer?,
                                _ release: rpl_release_fn?) -> OpaquePointer? {
-    callbackOperator(sig, fn, ctx, release, "rpl_signal_do_next") {
+    callbackOperator(sig, fn, ctx, release, "rpl_signal_do_next", "-doNext:") {
         DoNextSignal($0, unsafeBitCast($1, to: ValueAction.self), $2)
     }
 }
@@ -122,7 +132,7 @@ public func rpl_signal_do_next(_ sig: OpaquePointer?, _ fn: rpl_do_next_fn?, _ c
 @c @implementation
 public func rpl_signal_do_error(_ sig: OpaquePointer?, _ fn: rpl_do_error_fn?, _ ctx: UnsafeMutableRawPointer?,
                                 _ release: rpl_release_fn?) -> OpaquePointer? {
-    callbackOperator(sig, fn, ctx, release, "rpl_signal_do_error") {
+    callbackOperator(sig, fn, ctx, release, "rpl_signal_do_error", "-doError:") {
         DoErrorSignal($0, $1, $2)
     }
 }
@@ -130,5 +140,5 @@ public func rpl_signal_do_error(_ sig: OpaquePointer?, _ fn: rpl_do_error_fn?, _
 @c @implementation
 public func rpl_signal_do_completed(_ sig: OpaquePointer?, _ fn: rpl_do_completed_fn?, _ ctx: UnsafeMutableRawPointer?,
                                     _ release: rpl_release_fn?) -> OpaquePointer? {
-    callbackOperator(sig, fn, ctx, release, "rpl_signal_do_completed") { DoCompletedSignal($0, $1, $2) }
+    callbackOperator(sig, fn, ctx, release, "rpl_signal_do_completed", "-doCompleted:") { DoCompletedSignal($0, $1, $2) }
 }

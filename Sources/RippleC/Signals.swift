@@ -10,6 +10,8 @@ final class CObserverSink: Sink {
     let completed: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?
     let release: rpl_release_fn?
     let ctx: UnsafeMutableRawPointer?
+    /// Reports this subscription's events while tracing is on (Tracing.swift).
+    var trace = TraceState()
 
     init(_ o: rpl_observer) {
         next = o.on_next
@@ -24,13 +26,26 @@ final class CObserverSink: Sink {
         next.map { (unsafeBitCast($0, to: Sink.DirectNext.self), ctx) }
     }
 
+    // Each event is reported (if anybody watches) just before the callback.
     override func onNext(_ value: borrowing Value) {
+        if ripple_trace_next_on() != 0 {
+            withCValue(value) { trace.emit(RPL_TRACE_NEXT, cValue($0), nil) }
+        }
         guard let next else { return }
         withCValue(value) { next(ctx, cValue($0)) }
     }
-    override func onError(_ e: RippleError) { error?(ctx, handle(e)) }
-    override func onCompleted() { completed?(ctx) }
-    override func finish() { release?(ctx) }
+    override func onError(_ e: RippleError) {
+        if ripple_trace_any_on() != 0 { trace.emit(RPL_TRACE_ERROR, nil, handle(e)) }
+        error?(ctx, handle(e))
+    }
+    override func onCompleted() {
+        if ripple_trace_any_on() != 0 { trace.emit(RPL_TRACE_COMPLETED, nil, nil) }
+        completed?(ctx)
+    }
+    override func finish() {
+        trace.end()
+        release?(ctx)
+    }
 }
 
 @c @implementation
@@ -41,9 +56,9 @@ public func rpl_signal_create(_ did_subscribe: rpl_subscribe_fn?, _ ctx: UnsafeM
         return rejected(releasing: ctx, release)
     }
     let context = CallbackContext(ctx, release: release)
-    return retainedHandle(CreateSignal { s in
+    return named(CreateSignal { s in
         returnedDisposable(did_subscribe(context.ctx, handle(s)), failing: s, "rpl_signal_create")
-    })
+    }, .constructor("+create:"))
 }
 
 @inline(__always)
@@ -105,7 +120,10 @@ private func subscribe(_ sig: OpaquePointer?, _ obs: UnsafePointer<rpl_observer>
         return rejected(releasing: o.ctx, o.release)
     }
     let sink = CObserverSink(o)
-    return borrowed(sig, as: Signal.self) { retainedHandle($0.subscribe(sink)) }
+    return borrowed(sig, as: Signal.self) {
+        sink.trace.subscribe($0)
+        return retainedHandle($0.subscribe(sink))
+    }
 }
 
 @c @implementation
@@ -132,20 +150,20 @@ public func rpl_signal_subscribe_next(
 
 @c @implementation
 public func rpl_signal_return(_ v: rpl_value) -> OpaquePointer? {
-    valueArg(v, "rpl_signal_return").map { retainedHandle(ReturnSignal($0)) }
+    valueArg(v, "rpl_signal_return").map { named(ReturnSignal($0), .constructor("+return:")) }
 }
 
 @c @implementation
-public func rpl_signal_empty() -> OpaquePointer? { retainedHandle(EmptySignal()) }
+public func rpl_signal_empty() -> OpaquePointer? { named(EmptySignal(), .constructor("+empty")) }
 
 @c @implementation
 public func rpl_signal_error(_ e: OpaquePointer?) -> OpaquePointer? {
     guard let err = errorOrGeneric(e, "rpl_signal_error") else { return nil }
-    return retainedHandle(ErrorSignal(err))
+    return named(ErrorSignal(err), .constructor("+error:"))
 }
 
 @c @implementation
-public func rpl_signal_never() -> OpaquePointer? { retainedHandle(NeverSignal()) }
+public func rpl_signal_never() -> OpaquePointer? { named(NeverSignal(), .constructor("+never")) }
 
 @c @implementation
 public func rpl_signal_defer(_ factory: (@convention(c) (UnsafeMutableRawPointer?) -> OpaquePointer?)?,
@@ -155,10 +173,10 @@ public func rpl_signal_defer(_ factory: (@convention(c) (UnsafeMutableRawPointer
         return rejected(releasing: ctx, release)
     }
     let context = CallbackContext(ctx, release: release)
-    return retainedHandle(DeferSignal {
+    return named(DeferSignal {
         // NULL is documented as a failed subscription: say so in our words,
         // naming the entry point, like a handle of the wrong kind.
         returnedSignal(factory(context.ctx), "rpl_signal_defer")
             ?? ErrorSignal(.runtime(.callback, "rpl_signal_defer: the factory returned NULL"))
-    })
+    }, .constructor("+defer:"))
 }

@@ -8,11 +8,11 @@ func subjectArg(_ p: OpaquePointer?, _ fn: StaticString) -> Subject? {
 }
 
 @c @implementation
-public func rpl_subject_create() -> OpaquePointer? { retainedHandle(Subject()) }
+public func rpl_subject_create() -> OpaquePointer? { named(Subject(), .constructor("+subject")) }
 
 @c @implementation
 public func rpl_behavior_subject_create(_ initial: rpl_value) -> OpaquePointer? {
-    valueArg(initial, "rpl_behavior_subject_create", what: "initial").map { retainedHandle(BehaviorSubject($0)) }
+    valueArg(initial, "rpl_behavior_subject_create", what: "initial").map { named(BehaviorSubject($0), .constructor("+behaviorSubject:")) }
 }
 
 @c @implementation
@@ -23,7 +23,7 @@ public func rpl_replay_subject_create(_ capacity: Int) -> OpaquePointer? {
         setError(RPL_ERR_INVALID, "rpl_replay_subject_create: capacity 0 is invalid (use RPL_REPLAY_UNLIMITED for no limit)")
         return nil
     }
-    return retainedHandle(ReplaySubject(capacity: cap >= UInt(Int.max) ? Int.max : Int(cap)))
+    return named(ReplaySubject(capacity: cap >= UInt(Int.max) ? Int.max : Int(cap)), .constructorArg("+replaySubject:", UInt64(cap)))
 }
 
 /// The subject behind a handle, borrowed without touching its reference

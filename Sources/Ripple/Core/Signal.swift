@@ -1,11 +1,20 @@
+import Synchronization
+
 /// A stream of events: `next* (error | completed)?`.
 ///
 /// Subclasses implement `subscribe(_:)`: attach `sink` to a subscriber (new,
 /// or the one at the head of an upstream chain) and return that subscriber,
 /// which is also the subscription's disposable.
 open class Signal: RippleObject {
+    /// The current name's block (SignalName.swift); nil until named.
+    let nameBlock = Atomic<UnsafeMutableRawPointer?>(nil)
+    /// What the default name is built from; set once, before the signal is
+    /// handed out.
+    public final var origin: SignalOrigin = .none
+
     public init() { super.init(kind: .signal) }
     public override init(kind: ObjectKind) { super.init(kind: kind) }
+    deinit { freeNames() }
 
     /// Subscribes `sink` and returns the subscription (its disposable).
     open func subscribe(_ sink: Sink) -> Subscriber {

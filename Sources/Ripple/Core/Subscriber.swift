@@ -84,7 +84,9 @@ public final class Subscriber: Gate {
                 return
             }
             t.pointee.delivering &+= 1
-            if let f = directNext {
+            // While a trace hook or probe watches values, the sink reports
+            // them (CObserverSink): one flag load and one branch when off.
+            if let f = directNext, ripple_trace_next_on() == 0 {
                 var v = value
                 f(directContext, &v)
             } else {
@@ -137,7 +139,7 @@ public final class Subscriber: Gate {
     func deliverFromHub(_ value: borrowing Value) {
         if isClosed { return }
         var v = copy value  // a 16-byte copy; the reference stays borrowed
-        if let f = directNext {
+        if let f = directNext, ripple_trace_next_on() == 0 {
             f(directContext, &v)
         } else {
             sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.onNext(v) }

@@ -8,5 +8,6 @@ public final class BackgroundScheduler: WorkerScheduler, @unchecked Sendable {
     private init() {
         let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         super.init(label: "ripple.background", maxThreads: max(2, cores), linger: 1_000_000_000)
+        excludeFromLiveCount()  // never freed
     }
 }

@@ -30,8 +30,12 @@ final class Trampoline {
 
 /// Runs work synchronously on the calling thread.
 public final class ImmediateScheduler: Scheduler, @unchecked Sendable {
-    /// The shared instance.
-    public static let shared = ImmediateScheduler()
+    /// The shared instance (never freed: not in the live count).
+    public static let shared: ImmediateScheduler = {
+        let s = ImmediateScheduler()
+        s.excludeFromLiveCount()
+        return s
+    }()
 
     public override func enqueue(_ job: Job) { submit(job, at: nil) }
     public override func enqueue(_ job: Job, at time: UInt64) { submit(job, at: time) }

@@ -1,0 +1,141 @@
+import Glibc
+import Synchronization
+
+// Signal names (RAC's `name`): a name set by the user, or a default built
+// from the signal's origin the first time somebody asks (rpl_signal_name, a
+// trace). Building it costs string work, so it is never done when a signal
+// is created or on the event path: an operator only records its origin.
+//
+// The name is a C string in a malloc'd block (a link to the block it
+// replaced, then the characters). rpl_signal_name lends the characters for
+// as long as the signal lives, so a name replaced by set_name is kept (on the
+// block's link) until the signal is freed; one compare-exchange publishes a
+// block, so readers on any thread see a whole name.
+
+/// How a signal came to be, for its default name.
+public enum SignalOrigin {
+    /// Unknown: the name is the runtime type's.
+    case none
+    /// A constructor: `+empty`.
+    case constructor(StaticString)
+    /// A constructor with a number: `+interval: 1000000`.
+    case constructorArg(StaticString, UInt64)
+    /// An operator on one signal: `[input] -map:`.
+    case unary(Signal, StaticString)
+    /// An operator on one signal with a number: `[input] -take: 3`.
+    case unaryArg(Signal, StaticString, UInt64)
+    /// An operator on two signals: `[a] -concat: [b]`.
+    case binary(Signal, StaticString, Signal)
+    /// A constructor over a list: `+merge: ([a], [b])`.
+    case list(StaticString, [Signal])
+}
+
+/// Names embedded in another signal's default name are cut to this many
+/// bytes, so a long chain's names grow linearly, not quadratically.
+private let embeddedNameLimit = 256
+
+extension Signal {
+    /// The name as a C string (never NULL), valid while the signal lives.
+    public final var cName: UnsafePointer<CChar> {
+        if let block = nameBlock.load(ordering: .acquiring) { return Signal.characters(block) }
+        return buildDefaultName()
+    }
+
+    /// The name as a Swift string.
+    public final var name: String { String(cString: cName) }
+
+    /// Sets the name (a copy of `name`). A name lent earlier stays valid.
+    public final func setName(_ name: UnsafePointer<CChar>) {
+        let block = Signal.makeBlock(name, strlen(name))
+        var current = nameBlock.load(ordering: .acquiring)
+        while true {
+            block.storeBytes(of: current, as: UnsafeMutableRawPointer?.self)
+            let (done, seen) = nameBlock.compareExchange(expected: current, desired: block, ordering: .acquiringAndReleasing)
+            if done { return }
+            current = seen
+        }
+    }
+
+    /// Frees every name block (deinit).
+    final func freeNames() {
+        var block = nameBlock.load(ordering: .acquiring)
+        while let b = block {
+            block = b.load(as: UnsafeMutableRawPointer?.self)
+            free(b)
+        }
+    }
+
+    private static func characters(_ block: UnsafeMutableRawPointer) -> UnsafePointer<CChar> {
+        UnsafePointer((block + MemoryLayout<UnsafeMutableRawPointer?>.size).assumingMemoryBound(to: CChar.self))
+    }
+
+    private static func makeBlock(_ chars: UnsafePointer<CChar>, _ count: Int) -> UnsafeMutableRawPointer {
+        let header = MemoryLayout<UnsafeMutableRawPointer?>.size
+        let block = malloc(header + count + 1)!
+        block.storeBytes(of: nil, as: UnsafeMutableRawPointer?.self)
+        memcpy(block + header, chars, count)
+        (block + header + count).storeBytes(of: 0, as: CChar.self)
+        return block
+    }
+
+    /// Publishes `name` unless a name is there already; returns the name.
+    private func install(_ name: String) -> UnsafePointer<CChar> {
+        let block = name.withCString { Signal.makeBlock($0, strlen($0)) }
+        let (done, seen) = nameBlock.compareExchange(expected: nil, desired: block, ordering: .acquiringAndReleasing)
+        if done { return Signal.characters(block) }
+        free(block)
+        return Signal.characters(seen!)
+    }
+
+    /// The single input whose name starts this one's, if any.
+    private var primaryInput: Signal? {
+        switch origin {
+        case .unary(let s, _), .unaryArg(let s, _, _), .binary(let s, _, _): s
+        default: nil
+        }
+    }
+
+    /// Builds the default names of this signal and of its unnamed inputs
+    /// along the primary-input chain, bottom first (a loop, not recursion,
+    /// however long the chain).
+    @inline(never)
+    private func buildDefaultName() -> UnsafePointer<CChar> {
+        var chain: [Signal] = [self]
+        while let input = chain.last!.primaryInput, input.nameBlock.load(ordering: .acquiring) == nil {
+            chain.append(input)
+        }
+        var result: UnsafePointer<CChar>? = nil
+        for s in chain.reversed() { result = s.install(s.defaultName()) }
+        return result!
+    }
+
+    private static func embedded(_ s: Signal) -> String {
+        let n = s.name
+        if n.utf8.count <= embeddedNameLimit { return "[" + n + "]" }
+        return "[" + String(decoding: n.utf8.prefix(embeddedNameLimit - 3), as: UTF8.self) + "...]"
+    }
+
+    private static func text(_ s: StaticString) -> String {
+        s.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The default name, from the origin.
+    private func defaultName() -> String {
+        switch origin {
+        case .none:
+            return "+" + String(describing: type(of: self))
+        case .constructor(let l):
+            return Signal.text(l)
+        case .constructorArg(let l, let n):
+            return Signal.text(l) + " " + String(n)
+        case .unary(let s, let l):
+            return Signal.embedded(s) + " " + Signal.text(l)
+        case .unaryArg(let s, let l, let n):
+            return Signal.embedded(s) + " " + Signal.text(l) + " " + String(n)
+        case .binary(let a, let l, let b):
+            return Signal.embedded(a) + " " + Signal.text(l) + " " + Signal.embedded(b)
+        case .list(let l, let inputs):
+            return Signal.text(l) + " (" + inputs.map(Signal.embedded).joined(separator: ", ") + ")"
+        }
+    }
+}

@@ -1,0 +1,163 @@
+// Names, the trace hook, USDT probes, the live-object count and
+// rpl_signal_log (ripple.h "Names, tracing and counting"; semantics.md rule
+// 26). The flags and probe sites are in RippleSupport (ripple_trace.h); the
+// C observer's sink (Signals.swift) reports its subscription's events.
+import CRipple
+import Glibc
+import Ripple
+import RippleSupport
+
+/// What an event of a subscription made while tracing was off reports as
+/// its signal's name: the signal may be gone by then.
+private var untracedName: UnsafePointer<CChar> { staticCString("(subscribed before tracing)") }
+
+/// The trace state of one C observer subscription. Lives in its sink, which
+/// the subscription calls one event at a time, so it needs no lock.
+struct TraceState {
+    /// 0 until the subscription is first reported.
+    var id: UInt64 = 0
+    /// A copy of the subscribed signal's name, taken at subscription while
+    /// tracing was on; freed with the sink.
+    var name: UnsafeMutablePointer<CChar>? = nil
+
+    /// At subscription, before any event can arrive: reports SUBSCRIBE if
+    /// anybody watches (the name is built now, not before).
+    mutating func subscribe(_ signal: Signal) {
+        guard ripple_trace_any_on() != 0 else { return }
+        name = strdup(signal.cName)
+        emit(RPL_TRACE_SUBSCRIBE, nil, nil)
+    }
+
+    @inline(never)
+    mutating func emit(_ kind: rpl_trace_kind, _ value: UnsafePointer<rpl_value>?, _ error: OpaquePointer?) {
+        if id == 0 { id = ripple_trace_new_id() }
+        let n = UnsafePointer(name) ?? untracedName
+        var e = rpl_trace_event(version: UInt32(RPL_TRACE_EVENT_VERSION), kind: kind, signal_name: n,
+                                subscription: id, value: value, error: error)
+        ripple_trace_emit(&e, Int32(kind.rawValue), n, id)
+    }
+
+    /// The subscription's end: DISPOSE if anybody watches; frees the name.
+    mutating func end() {
+        if ripple_trace_any_on() != 0 { emit(RPL_TRACE_DISPOSE, nil, nil) }
+        free(name)
+        name = nil
+    }
+}
+
+// MARK: Names
+
+@c @implementation
+public func rpl_signal_set_name(_ sig: OpaquePointer?, _ name: UnsafePointer<CChar>?) -> rpl_status {
+    guard let s = signalArg(sig, "rpl_signal_set_name") else { return rpl_last_error() }
+    guard let name else {
+        setError(RPL_ERR_NULL, "rpl_signal_set_name: name is NULL")
+        return rpl_last_error()
+    }
+    s.setName(name)
+    return 0
+}
+
+@c @implementation
+public func rpl_signal_name(_ sig: OpaquePointer?) -> UnsafePointer<CChar>? {
+    signalArg(sig, "rpl_signal_name")?.cName
+}
+
+/// Gives a new signal its origin (its default name is built from it later)
+/// and returns its +1 handle.
+@inline(__always)
+func named(_ s: Signal, _ origin: SignalOrigin) -> OpaquePointer {
+    s.origin = origin
+    return retainedHandle(s)
+}
+
+/// Names a subject fed by `origin`'s input now, and returns it.
+/// A lazy name would keep the input alive from the subject, and the input
+/// (a live source) keeps the subject alive through its subscription: a
+/// cycle. Only connecting operators (publish, replay) need this.
+@discardableResult
+func nameNow<S: Signal>(_ s: S, _ origin: SignalOrigin) -> S {
+    s.origin = origin
+    _ = s.cName
+    s.origin = .none
+    return s
+}
+
+// MARK: Tracing and counting
+
+@c @implementation
+public func rpl_trace_set(_ fn: rpl_trace_fn?, _ ctx: UnsafeMutableRawPointer?) -> rpl_status {
+    ripple_trace_set(unsafeBitCast(fn, to: ripple_trace_fn?.self), ctx)
+    return 0
+}
+
+@c @implementation
+public func rpl_live_objects() -> Int { RippleObject.liveCount }
+
+// MARK: rpl_signal_log
+
+/// Writes each event to stderr, one line per event (a single write, so
+/// lines from several threads do not mix), then forwards it.
+final class LogSink: ForwardingSink {
+    let label: String
+    init(_ label: String, _ downstream: Sink) {
+        self.label = label
+        super.init(downstream)
+    }
+    private func line(_ text: String) {
+        var s = label + ": " + text + "\n"
+        s.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+    }
+    override func onNext(_ value: borrowing Value) {
+        line("next " + describe(value))
+        downstream.onNext(value)
+    }
+    override func onError(_ e: RippleError) {
+        line("error " + String(cString: e.domainCString) + " " + String(e.code) + " " + String(cString: e.messageCString))
+        downstream.onError(e)
+    }
+    override func onCompleted() {
+        line("completed")
+        downstream.onCompleted()
+    }
+}
+
+final class LogSignal: Signal {
+    let source: Signal
+    let label: String?
+    init(_ source: Signal, _ label: String?) {
+        self.source = source
+        self.label = label
+        super.init()
+    }
+    override func subscribe(_ sink: Sink) -> Subscriber {
+        source.subscribe(LogSink(label ?? source.name, sink))
+    }
+}
+
+/// A value as rpl_signal_log writes it.
+func describe(_ v: borrowing Value) -> String {
+    switch v.type {
+    case .nil: return "nil"
+    case .bool: return v.boolValue ? "true" : "false"
+    case .int: return String(v.intValue)
+    case .double: return String(v.doubleValue)
+    case .string: return "\"" + (v.stringValue ?? "") + "\""
+    case .bytes: return "<\(v.bytesBox?.buffer.count ?? 0) bytes>"
+    case .pointer: return "<pointer>"
+    case .tuple: return "(" + (v.tupleItems ?? []).map { describe($0) }.joined(separator: ", ") + ")"
+    case .signal: return "<signal " + (v.signalValue?.name ?? "") + ">"
+    case .event:
+        switch v.eventValue {
+        case .next(let x)?: return "<next " + describe(x) + ">"
+        case .error(let e)?: return "<error " + String(cString: e.messageCString) + ">"
+        default: return "<completed>"
+        }
+    }
+}
+
+@c @implementation
+public func rpl_signal_log(_ sig: OpaquePointer?, _ label: UnsafePointer<CChar>?) -> OpaquePointer? {
+    guard let source = signalArg(sig, "rpl_signal_log") else { return nil }
+    return named(LogSignal(source, label.map { String(cString: $0) }), .unary(source, "-logAll"))
+}

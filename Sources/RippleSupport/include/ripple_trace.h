@@ -1,0 +1,55 @@
+/* Tracing and object counting: the global flags the event path reads, the
+   trace hook's storage and the USDT probe sites. Internal: not installed.
+   Kept in C so the flags are plain globals (a load through %rip, no lazy
+   initialization check as a Swift global would have) and so the probes can
+   use <sys/sdt.h>. */
+#ifndef RIPPLE_TRACE_H
+#define RIPPLE_TRACE_H
+#include <stdint.h>
+
+/* The event kinds, numbered as ripple.h's rpl_trace_kind. */
+enum { RIPPLE_TRACE_SUBSCRIBE, RIPPLE_TRACE_NEXT, RIPPLE_TRACE_ERROR, RIPPLE_TRACE_COMPLETED, RIPPLE_TRACE_DISPOSE };
+
+/* Non-zero while a trace hook is set (rpl_trace_set). */
+extern int ripple_trace_hook_on __attribute__((visibility("hidden")));
+/* The USDT semaphores: a tracer attached to a probe (perf, bpftrace,
+   SystemTap) increments its semaphore, so nothing is computed for a probe
+   nobody watches. */
+extern volatile unsigned short ripple_subscribe_semaphore __attribute__((visibility("hidden")));
+extern volatile unsigned short ripple_next_semaphore __attribute__((visibility("hidden")));
+extern volatile unsigned short ripple_error_semaphore __attribute__((visibility("hidden")));
+extern volatile unsigned short ripple_completed_semaphore __attribute__((visibility("hidden")));
+extern volatile unsigned short ripple_dispose_semaphore __attribute__((visibility("hidden")));
+
+/* The one check on the per-event path: is anybody watching values? Two plain
+   loads and one branch; both words are almost never written, so the branch
+   is predicted and the cache lines stay shared. */
+static inline int ripple_trace_next_on(void) { return ripple_trace_hook_on | ripple_next_semaphore; }
+
+/* Is anybody watching any event (subscribe, terminal events, dispose)? */
+static inline int ripple_trace_any_on(void) {
+    return ripple_trace_hook_on | ripple_subscribe_semaphore | ripple_next_semaphore | ripple_error_semaphore |
+           ripple_completed_semaphore | ripple_dispose_semaphore;
+}
+
+/* Sets the hook (fn NULL: off). fn is rpl_trace_set's function; `event` is
+   an rpl_trace_event. */
+typedef void (*ripple_trace_fn)(void *ctx, const void *event);
+void ripple_trace_set(ripple_trace_fn fn, void *ctx) __attribute__((visibility("hidden")));
+
+/* Reports one event: fires the probe of `kind` if attached, then calls the
+   hook if set. `event` is an rpl_trace_event built by the caller. */
+void ripple_trace_emit(const void *event, int kind, const char *name, uint64_t id)
+    __attribute__((visibility("hidden")));
+
+/* A new process-unique subscription id (1, 2, ...). */
+uint64_t ripple_trace_new_id(void) __attribute__((visibility("hidden")));
+
+/* Runtime objects alive now: one relaxed add per creation and per
+   destruction, none per event. */
+extern intptr_t ripple_live_count __attribute__((visibility("hidden")));
+static inline void ripple_live_inc(void) { __atomic_fetch_add(&ripple_live_count, 1, __ATOMIC_RELAXED); }
+static inline void ripple_live_dec(void) { __atomic_fetch_sub(&ripple_live_count, 1, __ATOMIC_RELAXED); }
+static inline intptr_t ripple_live_get(void) { return __atomic_load_n(&ripple_live_count, __ATOMIC_RELAXED); }
+
+#endif

@@ -54,7 +54,10 @@ public class Subject: Signal, @unchecked Sendable {
 /// Forwards a source's events into a subject (the subject as a subscriber).
 final class SubjectFeedSink: Sink {
     let subject: Subject
-    let holder: SerialDisposable?
+    /// Needed only until `attach`: kept longer, it would make a cycle (the
+    /// holder keeps the subscription, which keeps this sink), so a connection
+    /// never disposed would outlive its freed source (rule 6a).
+    var holder: SerialDisposable?
     init(_ subject: Subject, _ holder: SerialDisposable?) {
         self.subject = subject
         self.holder = holder
@@ -62,6 +65,7 @@ final class SubjectFeedSink: Sink {
     override func attach(_ subscriber: Subscriber) {
         subject.hub.addSource(subscriber)
         holder?.swap(subscriber)
+        holder = nil
     }
     override func onNext(_ value: borrowing Value) { subject.sendNext(value.retained()) }
     override func onError(_ error: RippleError) { subject.sendError(error) }

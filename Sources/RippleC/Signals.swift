@@ -11,7 +11,7 @@ final class CObserverSink: Sink {
     let release: rpl_release_fn?
     let ctx: UnsafeMutableRawPointer?
     /// Reports this subscription's events while tracing is on (Tracing.swift).
-    var trace = TraceState()
+    @exclusivity(unchecked) var trace = TraceState()
 
     init(_ o: rpl_observer) {
         next = o.on_next

@@ -59,7 +59,7 @@ BENCH_SRC   := $(wildcard bench/*.c)
 
 .PHONY: all lib deps install uninstall demo check bench clean swift-test c-tests \
         check-header check-symbols check-install valgrind asan tsan examples bindings-check FORCE \
-        abi abi-deps abi-check abi-baseline
+        abi abi-deps abi-check abi-baseline sdt-deps check-probes
 
 all: lib
 
@@ -75,6 +75,13 @@ deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
+# <sys/sdt.h> for the USDT probes (a header, so not in DEPS_BIN).
+sdt-deps:
+	@test -f /usr/include/sys/sdt.h || test -n "$$(ls /usr/include/*/sys/sdt.h 2>/dev/null)" || { \
+	  echo "installing: systemtap-sdt-dev"; if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends systemtap-sdt-dev >/dev/null; }
+deps: sdt-deps
+
 # ---------------------------------------------------------------------------
 # The library. SwiftPM does not rebuild Swift code when the header changes, so
 # the @c @implementation check would be skipped: touch the sources instead.
@@ -83,7 +90,7 @@ $(STAMP): $(HEADER) Include/module.modulemap
 	@find Sources -name '*.swift' -exec touch {} +
 	@touch $@
 
-$(SCRATCH)/release/$(LIBNAME): $(STAMP) $(SOURCES)
+$(SCRATCH)/release/$(LIBNAME): $(STAMP) $(SOURCES) | sdt-deps
 	$(SWIFT_BUILD)
 	@touch $@
 
@@ -211,6 +218,17 @@ check-symbols: $(LIB)
 	@! readelf -d $(LIB) | grep -E 'NEEDED.*libswift|RUNPATH|RPATH' || { echo "unexpected NEEDED/RUNPATH"; exit 1; }
 	@readelf -d $(LIB) | grep -q 'SONAME.*\[$(SONAME)\]'
 
+# The five USDT probes (provider ripple) are in the built and the installed
+# library, with semaphores, so perf/bpftrace can attach to a running program.
+PROBES := subscribe next error completed dispose
+check-probes: stage
+	@for lib in $(LIB) $(STAGE)/lib/$(REALNAME); do \
+	  readelf -n $$lib > $(OUT)/probes.txt; \
+	  for p in $(PROBES); do \
+	    grep -A2 'Provider: ripple' $(OUT)/probes.txt | grep -q "Name: $$p$$" || { echo "$$lib: no USDT probe ripple:$$p"; exit 1; }; done; \
+	  test "$$(grep -A2 'Provider: ripple' $(OUT)/probes.txt | grep -c 'Semaphore: 0x0*[1-9a-f]')" = 5 || { echo "$$lib: probes without semaphores"; exit 1; }; \
+	done; echo "probes: ripple:{$$(echo $(PROBES) | tr ' ' ,)} in the built and the installed library"
+
 # A fresh prefix, a program built with pkg-config, run with only that lib dir.
 check-install: deps $(LIB)
 	@rm -rf $(OUT)/install-test && mkdir -p $(OUT)/install-test
@@ -233,7 +251,7 @@ bindings-check: stage
 	  STAGE=$(STAGE) OUT=$(CURDIR)/$(OUT) SONAME=$(SONAME) CC=$(CC) CXX=$(CXX) PYTHON=$(PYTHON) bash $$s || exit 1; done
 
 SHELL := /bin/bash
-check: deps lib check-header check-symbols c-tests check-install swift-test valgrind asan tsan bindings-check
+check: deps lib check-header check-symbols check-probes c-tests check-install swift-test valgrind asan tsan bindings-check
 	@echo "make check: all passed"
 
 # ---------------------------------------------------------------------------

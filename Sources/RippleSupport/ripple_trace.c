@@ -6,6 +6,7 @@
    installs it; make check-probes fails if they are missing). */
 #if __has_include(<sys/sdt.h>)
 #include <sys/sdt.h>
+#define RIPPLE_HAVE_SDT 1
 #else
 #define STAP_PROBE2(provider, name, a, b) ((void)(a), (void)(b))
 #endif
@@ -81,9 +82,9 @@ void ripple_trace_emit(const void *event, int kind, const char *name, uint64_t i
        relocate a probe), but nothing loaded does, so the linker's section
        garbage collection would drop it: a no-op relocation from live code
        keeps it. */
-#if defined(__x86_64__)
+#if RIPPLE_HAVE_SDT && defined(__x86_64__)
     __asm__ __volatile__(".reloc ., R_X86_64_NONE, _.stapsdt.base");
-#elif defined(__aarch64__)
+#elif RIPPLE_HAVE_SDT && defined(__aarch64__)
     __asm__ __volatile__(".reloc ., R_AARCH64_NONE, _.stapsdt.base");
 #endif
 }

@@ -761,6 +761,21 @@ class Signal : public detail::Handle<rpl_signal_t> {
     static Signal adopt(rpl_signal_t *s) noexcept { return Signal(s); }
     static Signal borrow(rpl_signal_t *s) noexcept { return Signal(static_cast<rpl_signal_t *>(rpl_retain(s))); }
 
+    // ---- Names and logging (ripple.h "Names, tracing and counting") -----
+
+    /// The signal's name: its default ("[+subject] -map:") or the one set.
+    std::string name() const { return detail::check(rpl_signal_name(h_)); }
+    /// Sets the name (copied) and returns this signal, for chaining.
+    const Signal &set_name(const std::string &n) const {
+        detail::check(rpl_signal_set_name(h_, n.c_str()));
+        return *this;
+    }
+    /// RAC's logAll: writes every event to stderr as "label: next 1" (label
+    /// empty: the signal's name).
+    Signal log(const std::string &label = std::string()) const {
+        return adopt(detail::check(rpl_signal_log(h_, label.empty() ? nullptr : label.c_str())));
+    }
+
     // ---- Creating -------------------------------------------------------
 
     /// A cold signal: f(Subscriber) runs once per subscription. f may return
@@ -1316,6 +1331,46 @@ Disposable Disposable::create(F &&f) {
     if (!d) { delete ctx; throw Error::last(); }
     return adopt(d);
 }
+
+// ---- Tracing and counting ---------------------------------------------------
+
+/// Runtime objects alive now (ripple.h rpl_live_objects): compare it before
+/// and after a piece of work to find leaks.
+inline std::size_t live_objects() noexcept { return rpl_live_objects(); }
+
+/// One traced event, as the hook sees it (borrowed for the call).
+using TraceEvent = rpl_trace_event;
+
+/// Sets the process-wide trace hook for its lifetime (ripple.h rpl_trace_set):
+///     ripple::Trace t([](const ripple::TraceEvent &e) { ... });
+/// The hook runs on the thread of each event and must not call into Ripple
+/// (copy what it needs). Destroying the Trace turns tracing off; destroy it
+/// only when no event is being reported on another thread (a call that
+/// started before may still be running). Exceptions from the hook go to the
+/// exception handler. One Trace at a time: a newer one replaces the hook.
+class Trace {
+  public:
+    using Hook = std::function<void(const TraceEvent &)>;
+    explicit Trace(Hook hook) : hook_(new Hook(std::move(hook))) {
+        detail::check(rpl_trace_set(&Trace::call, hook_));
+    }
+    ~Trace() {
+        rpl_trace_set(nullptr, nullptr);
+        delete hook_;
+    }
+    Trace(const Trace &) = delete;
+    Trace &operator=(const Trace &) = delete;
+
+  private:
+    static void call(void *ctx, const rpl_trace_event *e) {
+        try {
+            (*static_cast<Hook *>(ctx))(*e);
+        } catch (...) {
+            detail::report(std::current_exception(), "trace hook");
+        }
+    }
+    Hook *hook_;
+};
 
 }  // namespace ripple
 

@@ -2,6 +2,7 @@
 // failure and goes on; main prints "N passed, M failed" and exits non-zero on
 // any failure. Run under ASan/UBSan by check.sh.
 #include "ripple.hpp"
+#include <mutex>
 
 #include <atomic>
 #include <chrono>
@@ -1112,6 +1113,47 @@ static void test_threads() {
     set_exception_handler(old);
 }
 
+// Names, the trace hook, logging and the live count (ripple.h "Names,
+// tracing and counting").
+static void test_names_and_trace() {
+    std::size_t base = ripple::live_objects();
+    {
+        Subject s;
+        CHECK_EQ(s.name(), std::string("+subject"));
+        s.set_name("clicks");
+        Signal m = s.map([](int64_t x) { return x + 1; });
+        CHECK_EQ(m.name(), std::string("[clicks] -map:"));
+        CHECK_EQ(m.log("lbl").name(), std::string("[[clicks] -map:] -logAll"));
+        CHECK(ripple::live_objects() > base);
+
+        struct Seen { int kind; uint64_t id; int64_t v; std::string name; };
+        std::mutex mu;
+        std::vector<Seen> seen;
+        {
+            ripple::Trace t([&](const ripple::TraceEvent &e) {
+                std::lock_guard<std::mutex> g(mu);
+                seen.push_back({int(e.kind), e.subscription, e.value ? e.value->as.i : -1, e.signal_name});
+            });
+            Disposable d = m.subscribe([](int64_t) {});
+            s.send_next(1);
+            s.send_completed();
+        }
+        s.send_next(2);  // tracing is off again: nothing more is reported
+        CHECK_EQ(seen.size(), std::size_t(4));
+        if (seen.size() == 4) {
+            CHECK_EQ(seen[0].kind, int(RPL_TRACE_SUBSCRIBE));
+            CHECK_EQ(seen[1].kind, int(RPL_TRACE_NEXT));
+            CHECK_EQ(seen[1].v, int64_t(2));
+            CHECK_EQ(seen[2].kind, int(RPL_TRACE_COMPLETED));
+            CHECK_EQ(seen[3].kind, int(RPL_TRACE_DISPOSE));
+            CHECK_EQ(seen[0].name, std::string("[clicks] -map:"));
+            CHECK(seen[0].id != 0 && seen[0].id == seen[3].id);
+        }
+        CHECK_THROWS(Signal().name(), RPL_ERR_NULL);
+    }
+    CHECK_EQ(ripple::live_objects(), base);
+}
+
 int main() {
     std::fprintf(stderr, "ripple.hpp tests against libripple %s\n", ripple::version_string());
     CHECK(ripple::version_compatible());
@@ -1130,6 +1172,7 @@ int main() {
     RUN(test_connections);
     RUN(test_schedulers);
     RUN(test_threads);
+    RUN(test_names_and_trace);
     std::printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

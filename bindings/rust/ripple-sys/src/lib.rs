@@ -87,6 +87,22 @@ pub type rpl_bind_fn =
     Option<unsafe extern "C" fn(ctx: *mut c_void, v: *const rpl_value, stop: *mut bool) -> *mut rpl_signal_t>;
 pub type rpl_flatten_map_fn = Option<unsafe extern "C" fn(ctx: *mut c_void, v: *const rpl_value) -> *mut rpl_signal_t>;
 pub type rpl_catch_fn = Option<unsafe extern "C" fn(ctx: *mut c_void, e: *const rpl_error_t) -> *mut rpl_signal_t>;
+/// An `RPL_TRACE_*` constant (a C enum).
+pub type rpl_trace_kind = c_uint;
+
+/// One traced event (`version` = [`RPL_TRACE_EVENT_VERSION`]); everything is borrowed for
+/// the hook's call.
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rpl_trace_event {
+    pub version: u32,
+    pub kind: rpl_trace_kind,
+    pub signal_name: *const c_char,
+    pub subscription: u64,
+    pub value: *const rpl_value,
+    pub error: *const rpl_error_t,
+}
+pub type rpl_trace_fn = Option<unsafe extern "C" fn(ctx: *mut c_void, e: *const rpl_trace_event)>;
 
 /// What a subscriber does with events (`version` = [`RPL_OBSERVER_VERSION`]).
 #[repr(C)]
@@ -165,6 +181,13 @@ constants! {
     pub const RPL_REPLAY_UNLIMITED: usize = usize::MAX;
     /// No limit for `rpl_signal_retry` / `rpl_signal_repeat`.
     pub const RPL_FOREVER_COUNT: usize = usize::MAX;
+
+    pub const RPL_TRACE_SUBSCRIBE: rpl_trace_kind = 0;
+    pub const RPL_TRACE_NEXT: rpl_trace_kind = 1;
+    pub const RPL_TRACE_ERROR: rpl_trace_kind = 2;
+    pub const RPL_TRACE_COMPLETED: rpl_trace_kind = 3;
+    pub const RPL_TRACE_DISPOSE: rpl_trace_kind = 4;
+    pub const RPL_TRACE_EVENT_VERSION: u32 = 1;
 }
 
 /// `RPL_VERSION_STRING`, NUL-terminated.
@@ -335,4 +358,9 @@ functions! {
     pub fn rpl_signal_throttle(sig: *mut rpl_signal_t, ns: u64, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
     pub fn rpl_signal_timeout(sig: *mut rpl_signal_t, ns: u64, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
     pub fn rpl_signal_interval(ns: u64, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_set_name(sig: *mut rpl_signal_t, name: *const c_char) -> rpl_status;
+    pub fn rpl_signal_name(sig: *const rpl_signal_t) -> *const c_char;
+    pub fn rpl_trace_set(fn_: rpl_trace_fn, ctx: *mut c_void) -> rpl_status;
+    pub fn rpl_live_objects() -> usize;
+    pub fn rpl_signal_log(sig: *mut rpl_signal_t, label: *const c_char) -> *mut rpl_signal_t;
 }

@@ -1149,8 +1149,11 @@ typedef void (*rpl_trace_fn)(void *RPL_NULLABLE ctx, const rpl_trace_event *RPL_
 /* Sets the process-wide trace hook (fn NULL: tracing off, the default);
    replaces the previous one. The hook runs on the thread of the event, with
    that subscription's events one at a time (several subscriptions may
-   report concurrently from several threads). It must not call back into
-   the runtime (no rpl_ function; copy what it needs) and should be quick.
+   report concurrently from several threads). It runs inside a delivery, so
+   it must not call back into the runtime - no sending, subscribing,
+   disposing, creating or releasing - except to read what it was given
+   (rpl_value_* accessors on e->value, rpl_error_* on e->error); copy what it
+   needs and return quickly.
    A call that started on another thread may still be running when
    rpl_trace_set returns; ctx is not released by the runtime. Never fails:
    returns RPL_OK. */

@@ -8,8 +8,8 @@ from the ripple.h installed next to it.
 from ._core import (  # noqa: F401
     CONSTANTS, HEADER_PATH, LIBRARY_PATH, RPL_FOREVER, CompoundDisposable, Disposable, Event,
     NoValueError, Pointer, RippleError, RippleTimeoutError, SerialDisposable, Signal, StatusError,
-    Subscriber, clear_error_cache, ffi, has, lib, set_exception_handler, status_string, version,
-    version_number,
+    Subscriber, TraceEvent, clear_error_cache, ffi, has, lib, live_objects, set_exception_handler,
+    set_trace, status_string, trace, version, version_number,
 )
 from ._sched import *  # noqa: F401,F403
 from ._sched import Scheduler, TestScheduler  # noqa: F401

@@ -868,7 +868,12 @@ def _guarded(sig_ptr, obs):
 
 def _subscribe_obs(sig_ptr, obs, stages=False):
     if stages:
-        sig_ptr = _guarded(sig_ptr, obs)
+        guard = _guarded(sig_ptr, obs)
+        if _trace_fn[0] is not None and guard is not sig_ptr:
+            # The guard is this binding's detail: trace under the name of
+            # the signal the Python stages follow.
+            lib.rpl_signal_set_name(guard, lib.rpl_signal_name(sig_ptr))
+        sig_ptr = guard
     o = ffi.new("rpl_observer *")
     o.version = RPL_OBSERVER_VERSION
     o.on_next = _obs_next
@@ -1068,6 +1073,31 @@ class Signal:
         if self._base is not None:
             return Signal(_base=self._base, _stages=self._stages + (factory,))
         return Signal(_base=self, _stages=(factory,))
+
+    # -- names and logging (ripple.h "Names, tracing and counting")
+    @property
+    def name(self):
+        """The signal's name: RAC-style from its inputs ("[+subject] -map:")
+        unless one was set. A signal with Python stages is named as a relay."""
+        p = lib.rpl_signal_name(self._c())
+        if p == _NULL:
+            raise _last_error()
+        return ffi.string(p).decode("utf-8", "replace")
+
+    @name.setter
+    def name(self, value):
+        _check(lib.rpl_signal_set_name(self._c(), str(value).encode("utf-8")))
+
+    def set_name(self, value):
+        """Sets the name and returns this signal (for chaining)."""
+        self.name = value
+        return self
+
+    def log(self, label=None):
+        """RAC's logAll: a signal writing each event to stderr as
+        "label: next 1" (label None: this signal's name)."""
+        c_label = _NULL if label is None else str(label).encode("utf-8")
+        return Signal._own(lib.rpl_signal_log(self._c(), c_label))
 
     # -- constructors
     @classmethod
@@ -1337,3 +1367,71 @@ _immortal(_release_object, _cffi_onerror, _release_handle, _callbacks)
 _subscriber_send = _fast_sender("rpl_subscriber_send_next")
 Subscriber.send_next = Subscriber.on_next = _send_method("rpl_subscriber_send_next", "_ptr")
 Subscriber.send_next.__doc__ = "Sends a value to this subscriber (synchronously, see rpl_subscriber_send_next)."
+
+
+# ---------------------------------------------------------------------------
+# Tracing and counting (ripple.h rpl_trace_set, rpl_live_objects).
+
+def live_objects():
+    """Runtime objects alive now (handles and boxed values, not the shared
+    schedulers): compare before and after some work to find leaks. Python
+    keeps handles until its objects are collected, so run gc.collect() first."""
+    return lib.rpl_live_objects()
+
+
+TraceEvent = collections.namedtuple("TraceEvent", "kind signal_name subscription value error")
+TraceEvent.__doc__ = """One traced event: kind is "subscribe", "next", "error", "completed" or
+"dispose"; value (next) and error (error) are converted copies, else None."""
+
+_TRACE_KINDS = ("subscribe", "next", "error", "completed", "dispose")
+_trace_fn = [None]
+
+
+# One immortal C hook for the process; it calls whatever _trace_fn holds, so
+# replacing or clearing the Python function never frees code C may be running.
+@ffi.callback("void(void *, const rpl_trace_event *)", onerror=_cffi_onerror)
+def _trace_hook(ctx, e, _fn=_trace_fn):
+    fn = _fn[0]
+    if fn is None:
+        return
+    try:
+        value = _from_c(e.value) if e.value != _NULL else None
+        error = _exc_from_err(e.error) if e.error != _NULL else None
+        fn(TraceEvent(_TRACE_KINDS[e.kind], ffi.string(e.signal_name).decode("utf-8", "replace"),
+                      e.subscription, value, error))
+    except BaseException as exc:
+        _report(exc)
+
+
+_immortal(_trace_hook)
+
+
+def set_trace(fn):
+    """Sets the process-wide trace hook: fn(TraceEvent) is called for every
+    subscribe, next, error, completed and dispose of every subscription, on
+    the thread of the event. fn must not subscribe, send or dispose (it runs
+    inside a delivery). None turns tracing off. Returns the previous fn."""
+    old = _trace_fn[0]
+    _trace_fn[0] = fn
+    _check(lib.rpl_trace_set(_trace_hook if fn is not None else _NULL, _NULL))
+    return old
+
+
+class trace:
+    """Traces while the block runs and restores the previous hook after:
+
+        with ripple.trace(events.append):
+            ...
+    """
+
+    def __init__(self, fn):
+        self._fn = fn
+        self._old = None
+
+    def __enter__(self):
+        self._old = set_trace(self._fn)
+        return self
+
+    def __exit__(self, *exc):
+        set_trace(self._old)
+        return False

@@ -1,0 +1,91 @@
+"""Names, the trace hook, logging and the live-object count."""
+import threading
+
+import ripple
+from conftest import collect, needs
+
+pytestmark = needs("rpl_trace_set", "rpl_signal_name", "rpl_live_objects", "rpl_signal_log")
+
+
+def test_names():
+    s = ripple.Subject()
+    assert s.name == "+subject"
+    m = s.set_name("clicks").take(3)  # an operator of the C library
+    assert s.name == "clicks"
+    assert m.name == "[clicks] -take: 3"
+    m.name = "first three"
+    assert m.skip(1).name == "[first three] -skip: 1"
+    assert ripple.Signal.merge([ripple.Signal.empty(), ripple.Signal.never()]).name == "+merge: ([+empty], [+never])"
+
+
+def test_trace_order_and_off():
+    s = ripple.Subject()
+    s.name = "src"
+    seen = []
+    with ripple.trace(seen.append):
+        d = s.take(5).subscribe(lambda v: None)
+        s.send_next(1)
+        s.send_next("two")
+        s.send_completed()
+    assert [e.kind for e in seen] == ["subscribe", "next", "next", "completed", "dispose"]
+    # Python stages (map here) run in the observer: traced under the name of
+    # the C signal they follow.
+    seen2 = []
+    with ripple.trace(seen2.append):
+        s3 = ripple.Subject().set_name("py")
+        s3.map(lambda x: x + 1).subscribe(lambda v: None)
+        s3.send_next(1)
+    assert [e.signal_name for e in seen2] == ["py", "py"] and seen2[1].value == 1
+    assert {e.signal_name for e in seen} == {"[src] -take: 5"}
+    assert len({e.subscription for e in seen}) == 1
+    assert seen[1].value == 1 and seen[2].value == "two"
+    n = len(seen)
+    s2 = ripple.Subject()
+    s2.subscribe(lambda v: None)
+    s2.send_next(1)
+    assert len(seen) == n  # off after the block
+    d.dispose()
+
+
+def test_trace_error_and_threads():
+    s = ripple.Subject()
+    seen = []
+    lock = threading.Lock()
+
+    def hook(e):
+        with lock:
+            seen.append(e)
+
+    with ripple.trace(hook):
+        s.subscribe(lambda v: None, on_error=lambda e: None)
+        threads = [threading.Thread(target=lambda: [s.send_next(i) for i in range(200)]) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        s.send_error(ripple.RippleError("bad", "test", 7))
+    kinds = [e.kind for e in seen]
+    assert kinds[0] == "subscribe" and kinds[-2:] == ["error", "dispose"]
+    assert kinds.count("next") == 600
+    assert seen[-2].error.message == "bad" and seen[-2].error.code == 7
+
+
+def test_live_objects_back_to_baseline():
+    collect()
+    base = ripple.live_objects()
+    s = ripple.Subject()
+    d = s.map(lambda x: x).subscribe(lambda v: None)
+    assert ripple.live_objects() > base
+    d.dispose()
+    del d, s
+    collect()
+    assert ripple.live_objects() == base
+
+
+def test_log(capfd):
+    s = ripple.Subject()
+    s.log("lbl").subscribe(lambda v: None)
+    s.send_next(3)
+    s.send_completed()
+    err = capfd.readouterr().err
+    assert "lbl: next 3\n" in err and "lbl: completed\n" in err

@@ -641,8 +641,7 @@ static int run_case(const test_case *c) {
         signal(SIGALRM, on_alarm);
         alarm(WATCHDOG_S);
         c->fn();
-        fflush(stderr);
-        _exit(check_failed ? 1 : 0);
+        exit(check_failed ? 1 : 0);  /* exit, not _exit: LeakSanitizer checks at exit */
     }
     close(fds[1]);
     char out[16384];
@@ -664,7 +663,7 @@ static int run_case(const test_case *c) {
         printf("FAIL  %s: killed by signal %d\n", c->name, WTERMSIG(status));
     else
         printf("FAIL  %s\n", c->name);
-    if (!ok) printf("%s", out);
+    if (!ok) printf("%s%s", out, len && out[len - 1] != '\n' ? "\n" : "");
     return ok;
 }
 

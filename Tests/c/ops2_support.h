@@ -82,16 +82,9 @@ static void stopper_next(void *ctx, const rpl_value *v) {
 }
 
 static rpl_disposable_t *stopper_subscribe(rpl_signal_t *sig, stopper_t *s, src_t *trigger, int limit) {
-    rec_init(&s->rec);
     s->trigger = trigger;
     s->limit = limit;
-    rpl_observer o = RPL_OBSERVER_INIT;
-    o.on_next = stopper_next;
-    o.on_error = rec_error;
-    o.on_completed = rec_completed;
-    o.release = rec_release;
-    o.ctx = s;
-    return rpl_signal_subscribe(sig, &o);
+    return rec_subscribe_fn(sig, &s->rec, stopper_next);  /* rec first: ctx is both */
 }
 
 /* ---- Context release counting ---- */

@@ -164,6 +164,15 @@ static rpl_disposable_t *rec_subscribe(rpl_signal_t *s, rec_t *r) {
     rec_init(r);
     return rec_attach(s, r);
 }
+/* Subscribes r, initialized here, with on_next in place of rec_next (it gets
+   r as ctx, so r may be the first member of a larger context, and on_next
+   calls rec_next itself); returns the disposable (+1). */
+static rpl_disposable_t *rec_subscribe_fn(rpl_signal_t *s, rec_t *r, void (*on_next)(void *ctx, const rpl_value *v)) {
+    rec_init(r);
+    rpl_observer o = rec_observer(r);
+    o.on_next = on_next;
+    return rpl_signal_subscribe(s, &o);
+}
 /* Subscribes, then disposes and releases the subscription: the log of what
    arrived synchronously. */
 static const char *rec_run(rpl_signal_t *s, rec_t *r) {

@@ -441,21 +441,28 @@ static void dispose_on_next(void *ctx, const rpl_value *v) {
     rpl_disposable_dispose(d);
 }
 
+/* Subscribes sig with a recorder whose first on_next disposes the
+   subscription, and waits for its release. The caller checks, then releases
+   sd->d and frees sd. */
+static self_disposer_t *run_self_disposing(rpl_signal_t *sig) {
+    self_disposer_t *sd = calloc(1, sizeof *sd);
+    atomic_store(&sd->d, rec_subscribe_fn(sig, &sd->rec, dispose_on_next));
+    CHECK(WAIT_FOR(sd->rec.released == 1));
+    return sd;
+}
+static void self_disposer_free(self_disposer_t *sd) {
+    rpl_release(atomic_load(&sd->d));
+    free(sd);
+}
+
 /* subscribe_on(op(src), s), disposed from the first on_next: exactly one value,
    no terminal event, the producer stopped. */
 static void self_dispose_case(rpl_signal_t *sig, long limit) {
-    self_disposer_t *sd = calloc(1, sizeof *sd);
-    rec_init(&sd->rec);
-    rpl_observer o = rec_observer(&sd->rec);
-    o.on_next = dispose_on_next;
-    rpl_disposable_t *d = rpl_signal_subscribe(sig, &o);
-    atomic_store(&sd->d, d);
-    CHECK(WAIT_FOR(sd->rec.released == 1));
+    self_disposer_t *sd = run_self_disposing(sig);
     CHECK_EQ_INT(sd->rec.n, 1);
     CHECK_OPEN(sd->rec);
     check_producer_stopped(limit);
-    rpl_release(d);
-    free(sd);
+    self_disposer_free(sd);
 }
 static void on_scheduler(rpl_signal_t *(*build)(rpl_signal_t *), rpl_scheduler_t *s, long limit) {
     rpl_signal_t *src = endless_source(P_INTS);
@@ -490,23 +497,16 @@ static void repeat_subscribe_on(rpl_scheduler_t *sched) {
     rpl_signal_t *src = rpl_signal_create(one_and_done, NULL, NULL);
     rpl_signal_t *rep = rpl_signal_repeat(src, RPL_FOREVER_COUNT);
     rpl_signal_t *sig = rpl_signal_subscribe_on(rep, sched);
-    self_disposer_t *sd = calloc(1, sizeof *sd);
-    rec_init(&sd->rec);
-    rpl_observer o = rec_observer(&sd->rec);
-    o.on_next = dispose_on_next;
-    rpl_disposable_t *d = rpl_signal_subscribe(sig, &o);
-    atomic_store(&sd->d, d);
-    CHECK(WAIT_FOR(sd->rec.released == 1));
+    self_disposer_t *sd = run_self_disposing(sig);
     sleep_ms(20);  /* a broken repeat goes on resubscribing meanwhile */
     fprintf(stderr, "    %d subscription(s)\n", (int)once_subscriptions);
     CHECK_EQ_INT(once_subscriptions, 1);
     CHECK_SEQ(sd->rec, 1);
     CHECK_OPEN(sd->rec);
-    rpl_release(d);
+    self_disposer_free(sd);
     rpl_release(sig);
     rpl_release(rep);
     rpl_release(src);
-    free(sd);
 }
 static void c_repeat_subscribe_on_serial(void) { repeat_subscribe_on(get_serial()); }
 static void c_repeat_subscribe_on_background(void) { repeat_subscribe_on(rpl_scheduler_background()); }
@@ -527,14 +527,13 @@ static void disconnect_on_next(void *ctx, const rpl_value *v) {
     rpl_disposable_dispose(again);
     rpl_release(again);
 }
-static void connect_case(rpl_connection_t *c) {
+/* publish (subject NULL) or multicast through subject. */
+static void connect_case(rpl_subject_t *subject) {
+    rpl_signal_t *src = endless_source(P_INTS);
+    rpl_connection_t *c = subject ? rpl_signal_multicast(src, subject) : rpl_signal_publish(src);
     conn_disposer_t cd;
-    rec_init(&cd.rec);
     cd.c = c;
-    rpl_observer o = rec_observer(&cd.rec);
-    o.on_next = disconnect_on_next;
-    o.ctx = &cd;
-    rpl_disposable_t *d = rpl_signal_subscribe(rpl_connection_signal(c), &o);
+    rpl_disposable_t *d = rec_subscribe_fn(rpl_connection_signal(c), &cd.rec, disconnect_on_next);
     rpl_disposable_t *conn = rpl_connection_connect(c);
     CHECK(conn != NULL);
     CHECK(rpl_disposable_is_disposed(conn));
@@ -543,22 +542,14 @@ static void connect_case(rpl_connection_t *c) {
     rpl_release(conn);
     rpl_disposable_dispose(d);
     rpl_release(d);
-}
-static void c_publish_connect(void) {
-    rpl_signal_t *src = endless_source(P_INTS);
-    rpl_connection_t *c = rpl_signal_publish(src);
-    connect_case(c);
     rpl_release(c);
     rpl_release(src);
 }
+static void c_publish_connect(void) { connect_case(NULL); }
 static void c_multicast_connect(void) {
-    rpl_signal_t *src = endless_source(P_INTS);
     rpl_subject_t *subject = rpl_replay_subject_create(RPL_REPLAY_UNLIMITED);
-    rpl_connection_t *c = rpl_signal_multicast(src, subject);
-    connect_case(c);
-    rpl_release(c);
+    connect_case(subject);
     rpl_release(subject);
-    rpl_release(src);
 }
 
 /* ---- subscribe_subject: the subject's terminal event disposes its source
@@ -572,10 +563,7 @@ static void c_subscribe_subject(void) {
     rpl_signal_t *src = endless_source(P_INTS);
     the_subject = rpl_subject_create();
     rec_t r;
-    rec_init(&r);
-    rpl_observer o = rec_observer(&r);
-    o.on_next = complete_on_next;
-    rpl_disposable_t *d = rpl_signal_subscribe(rpl_subject_as_signal(the_subject), &o);
+    rpl_disposable_t *d = rec_subscribe_fn(rpl_subject_as_signal(the_subject), &r, complete_on_next);
     rpl_disposable_t *feed = rpl_signal_subscribe_subject(src, the_subject);
     CHECK(feed != NULL);
     CHECK_LOG(&r, "0 C");

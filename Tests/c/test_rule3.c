@@ -574,6 +574,39 @@ static void c_subscribe_subject(void) {
     rpl_release(src);
 }
 
+/* ---- defer and the blocking helpers ------------------------------------------ */
+static rpl_signal_t *defer_factory(void *ctx) { return rpl_retain(ctx); }
+static rpl_signal_t *b_defer(rpl_signal_t *s) { return rpl_signal_defer(defer_factory, s, NULL); }
+static void c_defer(void) { TAKE1(b_defer, P_INTS, 0, SYNC_LIMIT); }
+
+/* first takes one value and disposes: the producer stops at once. */
+static void c_first(void) {
+    rpl_signal_t *src = endless_source(P_INTS);
+    rpl_value v = rpl_nil();
+    CHECK_EQ_INT(rpl_signal_first(src, &v, RPL_FOREVER), RPL_OK);
+    CHECK_EQ_INT(rpl_value_type(&v), RPL_TYPE_INT);
+    CHECK_EQ_INT(rpl_value_int(&v), 0);
+    check_producer_stopped(SYNC_LIMIT);
+    rpl_value_release(&v);
+    rpl_release(src);
+}
+/* wait and to_array time out while the source is still inside its subscribe
+   callback: the timeout must reach it, and the call return the timeout. */
+static void c_wait_timeout(void) {
+    rpl_signal_t *src = endless_source(P_INTS);
+    CHECK_EQ_INT(rpl_signal_wait(src, 20 * MS), RPL_ERR_TIMEOUT);
+    check_producer_stopped(CAP - 1);
+    rpl_release(src);
+}
+static void c_to_array_timeout(void) {
+    rpl_signal_t *src = endless_source(P_INTS);
+    rpl_value all = rpl_nil();
+    CHECK_EQ_INT(rpl_signal_to_array(src, &all, 20 * MS), RPL_ERR_TIMEOUT);
+    check_producer_stopped(CAP - 1);
+    rpl_value_release(&all);
+    rpl_release(src);
+}
+
 /* ---- The runner ---------------------------------------------------------------- */
 typedef struct { const char *name; void (*fn)(void); } test_case;
 #define CASE(n) { #n, c_##n }
@@ -593,7 +626,7 @@ static const test_case cases[] = {
     CASE(subscribe_on_immediate), CASE(subscribe_on_serial), CASE(subscribe_on_background),
     CASE(autoconnect_publish), CASE(autoconnect_multicast), CASE(publish_connect), CASE(multicast_connect),
     CASE(replay), CASE(replay_last), CASE(replay_lazily), CASE(replay_last_timeout),
-    CASE(subscribe_subject),
+    CASE(subscribe_subject), CASE(defer), CASE(first), CASE(wait_timeout), CASE(to_array_timeout),
     CASE(dispose_in_next_plain), CASE(dispose_in_next_map), CASE(dispose_in_next_take_until),
     CASE(dispose_in_next_flatten_map), CASE(dispose_in_next_deliver_on),
     CASE(repeat_subscribe_on_serial), CASE(repeat_subscribe_on_background),

@@ -15,16 +15,17 @@
  * case; `test_rule3 NAME...` runs only the cases whose name contains NAME. */
 #include "recorder.h"
 #include <poll.h>
-#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#define CAP 2000000L          /* a broken operator lets the producer run to here */
+#define CAP 4000000L          /* a broken operator lets the producer run to here */
 #define SYNC_LIMIT 100L       /* same thread: the dispose is seen at the next check */
-#define ASYNC_LIMIT (CAP / 2) /* across threads: the producer runs on until the other thread disposes */
+#define ASYNC_LIMIT (CAP / 4 * 3) /* across threads: the producer runs on until the other
+                                     thread (which a loaded machine may not run for a while) disposes */
+#define TRIGGER_AT 1000L      /* the producer fires the trigger subject after this many values */
 #define WATCHDOG_S ((unsigned)test_scale(15, 120)) /* valgrind and TSan are slower */
 #define WAIT_S 5.0            /* how long an asynchronous event may take */
 
@@ -35,6 +36,7 @@ typedef struct {
     atomic_long sent;          /* values sent, all subscriptions together */
     atomic_int subscriptions, returned;
     int quick;                 /* RIPPLE_TEST_QUICK: under valgrind or TSan */
+    rpl_subject_t *trigger;    /* if set, sent a value after TRIGGER_AT values */
 } producer_t;
 static producer_t P;
 
@@ -61,6 +63,7 @@ static rpl_disposable_t *endless(void *ctx, rpl_subscriber_t *s) {
     for (long i = 0; i < CAP && !rpl_subscriber_is_disposed(s); i++) {
         rpl_subscriber_send_next(s, produce(i));
         atomic_fetch_add(&P.sent, 1);
+        if (i + 1 == TRIGGER_AT && P.trigger) rpl_subject_send_next(P.trigger, rpl_int(0));
         /* Valgrind runs one thread at a time and a busy thread can keep the
            CPU: let a timer thread in now and then (a pause, not a stop). */
         if ((i & 4095) == 4095) {
@@ -127,38 +130,29 @@ static void take_case(build_fn build, int mode, size_t n, const int64_t *expect,
 }
 #define TAKE1(build, mode, value, limit) do { const int64_t e_[] = {value}; take_case(build, mode, 1, e_, limit); } while (0)
 
-/* ---- take_until(op(src), trigger), the trigger fired from another thread ----
+/* ---- take_until(op(src), trigger), the trigger fired by the producer ------
    For operators that send nothing while the source runs (aggregate, take_last,
    collect, then, throttle): the dispose of the subscription must reach the
-   producer. */
-static rpl_subject_t *trigger_subject;
-static void *fire_trigger(void *arg) {
-    (void)arg;
-    while (P.sent < 1000 && !producer_done()) sched_yield();
-    rpl_subject_send_next(trigger_subject, rpl_int(0));
-    return NULL;
-}
-
+   producer. The producer itself sends into the trigger after TRIGGER_AT values
+   (deterministic, unlike a thread): take_until then disposes op's
+   subscription while the producer is still inside its subscribe callback. */
 static void trigger_case(build_fn build, int mode, int check_no_values) {
     rpl_signal_t *src = endless_source(mode);
     rpl_signal_t *op = build(src);
     CHECK(op != NULL);
-    trigger_subject = rpl_subject_create();
-    rpl_signal_t *t = rpl_signal_take_until(op, rpl_subject_as_signal(trigger_subject));
-    pthread_t th;
-    pthread_create(&th, NULL, fire_trigger, NULL);
+    P.trigger = rpl_subject_create();
+    rpl_signal_t *t = rpl_signal_take_until(op, rpl_subject_as_signal(P.trigger));
     rec_t r;
     rpl_disposable_t *d = rec_subscribe(t, &r);
     CHECK(WAIT_FOR(terminated(&r)));
     CHECK_COMPLETED(r);
     if (check_no_values) CHECK_EQ_INT(r.n, 0);
-    check_producer_stopped(ASYNC_LIMIT);
-    pthread_join(th, NULL);
+    check_producer_stopped(TRIGGER_AT + SYNC_LIMIT);
     rpl_release(d);
     rpl_release(t);
     rpl_release(op);
     rpl_release(src);
-    rpl_release(trigger_subject);
+    rpl_release(P.trigger);
     CHECK(WAIT_FOR(r.released == 1));
 }
 

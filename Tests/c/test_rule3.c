@@ -198,6 +198,11 @@ static rpl_signal_t *array2(rpl_signal_t *(*f)(rpl_signal_t *const *, size_t), r
     return r;
 }
 static rpl_signal_t *seven(void) { return rpl_signal_return(rpl_int(7)); }
+/* Releases input (which op, the operator made over it, retains) and returns op. */
+static rpl_signal_t *released_after(rpl_signal_t *input, rpl_signal_t *op) {
+    rpl_release(input);
+    return op;
+}
 
 /* ---- Builders: op(src) ------------------------------------------------------ */
 static rpl_signal_t *b_map(rpl_signal_t *s) { return rpl_signal_map(s, plus_one, NULL, NULL); }
@@ -217,9 +222,7 @@ static rpl_signal_t *b_do_completed(rpl_signal_t *s) { return rpl_signal_do_comp
 static rpl_signal_t *b_catch(rpl_signal_t *s) { return rpl_signal_catch(s, catch_never, NULL, NULL); }
 static rpl_signal_t *b_catch_replacement(rpl_signal_t *s) {
     rpl_signal_t *f = failing();
-    rpl_signal_t *r = rpl_signal_catch(f, catch_src, s, NULL);
-    rpl_release(f);
-    return r;
+    return released_after(f, rpl_signal_catch(f, catch_src, s, NULL));
 }
 static rpl_signal_t *b_catch_to(rpl_signal_t *s) { return pair(rpl_signal_catch_to, rpl_retain(s), rpl_signal_never()); }
 static rpl_signal_t *b_catch_to_replacement(rpl_signal_t *s) { return pair(rpl_signal_catch_to, failing(), rpl_retain(s)); }
@@ -240,25 +243,19 @@ static rpl_signal_t *b_then_second(rpl_signal_t *s) { return pair(rpl_signal_the
 static rpl_signal_t *b_bind_outer(rpl_signal_t *s) { return rpl_signal_bind(s, bind_return, NULL, NULL); }
 static rpl_signal_t *b_bind_inner(rpl_signal_t *s) {
     rpl_signal_t *one = seven();
-    rpl_signal_t *r = rpl_signal_bind(one, bind_src, s, NULL);
-    rpl_release(one);
-    return r;
+    return released_after(one, rpl_signal_bind(one, bind_src, s, NULL));
 }
 static rpl_signal_t *b_flatten_map_outer(rpl_signal_t *s) { return rpl_signal_flatten_map(s, return_it, NULL, NULL); }
 static rpl_signal_t *b_flatten_map_inner(rpl_signal_t *s) {
     rpl_signal_t *one = seven();
-    rpl_signal_t *r = rpl_signal_flatten_map(one, to_src, s, NULL);
-    rpl_release(one);
-    return r;
+    return released_after(one, rpl_signal_flatten_map(one, to_src, s, NULL));
 }
 static rpl_signal_t *b_flatten(rpl_signal_t *s) { return rpl_signal_flatten(s); }
 static rpl_signal_t *b_switch(rpl_signal_t *s) { return rpl_signal_switch_to_latest(s); }
 /* A one-value outer signal carrying src. */
 static rpl_signal_t *outer_of(rpl_signal_t *s, rpl_signal_t *(*f)(rpl_signal_t *)) {
     rpl_signal_t *outer = rpl_signal_return(rpl_signal_value(s));
-    rpl_signal_t *r = f(outer);
-    rpl_release(outer);
-    return r;
+    return released_after(outer, f(outer));
 }
 static rpl_signal_t *b_flatten_inner(rpl_signal_t *s) { return outer_of(s, rpl_signal_flatten); }
 static rpl_signal_t *b_switch_inner(rpl_signal_t *s) { return outer_of(s, rpl_signal_switch_to_latest); }

@@ -76,7 +76,8 @@ BENCH_SRC   := $(wildcard bench/*.c)
 
 .PHONY: all lib dist deps install uninstall demo check bench clean swift-test c-tests \
         check-header check-symbols check-install valgrind asan tsan examples bindings-check FORCE \
-        abi abi-deps abi-check abi-baseline
+        abi abi-deps abi-check abi-baseline \
+        dist set-version check-version deb check-deb docs
 
 all: lib
 
@@ -313,6 +314,27 @@ check-install: deps $(LIB)
 	  $(MANGEN) $(HEADER) --functions | diff -u $(IT)/exported.txt - || { echo "exported functions and man pages differ"; exit 1; }; \
 	  echo "man: a page for each of $$(wc -l < $(IT)/exported.txt) exported functions"
 	@echo "install: OK"
+
+# ---------------------------------------------------------------------------
+# The version: VERSION above is the source; these files carry copies that
+# `make set-version` rewrites and `make check-version` compares (one sed
+# expression per file serves both, so they cannot drift apart).
+V_PARTS     = $(subst ., ,$(VERSION))
+VERSION_SED_$(HEADER) = -e 's/^(\#define RPL_VERSION_MAJOR ).*/\1$(word 1,$(V_PARTS))/' \
+    -e 's/^(\#define RPL_VERSION_MINOR ).*/\1$(word 2,$(V_PARTS))/' \
+    -e 's/^(\#define RPL_VERSION_PATCH ).*/\1$(word 3,$(V_PARTS))/' \
+    -e 's/^(\#define RPL_VERSION_STRING ).*/\1"$(VERSION)"/'
+VERSION_SED_Sources/RippleC/Handles.swift = -e 's/(staticCString\(")[^"]*("\)  \/\/ RPL_VERSION_STRING)/\1$(VERSION)\2/'
+VERSION_SED_bindings/python/pyproject.toml = -e 's/^version = ".*"/version = "$(VERSION)"/'
+VERSION_SED_bindings/python/ripple/__init__.py = -e 's/^__version__ = ".*"/__version__ = "$(VERSION)"/'
+VERSION_FILES := $(HEADER) Sources/RippleC/Handles.swift bindings/python/pyproject.toml bindings/python/ripple/__init__.py
+
+set-version:
+	@$(foreach f,$(VERSION_FILES),sed -i -E $(VERSION_SED_$(f)) $(f) &&) echo "version $(VERSION) written to $(VERSION_FILES)"
+
+check-version:
+	@$(foreach f,$(VERSION_FILES),grep -qE '$(VERSION)' $(f) && sed -E $(VERSION_SED_$(f)) $(f) | diff -u $(f) - &&) \
+	  echo "version: $(VERSION) everywhere ($(VERSION_FILES))" || { echo "version differs from the Makefile's $(VERSION): run make set-version"; exit 1; }
 
 swift-test:
 	$(SWIFT) test --scratch-path .build 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}

@@ -62,8 +62,9 @@ SWIFT_BUILD := $(SWIFT) build -c release --product ripple --scratch-path $(SCRAT
     -Xswiftc -Xfrontend -Xswiftc -disable-implicit-concurrency-module-import \
     -Xswiftc -Xfrontend -Xswiftc -disable-implicit-string-processing-module-import
 # The C target would get DWARF 5, which Debian's valgrind 3.19 cannot read
-# (every Swift unit is DWARF 4 already); the build id names the debug file.
-SWIFT_BUILD += -Xcc -gdwarf-4 -Xlinker --build-id=sha1
+# (every Swift unit is DWARF 4 already); the build id names the debug file;
+# symbols are bound at load time so the GOT can be read-only (Debian hardening).
+SWIFT_BUILD += -Xcc -gdwarf-4 -Xlinker --build-id=sha1 -Xlinker -z -Xlinker now
 
 SOURCES     := $(shell find Sources -name '*.swift' -o -name '*.c' -o -name '*.h') Package.swift ripple.map Makefile
 HEADER      := Include/ripple.h
@@ -77,7 +78,7 @@ BENCH_SRC   := $(wildcard bench/*.c)
 .PHONY: all lib dist deps install uninstall demo check bench clean swift-test c-tests \
         check-header check-symbols check-install valgrind asan tsan examples bindings-check FORCE \
         abi abi-deps abi-check abi-baseline \
-        dist set-version check-version deb check-deb docs
+        dist set-version check-version deb deb-deps check-deb docs
 
 all: lib
 
@@ -128,7 +129,7 @@ $(DIST)/$(REALNAME): $(LIB)
 	rm -rf $(DIST)/debug && mkdir -p $(DIST)/debug/.build-id/$${id:0:2} && \
 	dbg=$(DIST)/debug/.build-id/$${id:0:2}/$${id:2}.debug && \
 	objcopy --only-keep-debug $< $$dbg && chmod 0644 $$dbg && \
-	objcopy --strip-unneeded --add-gnu-debuglink=$$dbg $< $@
+	objcopy --strip-unneeded --remove-section=.comment --add-gnu-debuglink=$$dbg $< $@
 
 $(MANOUT)/ripple.3: $(HEADER) pkg/manpages.py
 	$(MANGEN) $(HEADER) $(MANOUT) --version $(VERSION)
@@ -336,6 +337,40 @@ check-version:
 	@$(foreach f,$(VERSION_FILES),grep -qE '$(VERSION)' $(f) && sed -E $(VERSION_SED_$(f)) $(f) | diff -u $(f) - &&) \
 	  echo "version: $(VERSION) everywhere ($(VERSION_FILES))" || { echo "version differs from the Makefile's $(VERSION): run make set-version"; exit 1; }
 
+# ---------------------------------------------------------------------------
+# Debian packages (pkg/mkdeb.sh): libripple$(MAJOR), libripple-dev and the
+# -dbgsym package, checked with lintian (errors fail the build).
+DEBDIR   ?= $(OUT)/deb
+DEB_DEPS := dpkg-deb:dpkg dpkg-shlibdeps:dpkg-dev lintian:lintian
+deb-deps:
+	@$(MAKE) --no-print-directory deps DEPS_BIN="$(DEB_DEPS)"
+
+deb: deb-deps dist
+	@DEBS=$$(VERSION=$(VERSION) MAJOR=$(MAJOR) SONAME=$(SONAME) REALNAME=$(REALNAME) DEBDIR=$(abspath $(DEBDIR)) \
+	    WORK=$(CURDIR)/$(OUT)/deb-work MAKE="$(MAKE)" bash pkg/mkdeb.sh) || exit 1; \
+	for d in $$DEBS; do echo "$$d:"; dpkg-deb -f $$d Package Version Depends | sed 's/^/  /'; done; \
+	echo "lintian:"; lintian --fail-on error --tag-display-limit 0 $$DEBS 2>&1 | sed 's/^/  /'; rc=$${PIPESTATUS[0]}; \
+	test $$rc = 0 && echo "  no errors" || { echo "lintian reported errors"; exit 1; }
+
+# The packages as a user gets them: unpacked, a C, a C++ and a CMake program
+# build against -dev and run against the runtime package.
+DT := $(CURDIR)/$(OUT)/deb-test
+check-deb:
+	@rm -rf $(DT)
+	@$(MAKE) --no-print-directory deb DEBDIR=$(DT)/debs
+	@MA=$$(dpkg-architecture -qDEB_HOST_MULTIARCH); R=$(DT)/root; mkdir -p $$R; \
+	for d in $(DT)/debs/libripple$(MAJOR)_*.deb $(DT)/debs/libripple-dev_*.deb; do dpkg-deb -x $$d $$R || exit 1; done; \
+	test "$$(dpkg-deb -f $(DT)/debs/libripple-dev_*.deb Depends)" = "libripple$(MAJOR) (= $(VERSION)-1)" || { echo "-dev must depend on the same runtime version"; exit 1; }; \
+	for dep in libc6 libstdc++6 libgcc-s1; do dpkg-deb -f $(DT)/debs/libripple$(MAJOR)_*.deb Depends | grep -q "$$dep" || { echo "runtime does not depend on $$dep"; exit 1; }; done; \
+	export PKG_CONFIG_PATH=$$R/usr/lib/$$MA/pkgconfig PKG_CONFIG_SYSROOT_DIR=$$R; \
+	$(CC) -Wall -Werror Tests/install/consumer.c $$(pkg-config --cflags --libs ripple) -o $(DT)/consumer && \
+	$(CXX) -std=c++17 -Wall -Werror Tests/install/consumer.cpp $$(pkg-config --cflags --libs ripple) -o $(DT)/consumer-cpp && \
+	cmake -S examples-c/cmake -B $(DT)/cmake -DCMAKE_PREFIX_PATH=$$R/usr -DCMAKE_BUILD_TYPE=Release >/dev/null && \
+	cmake --build $(DT)/cmake >/dev/null && \
+	env -i LD_LIBRARY_PATH=$$R/usr/lib/$$MA $(DT)/consumer && env -i LD_LIBRARY_PATH=$$R/usr/lib/$$MA $(DT)/consumer-cpp && \
+	env -i LD_LIBRARY_PATH=$$R/usr/lib/$$MA $(DT)/cmake/cmake_example >/dev/null && \
+	echo "deb: C, C++ and CMake programs build against the unpacked libripple-dev and run"
+
 swift-test:
 	$(SWIFT) test --scratch-path .build 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}
 
@@ -345,7 +380,7 @@ bindings-check: stage
 	  STAGE=$(STAGE) OUT=$(CURDIR)/$(OUT) SONAME=$(SONAME) CC=$(CC) CXX=$(CXX) PYTHON=$(PYTHON) bash $$s || exit 1; done
 
 SHELL := /bin/bash
-check: deps lib check-header check-symbols c-tests check-install swift-test valgrind asan tsan bindings-check
+check: deps lib check-header check-symbols check-version c-tests check-install check-deb swift-test valgrind asan tsan bindings-check
 	@echo "make check: all passed"
 
 # ---------------------------------------------------------------------------

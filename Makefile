@@ -371,6 +371,19 @@ check-deb:
 	env -i LD_LIBRARY_PATH=$$R/usr/lib/$$MA $(DT)/cmake/cmake_example >/dev/null && \
 	echo "deb: C, C++ and CMake programs build against the unpacked libripple-dev and run"
 
+# ---------------------------------------------------------------------------
+# make docs: the HTML reference (Doxygen, from Debian's package), generated
+# from ripple.h's own comments with docs/behaviour.md as the front page.
+DOCS_OUT := $(CURDIR)/$(OUT)/docs
+docs:
+	@$(MAKE) --no-print-directory deps DEPS_BIN="doxygen:doxygen"
+	@rm -rf $(DOCS_OUT) && mkdir -p $(DOCS_OUT)
+	RIPPLE_VERSION=$(VERSION) DOCS_OUT=$(DOCS_OUT) doxygen pkg/Doxyfile
+	@test -f $(DOCS_OUT)/html/index.html && grep -q rpl_signal_subscribe $(DOCS_OUT)/html/ripple_8h.html \
+	  || { echo "make docs: no reference generated"; exit 1; }
+	@if [ -s $(DOCS_OUT)/warnings.log ]; then cat $(DOCS_OUT)/warnings.log; fi
+	@echo "docs: $(DOCS_OUT)/html/index.html"
+
 swift-test:
 	$(SWIFT) test --scratch-path .build 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}
 
@@ -380,7 +393,7 @@ bindings-check: stage
 	  STAGE=$(STAGE) OUT=$(CURDIR)/$(OUT) SONAME=$(SONAME) CC=$(CC) CXX=$(CXX) PYTHON=$(PYTHON) bash $$s || exit 1; done
 
 SHELL := /bin/bash
-check: deps lib check-header check-symbols check-version c-tests check-install check-deb swift-test valgrind asan tsan bindings-check
+check: deps lib check-header check-symbols check-version c-tests check-install check-deb docs swift-test valgrind asan tsan bindings-check
 	@echo "make check: all passed"
 
 # ---------------------------------------------------------------------------

@@ -297,6 +297,8 @@ check-install: deps $(LIB)
 	P=$(IT)/prefix; PKG_CONFIG_PATH=$$P/lib/pkgconfig; export PKG_CONFIG_PATH; \
 	  $(CC) -Wall -Werror Tests/install/consumer.c $$(pkg-config --cflags --libs ripple) -o $(IT)/consumer && \
 	  env -i LD_LIBRARY_PATH=$$P/lib $(IT)/consumer && \
+	  $(CC) -Wall -Werror Tests/install/consumer.c $$(pkg-config --cflags --libs ripple) \
+	    -Wl,-rpath,$$(pkg-config --variable=libdir ripple) -o $(IT)/consumer-rpath && env -i $(IT)/consumer-rpath && \
 	  $(CXX) -std=c++17 -Wall -Wextra -Werror Tests/install/consumer.cpp $$(pkg-config --cflags --libs ripple) -o $(IT)/consumer-cpp && \
 	  env -i LD_LIBRARY_PATH=$$P/lib $(IT)/consumer-cpp && \
 	  $(CC) -O2 examples-c/schedulers.c $$(pkg-config --cflags --libs ripple) -lpthread -o $(IT)/schedulers

@@ -347,13 +347,16 @@ check-version:
 # Debian packages (pkg/mkdeb.sh): libripple$(MAJOR), libripple-dev and the
 # -dbgsym package, checked with lintian (errors fail the build).
 DEBDIR   ?= $(OUT)/deb
+# The packages' Maintainer field (lintian rejects made-up mail hosts); a
+# packager building their own sets DEB_MAINTAINER='Name <address>'.
+DEB_MAINTAINER ?= Ripple maintainers <maintainers@users.noreply.a-seed-924565b8.example>
 DEB_DEPS := dpkg-deb:dpkg dpkg-shlibdeps:dpkg-dev lintian:lintian
 deb-deps:
 	@$(MAKE) --no-print-directory deps DEPS_BIN="$(DEB_DEPS)"
 
 deb: deb-deps dist
 	@DEBS=$$(VERSION=$(VERSION) MAJOR=$(MAJOR) SONAME=$(SONAME) REALNAME=$(REALNAME) DEBDIR=$(abspath $(DEBDIR)) \
-	    WORK=$(CURDIR)/$(OUT)/deb-work MAKE="$(MAKE)" bash pkg/mkdeb.sh) || exit 1; \
+	    WORK=$(CURDIR)/$(OUT)/deb-work MAKE="$(MAKE)" DEB_MAINTAINER="$(DEB_MAINTAINER)" bash pkg/mkdeb.sh) || exit 1; \
 	for d in $$DEBS; do echo "$$d:"; dpkg-deb -f $$d Package Version Depends | sed 's/^/  /'; done; \
 	echo "lintian:"; lintian --fail-on error --tag-display-limit 0 $$DEBS 2>&1 | sed 's/^/  /'; rc=$${PIPESTATUS[0]}; \
 	test $$rc = 0 && echo "  no errors" || { echo "lintian reported errors"; exit 1; }

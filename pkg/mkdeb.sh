@@ -17,9 +17,7 @@ ARCH=$(dpkg-architecture -qDEB_HOST_ARCH)
 MA=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 RUNTIME="libripple$MAJOR"
 SRCDIR=$(pwd)
-# Who the packages name as maintainer: DEB_MAINTAINER, else the git identity.
-MAINT=${DEB_MAINTAINER:-$(git -C "$SRCDIR" log -1 --format='%an <%ae>' 2>/dev/null || true)}
-[ -n "$MAINT" ] || { echo "set DEB_MAINTAINER='Name <email>'"; exit 1; }
+MAINT=${DEB_MAINTAINER:?set DEB_MAINTAINER='Name <address>'}
 # Reproducible dates: the last commit's, unless SOURCE_DATE_EPOCH says otherwise.
 EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$SRCDIR" log -1 --format=%ct 2>/dev/null || date +%s)}
 export SOURCE_DATE_EPOCH=$EPOCH

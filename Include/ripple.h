@@ -4,6 +4,10 @@
  * operators with ReactiveCocoa's semantics) exported from libripple.so.
  *
  * This header is the whole contract: anything not declared here is private.
+ * docs/behaviour.md (in the source tree, and installed with the development
+ * files) explains the rules that hold across functions: ownership, threads,
+ * delivery order, termination, subjects, multicast and errors. `man ripple`
+ * lists the man pages made from this header.
  *
  * ---------------------------------------------------------------------------
  * Conventions (apply to every function unless its comment says otherwise)
@@ -637,8 +641,6 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_replay_lazily(rpl_signal_t *RPL_NULLABLE s
    event (domain RPL_ERROR_DOMAIN). */
 enum { RPL_ERROR_TYPE = 4 };
 
-/* (A return type of rpl_value stands on its own line below, so that
-   `make check-symbols`, which reads `rpl_name (` as a function, skips it.) */
 /* Maps a borrowed value to a new value, owned by the runtime (return
    rpl_value_copy(v) to pass a boxed input on unchanged). */
 typedef rpl_value

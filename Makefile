@@ -5,11 +5,17 @@
 #   make check            every test: Swift, C (plain, valgrind, ASan, TSan), header, symbols, bindings
 #   make bench            the benchmark table
 #   make install PREFIX=/usr/local [DESTDIR=...]   /  make uninstall (same variables)
+#   make deb [DEBDIR=build/deb]   Debian packages libripple0, libripple-dev (and -dbgsym)
+#   make docs             HTML reference from ripple.h (Doxygen) in build/docs/html
+#   make set-version      write $(VERSION) into the header, the Swift code and the Python package
 #
 # Every tool the targets need is installed on first use (deps), as on a fresh machine.
 
+# The one place the version is stated: `make set-version` writes it into the
+# header, the Swift code and the Python package, `make check-version` fails if
+# they disagree, and the .pc, CMake and .deb files take it from here.
 VERSION     := 0.1.0
-MAJOR       := 0
+MAJOR       := $(firstword $(subst ., ,$(VERSION)))
 SWIFT       ?= swift
 ifeq ($(origin CC),default)
 CC          := clang
@@ -29,6 +35,14 @@ libdir      ?= $(exec_prefix)/lib
 includedir  ?= $(prefix)/include
 pkgconfigdir ?= $(libdir)/pkgconfig
 cmakedir    ?= $(libdir)/cmake/Ripple
+datarootdir ?= $(prefix)/share
+mandir      ?= $(datarootdir)/man
+man3dir     ?= $(mandir)/man3
+docdir      ?= $(datarootdir)/doc/ripple
+rippledatadir ?= $(datarootdir)/ripple
+# Separate debug info goes where gdb and valgrind look for it by build id
+# (<debugdir>/.build-id/xx/rest.debug), as in Debian's -dbgsym packages.
+debugdir    ?= $(prefix)/lib/debug
 INSTALL     ?= install
 LDCONFIG    ?= ldconfig
 
@@ -47,6 +61,14 @@ SWIFT_BUILD := $(SWIFT) build -c release --product ripple --scratch-path $(SCRAT
     -Xlinker --version-script -Xlinker $(CURDIR)/ripple.map \
     -Xswiftc -Xfrontend -Xswiftc -disable-implicit-concurrency-module-import \
     -Xswiftc -Xfrontend -Xswiftc -disable-implicit-string-processing-module-import
+# The C target would get DWARF 5, which Debian's valgrind 3.19 cannot read
+# (every Swift unit is DWARF 4 already); the build id names the debug file;
+# symbols are bound at load time so the GOT can be read-only (Debian hardening).
+SWIFT_BUILD += -Xcc -gdwarf-4 -Xlinker --build-id=sha1 -Xlinker -z -Xlinker now
+# Size (stripped: 6.5 MB, nearly all the Swift runtime): SwiftPM's release link
+# already passes --gc-sections; -Osize saved 0.6% but cost 15-25% on the cold
+# send and subscribe rows of make bench; packed relocations (-z
+# pack-relative-relocs) would save 6% but need glibc 2.36 at run time.
 
 SOURCES     := $(shell find Sources -name '*.swift' -o -name '*.c' -o -name '*.h') Package.swift ripple.map Makefile
 HEADER      := Include/ripple.h
@@ -57,15 +79,16 @@ EXAMPLES    := $(patsubst examples-c/%.c,%,$(wildcard examples-c/*.c))
 CXX_EXAMPLES := $(patsubst examples-c/%.cpp,%,$(wildcard examples-c/*.cpp))
 BENCH_SRC   := $(wildcard bench/*.c)
 
-.PHONY: all lib deps install uninstall demo check bench clean swift-test c-tests \
+.PHONY: all lib dist deps install uninstall demo check bench clean swift-test c-tests \
         check-header check-symbols check-install valgrind asan tsan examples bindings-check FORCE \
-        abi abi-deps abi-check abi-baseline sdt-deps check-probes
+        abi abi-deps abi-check abi-baseline sdt-deps check-probes \
+        dist set-version check-version deb deb-deps check-deb docs
 
 all: lib
 
 # ---------------------------------------------------------------------------
 # Tools a fresh machine may lack (Debian packages).
-DEPS_BIN := valgrind:valgrind pkg-config:pkg-config cmake:cmake
+DEPS_BIN := valgrind:valgrind pkg-config:pkg-config cmake:cmake gdb:gdb man:man-db objcopy:binutils
 deps:
 	@missing=""; for pair in $(DEPS_BIN); do bin=$${pair%%:*}; pkg=$${pair#*:}; \
 	  command -v $$bin >/dev/null 2>&1 || missing="$$missing $$pkg"; done; \
@@ -103,32 +126,72 @@ $(LIB): $(SCRATCH)/release/$(LIBNAME)
 lib: $(LIB)
 
 # ---------------------------------------------------------------------------
+# What gets installed: the library stripped of everything a program does not
+# need (--strip-unneeded), its debug info in a separate file that the library
+# names through .gnu_debuglink, and man pages generated from the header.
+DIST     := $(OUT)/dist
+MANOUT   := $(OUT)/man
+MANGEN   := $(PYTHON) pkg/manpages.py
+BUILD_ID  = $$(readelf -n $(1) | sed -n 's/^.*Build ID: *\([0-9a-f]*\).*$$/\1/p')
+
+$(DIST)/$(REALNAME): $(LIB)
+	@mkdir -p $(DIST)
+	id=$(call BUILD_ID,$<); test -n "$$id" || { echo "no build id in $<"; exit 1; }; \
+	rm -rf $(DIST)/debug && mkdir -p $(DIST)/debug/.build-id/$${id:0:2} && \
+	dbg=$(DIST)/debug/.build-id/$${id:0:2}/$${id:2}.debug && \
+	objcopy --only-keep-debug $< $$dbg && chmod 0644 $$dbg && \
+	objcopy --strip-unneeded --remove-section=.comment --add-gnu-debuglink=$$dbg $< $@
+
+$(MANOUT)/ripple.3: $(HEADER) pkg/manpages.py
+	$(MANGEN) $(HEADER) $(MANOUT) --version $(VERSION)
+
+dist: $(DIST)/$(REALNAME) $(MANOUT)/ripple.3
+
+# ---------------------------------------------------------------------------
 # Install / uninstall (DESTDIR only here, never baked into files).
-install: $(LIB)
-	$(INSTALL) -d $(DESTDIR)$(libdir) $(DESTDIR)$(includedir) $(DESTDIR)$(pkgconfigdir) $(DESTDIR)$(cmakedir)
-	$(INSTALL) -m 0755 $(LIB) $(DESTDIR)$(libdir)/$(REALNAME)
+install: dist
+	$(INSTALL) -d $(DESTDIR)$(libdir) $(DESTDIR)$(includedir) $(DESTDIR)$(pkgconfigdir) $(DESTDIR)$(cmakedir) \
+	    $(DESTDIR)$(man3dir) $(DESTDIR)$(rippledatadir) $(DESTDIR)$(docdir)
+	$(INSTALL) -m 0644 $(DIST)/$(REALNAME) $(DESTDIR)$(libdir)/$(REALNAME)
 	ln -sf $(REALNAME) $(DESTDIR)$(libdir)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(libdir)/$(LIBNAME)
+	cd $(DIST)/debug && find .build-id -name '*.debug' | while read -r f; do \
+	  $(INSTALL) -D -m 0644 "$$f" "$(DESTDIR)$(debugdir)/$$f" || exit 1; done
 	$(INSTALL) -m 0644 $(HEADER) $(DESTDIR)$(includedir)/ripple.h
+	$(INSTALL) -m 0644 bindings/cpp/ripple.hpp $(DESTDIR)$(includedir)/ripple.hpp
 	sed -e 's|@PREFIX@|$(prefix)|g' -e 's|@LIBDIR@|$(libdir)|g' -e 's|@INCLUDEDIR@|$(includedir)|g' \
 	    -e 's|@VERSION@|$(VERSION)|g' pkg/ripple.pc.in > $(DESTDIR)$(pkgconfigdir)/ripple.pc
 	chmod 0644 $(DESTDIR)$(pkgconfigdir)/ripple.pc
 	librel=$$(realpath -m --relative-to=$(prefix) $(libdir)); increl=$$(realpath -m --relative-to=$(prefix) $(includedir)); \
-	sed -e "s|@LIBREL@|$$librel|g" -e "s|@INCLUDEREL@|$$increl|g" -e 's|@VERSION@|$(VERSION)|g' -e 's|@MAJOR@|$(MAJOR)|g' \
+	up=$$(realpath -m --relative-to=$(cmakedir) $(prefix)); \
+	sed -e "s|@LIBREL@|$$librel|g" -e "s|@INCLUDEREL@|$$increl|g" -e "s|@PREFIX_FROM_CMAKEDIR@|$$up|g" \
+	    -e 's|@VERSION@|$(VERSION)|g' -e 's|@MAJOR@|$(MAJOR)|g' \
 	    pkg/RippleConfig.cmake.in > $(DESTDIR)$(cmakedir)/RippleConfig.cmake
 	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@MAJOR@|$(MAJOR)|g' \
 	    pkg/RippleConfigVersion.cmake.in > $(DESTDIR)$(cmakedir)/RippleConfigVersion.cmake
 	chmod 0644 $(DESTDIR)$(cmakedir)/RippleConfig.cmake $(DESTDIR)$(cmakedir)/RippleConfigVersion.cmake
+	for f in $(MANOUT)/*.3; do \
+	  if [ -L "$$f" ]; then ln -sf "$$(readlink "$$f")" "$(DESTDIR)$(man3dir)/$${f##*/}"; \
+	  else $(INSTALL) -m 0644 "$$f" "$(DESTDIR)$(man3dir)/"; fi || exit 1; done
+	$(INSTALL) -m 0644 pkg/ripple.supp $(DESTDIR)$(rippledatadir)/ripple.supp
+	$(INSTALL) -m 0644 docs/behaviour.md $(DESTDIR)$(docdir)/behaviour.md
 	@# Refresh the loader cache for a real install as root. No directory argument:
 	@# that would add $(libdir) to the system cache even when it is not a configured
 	@# library directory (a build tree, a staging prefix).
 	@if [ -z "$(DESTDIR)" ] && [ -n "$(LDCONFIG)" ] && [ "$$(id -u)" = 0 ] && command -v $(LDCONFIG) >/dev/null; then $(LDCONFIG) 2>/dev/null || true; fi
 
+# The debug file is found through the installed library's build id, so it is
+# removed first; directories go only when empty (they may be shared).
 uninstall:
+	@lib=$(DESTDIR)$(libdir)/$(REALNAME); if [ -f "$$lib" ]; then id=$(call BUILD_ID,$$lib); \
+	  if [ -n "$$id" ]; then rm -f $(DESTDIR)$(debugdir)/.build-id/$${id:0:2}/$${id:2}.debug; \
+	    rmdir --ignore-fail-on-non-empty $(DESTDIR)$(debugdir)/.build-id/$${id:0:2} $(DESTDIR)$(debugdir)/.build-id $(DESTDIR)$(debugdir) 2>/dev/null || true; fi; fi
 	rm -f $(DESTDIR)$(libdir)/$(REALNAME) $(DESTDIR)$(libdir)/$(SONAME) $(DESTDIR)$(libdir)/$(LIBNAME) \
-	      $(DESTDIR)$(includedir)/ripple.h $(DESTDIR)$(pkgconfigdir)/ripple.pc \
-	      $(DESTDIR)$(cmakedir)/RippleConfig.cmake $(DESTDIR)$(cmakedir)/RippleConfigVersion.cmake
-	-rmdir $(DESTDIR)$(cmakedir) 2>/dev/null
+	      $(DESTDIR)$(includedir)/ripple.h $(DESTDIR)$(includedir)/ripple.hpp $(DESTDIR)$(pkgconfigdir)/ripple.pc \
+	      $(DESTDIR)$(cmakedir)/RippleConfig.cmake $(DESTDIR)$(cmakedir)/RippleConfigVersion.cmake \
+	      $(DESTDIR)$(rippledatadir)/ripple.supp $(DESTDIR)$(docdir)/behaviour.md
+	names=$$($(MANGEN) $(HEADER) --list) && cd $(DESTDIR)$(man3dir) 2>/dev/null && rm -f $$names || true
+	-rmdir $(DESTDIR)$(cmakedir) $(DESTDIR)$(rippledatadir) $(DESTDIR)$(docdir) 2>/dev/null
 
 # ---------------------------------------------------------------------------
 # Examples, built against the *installed* library through pkg-config.
@@ -212,7 +275,7 @@ check-header:
 
 # Every function the header declares is exported, and nothing else is.
 check-symbols: $(LIB)
-	@clang -E -P -IInclude $(HEADER) | grep -oE '\brpl_[a-z0-9_]+ *\(' | tr -d ' (' | sort -u > $(OUT)/header-syms.txt
+	@clang -E -P -IInclude $(HEADER) | tr '\n' ' ' | grep -oP '\brpl_[a-z0-9_]+(?= *\((?! *\*))' | sort -u > $(OUT)/header-syms.txt
 	@nm -D --defined-only $(LIB) | awk '$$3 != "" {sub(/@.*/,"",$$3); print $$3}' | grep -v '^RIPPLE_' | sort -u > $(OUT)/lib-syms.txt
 	@diff -u $(OUT)/header-syms.txt $(OUT)/lib-syms.txt && echo "symbols: $$(wc -l < $(OUT)/lib-syms.txt) rpl_* exported, all declared"
 	@! readelf -d $(LIB) | grep -E 'NEEDED.*libswift|RUNPATH|RPATH' || { echo "unexpected NEEDED/RUNPATH"; exit 1; }
@@ -229,18 +292,124 @@ check-probes: stage
 	  test "$$(grep -A2 'Provider: ripple' $(OUT)/probes.txt | grep -c 'Semaphore: 0x0*[1-9a-f]')" = 5 || { echo "$$lib: probes without semaphores"; exit 1; }; \
 	done; echo "probes: ripple:{$$(echo $(PROBES) | tr ' ' ,)} in the built and the installed library"
 
-# A fresh prefix, a program built with pkg-config, run with only that lib dir.
+# A staged install holds everything it should and uninstall takes it all back;
+# then a fresh prefix: C and C++ programs built with pkg-config run with only
+# that lib dir, under Debian's valgrind too (no suppressions for the small
+# program; a threaded example needs only the installed ripple.supp), gdb finds
+# the separate debug info, man finds the pages, and every exported function
+# has one.
+IT := $(CURDIR)/$(OUT)/install-test
 check-install: deps $(LIB)
-	@rm -rf $(OUT)/install-test && mkdir -p $(OUT)/install-test
-	$(MAKE) --no-print-directory install prefix=/usr/local DESTDIR=$(CURDIR)/$(OUT)/install-test/destdir >/dev/null
-	@test -L $(OUT)/install-test/destdir/usr/local/lib/$(SONAME) && test -f $(OUT)/install-test/destdir/usr/local/lib/pkgconfig/ripple.pc
-	$(MAKE) --no-print-directory uninstall prefix=/usr/local DESTDIR=$(CURDIR)/$(OUT)/install-test/destdir >/dev/null
-	@test -z "$$(find $(OUT)/install-test/destdir -type f -o -type l)" || { echo "uninstall left files"; exit 1; }
-	$(MAKE) --no-print-directory install PREFIX=$(CURDIR)/$(OUT)/install-test/prefix LDCONFIG= >/dev/null
-	P=$(CURDIR)/$(OUT)/install-test/prefix; PKG_CONFIG_PATH=$$P/lib/pkgconfig; export PKG_CONFIG_PATH; \
-	  $(CC) -Wall -Werror Tests/install/consumer.c $$(pkg-config --cflags --libs ripple) -o $(OUT)/install-test/consumer && \
-	  env -i LD_LIBRARY_PATH=$$P/lib $(OUT)/install-test/consumer
+	@rm -rf $(IT) && mkdir -p $(IT)
+	$(MAKE) --no-print-directory install prefix=/usr/local DESTDIR=$(IT)/destdir >/dev/null
+	@D=$(IT)/destdir/usr/local; for f in lib/$(REALNAME) include/ripple.h include/ripple.hpp lib/pkgconfig/ripple.pc \
+	    lib/cmake/Ripple/RippleConfig.cmake share/man/man3/ripple.3 share/man/man3/rpl_signal_subscribe.3 \
+	    share/ripple/ripple.supp share/doc/ripple/behaviour.md; do test -e $$D/$$f || { echo "install did not add $$f"; exit 1; }; done; \
+	test -L $$D/lib/$(SONAME) && test -L $$D/share/man/man3/rpl_signal_subscribe.3; \
+	test -n "$$(find $$D/lib/debug/.build-id -name '*.debug')" || { echo "no debug file under lib/debug/.build-id"; exit 1; }; \
+	! readelf -S $$D/lib/$(REALNAME) | grep -qE '\.debug_info|\.symtab' || { echo "installed library is not stripped"; exit 1; }; \
+	readelf -S $$D/lib/$(REALNAME) | grep -q '\.gnu_debuglink' || { echo "installed library has no .gnu_debuglink"; exit 1; }; \
+	size=$$(stat -c %s $$D/lib/$(REALNAME)); test $$size -lt 8388608 || { echo "installed library is $$size bytes (limit 8 MiB)"; exit 1; }; \
+	echo "installed library: $$size bytes, stripped, debug info in lib/debug/.build-id"
+	$(MAKE) --no-print-directory uninstall prefix=/usr/local DESTDIR=$(IT)/destdir >/dev/null
+	@test -z "$$(find $(IT)/destdir -type f -o -type l)" || { echo "uninstall left files:"; find $(IT)/destdir -type f -o -type l; exit 1; }
+	@test -z "$$(find $(IT)/destdir -iname '*ripple*')" || { echo "uninstall left directories:"; find $(IT)/destdir -iname '*ripple*'; exit 1; }
+	@test ! -e $(IT)/destdir/usr/local/lib/debug || { echo "uninstall left lib/debug"; exit 1; }
+	$(MAKE) --no-print-directory install PREFIX=$(IT)/prefix LDCONFIG= >/dev/null
+	P=$(IT)/prefix; PKG_CONFIG_PATH=$$P/lib/pkgconfig; export PKG_CONFIG_PATH; \
+	  $(CC) -Wall -Werror Tests/install/consumer.c $$(pkg-config --cflags --libs ripple) -o $(IT)/consumer && \
+	  env -i LD_LIBRARY_PATH=$$P/lib $(IT)/consumer && \
+	  $(CC) -Wall -Werror Tests/install/consumer.c $$(pkg-config --cflags --libs ripple) \
+	    -Wl,-rpath,$$(pkg-config --variable=libdir ripple) -o $(IT)/consumer-rpath && env -i $(IT)/consumer-rpath && \
+	  $(CXX) -std=c++17 -Wall -Wextra -Werror Tests/install/consumer.cpp $$(pkg-config --cflags --libs ripple) -o $(IT)/consumer-cpp && \
+	  env -i LD_LIBRARY_PATH=$$P/lib $(IT)/consumer-cpp && \
+	  $(CC) -O2 examples-c/schedulers.c $$(pkg-config --cflags --libs ripple) -lpthread -o $(IT)/schedulers
+	@P=$(IT)/prefix; echo "valgrind (default leak kinds) on the installed library:"; \
+	  LD_LIBRARY_PATH=$$P/lib valgrind -q --leak-check=full --error-exitcode=99 $(IT)/consumer >/dev/null || exit 1; \
+	  LD_LIBRARY_PATH=$$P/lib valgrind -q --leak-check=full --error-exitcode=99 --suppressions=$$P/share/ripple/ripple.supp \
+	    $(IT)/schedulers >/dev/null || exit 1; \
+	  echo "valgrind reads the library's DWARF (the debug file is this library's debug sections):"; \
+	  LD_LIBRARY_PATH=$(CURDIR)/$(OUT)/lib valgrind --leak-check=full --error-exitcode=99 $(IT)/consumer > $(IT)/vg-dwarf.log 2>&1 \
+	    && ! grep -q "Giving up" $(IT)/vg-dwarf.log || { cat $(IT)/vg-dwarf.log; exit 1; }
+	@P=$(IT)/prefix; gdb -batch -nx -iex "set debug-file-directory $$P/lib/debug" -ex "info line rpl_signal_subscribe" \
+	    $$P/lib/$(REALNAME) 2>/dev/null | grep -q '^Line [0-9]* of ".*\.swift"' || { echo "gdb found no line info in the debug file"; exit 1; }; \
+	  echo "gdb: line info from lib/debug"; \
+	  case "$$(MANPATH=$$P/share/man man -w rpl_signal_map)" in $$P/share/man/man3/ripple-*.3) ;; *) echo "man cannot find rpl_signal_map"; exit 1;; esac; \
+	  nm -D --defined-only $$P/lib/$(REALNAME) | awk '$$3 ~ /^rpl_/ {sub(/@.*/,"",$$3); print $$3}' | sort -u > $(IT)/exported.txt; \
+	  $(MANGEN) $(HEADER) --functions | diff -u $(IT)/exported.txt - || { echo "exported functions and man pages differ"; exit 1; }; \
+	  echo "man: a page for each of $$(wc -l < $(IT)/exported.txt) exported functions"
 	@echo "install: OK"
+
+# ---------------------------------------------------------------------------
+# The version: VERSION above is the source; these files carry copies that
+# `make set-version` rewrites and `make check-version` compares (one sed
+# expression per file serves both, so they cannot drift apart).
+V_PARTS     = $(subst ., ,$(VERSION))
+VERSION_SED_$(HEADER) = -e 's/^(\#define RPL_VERSION_MAJOR ).*/\1$(word 1,$(V_PARTS))/' \
+    -e 's/^(\#define RPL_VERSION_MINOR ).*/\1$(word 2,$(V_PARTS))/' \
+    -e 's/^(\#define RPL_VERSION_PATCH ).*/\1$(word 3,$(V_PARTS))/' \
+    -e 's/^(\#define RPL_VERSION_STRING ).*/\1"$(VERSION)"/'
+VERSION_SED_Sources/RippleC/Handles.swift = -e 's/(staticCString\(")[^"]*("\)  \/\/ RPL_VERSION_STRING)/\1$(VERSION)\2/'
+VERSION_SED_bindings/python/pyproject.toml = -e 's/^version = ".*"/version = "$(VERSION)"/'
+VERSION_SED_bindings/python/ripple/__init__.py = -e 's/^__version__ = ".*"/__version__ = "$(VERSION)"/'
+VERSION_FILES := $(HEADER) Sources/RippleC/Handles.swift bindings/python/pyproject.toml bindings/python/ripple/__init__.py
+
+set-version:
+	@$(foreach f,$(VERSION_FILES),sed -i -E $(VERSION_SED_$(f)) $(f) &&) echo "version $(VERSION) written to $(VERSION_FILES)"
+
+check-version:
+	@$(foreach f,$(VERSION_FILES),grep -qE '$(VERSION)' $(f) && sed -E $(VERSION_SED_$(f)) $(f) | diff -u $(f) - &&) \
+	  echo "version: $(VERSION) everywhere ($(VERSION_FILES))" || { echo "version differs from the Makefile's $(VERSION): run make set-version"; exit 1; }
+
+# ---------------------------------------------------------------------------
+# Debian packages (pkg/mkdeb.sh): libripple$(MAJOR), libripple-dev and the
+# -dbgsym package, checked with lintian (errors fail the build).
+DEBDIR   ?= $(OUT)/deb
+# The packages' Maintainer field (lintian rejects made-up mail hosts); a
+# packager building their own sets DEB_MAINTAINER='Name <address>'.
+DEB_MAINTAINER ?= Ripple maintainers <maintainers@users.noreply.a-seed-924565b8.example>
+DEB_DEPS := dpkg-deb:dpkg dpkg-shlibdeps:dpkg-dev lintian:lintian
+deb-deps:
+	@$(MAKE) --no-print-directory deps DEPS_BIN="$(DEB_DEPS)"
+
+deb: deb-deps dist
+	@DEBS=$$(VERSION=$(VERSION) MAJOR=$(MAJOR) SONAME=$(SONAME) REALNAME=$(REALNAME) DEBDIR=$(abspath $(DEBDIR)) \
+	    WORK=$(CURDIR)/$(OUT)/deb-work MAKE="$(MAKE)" DEB_MAINTAINER="$(DEB_MAINTAINER)" bash pkg/mkdeb.sh) || exit 1; \
+	for d in $$DEBS; do echo "$$d:"; dpkg-deb -f $$d Package Version Depends | sed 's/^/  /'; done; \
+	echo "lintian:"; lintian --fail-on error --tag-display-limit 0 $$DEBS 2>&1 | sed 's/^/  /'; rc=$${PIPESTATUS[0]}; \
+	test $$rc = 0 && echo "  no errors" || { echo "lintian reported errors"; exit 1; }
+
+# The packages as a user gets them: unpacked, a C, a C++ and a CMake program
+# build against -dev and run against the runtime package.
+DT := $(CURDIR)/$(OUT)/deb-test
+check-deb:
+	@rm -rf $(DT)
+	@$(MAKE) --no-print-directory deb DEBDIR=$(DT)/debs
+	@MA=$$(dpkg-architecture -qDEB_HOST_MULTIARCH); R=$(DT)/root; mkdir -p $$R; \
+	for d in $(DT)/debs/libripple$(MAJOR)_*.deb $(DT)/debs/libripple-dev_*.deb; do dpkg-deb -x $$d $$R || exit 1; done; \
+	test "$$(dpkg-deb -f $(DT)/debs/libripple-dev_*.deb Depends)" = "libripple$(MAJOR) (= $(VERSION)-1)" || { echo "-dev must depend on the same runtime version"; exit 1; }; \
+	for dep in libc6 libstdc++6 libgcc-s1; do dpkg-deb -f $(DT)/debs/libripple$(MAJOR)_*.deb Depends | grep -q "$$dep" || { echo "runtime does not depend on $$dep"; exit 1; }; done; \
+	export PKG_CONFIG_PATH=$$R/usr/lib/$$MA/pkgconfig PKG_CONFIG_SYSROOT_DIR=$$R; \
+	$(CC) -Wall -Werror Tests/install/consumer.c $$(pkg-config --cflags --libs ripple) -o $(DT)/consumer && \
+	$(CXX) -std=c++17 -Wall -Werror Tests/install/consumer.cpp $$(pkg-config --cflags --libs ripple) -o $(DT)/consumer-cpp && \
+	cmake -S examples-c/cmake -B $(DT)/cmake -DCMAKE_PREFIX_PATH=$$R/usr -DCMAKE_BUILD_TYPE=Release >/dev/null && \
+	cmake --build $(DT)/cmake >/dev/null && \
+	env -i LD_LIBRARY_PATH=$$R/usr/lib/$$MA $(DT)/consumer && env -i LD_LIBRARY_PATH=$$R/usr/lib/$$MA $(DT)/consumer-cpp && \
+	env -i LD_LIBRARY_PATH=$$R/usr/lib/$$MA $(DT)/cmake/cmake_example >/dev/null && \
+	echo "deb: C, C++ and CMake programs build against the unpacked libripple-dev and run"
+
+# ---------------------------------------------------------------------------
+# make docs: the HTML reference (Doxygen, from Debian's package), generated
+# from ripple.h's own comments with docs/behaviour.md as the front page.
+DOCS_OUT := $(CURDIR)/$(OUT)/docs
+docs:
+	@$(MAKE) --no-print-directory deps DEPS_BIN="doxygen:doxygen"
+	@rm -rf $(DOCS_OUT) && mkdir -p $(DOCS_OUT)
+	RIPPLE_VERSION=$(VERSION) DOCS_OUT=$(DOCS_OUT) doxygen pkg/Doxyfile
+	@test -f $(DOCS_OUT)/html/index.html && grep -q rpl_signal_subscribe $(DOCS_OUT)/html/ripple_8h.html \
+	  || { echo "make docs: no reference generated"; exit 1; }
+	@if [ -s $(DOCS_OUT)/warnings.log ]; then cat $(DOCS_OUT)/warnings.log; fi
+	@echo "docs: $(DOCS_OUT)/html/index.html"
 
 swift-test:
 	$(SWIFT) test --scratch-path .build 2>&1 | tail -n 25; exit $${PIPESTATUS[0]}
@@ -251,7 +420,7 @@ bindings-check: stage
 	  STAGE=$(STAGE) OUT=$(CURDIR)/$(OUT) SONAME=$(SONAME) CC=$(CC) CXX=$(CXX) PYTHON=$(PYTHON) bash $$s || exit 1; done
 
 SHELL := /bin/bash
-check: deps lib check-header check-symbols check-probes c-tests check-install swift-test valgrind asan tsan bindings-check
+check: deps lib check-header check-symbols check-probes check-version c-tests check-install check-deb docs swift-test valgrind asan tsan bindings-check
 	@echo "make check: all passed"
 
 # ---------------------------------------------------------------------------

@@ -4,6 +4,10 @@
  * operators with ReactiveCocoa's semantics) exported from libripple.so.
  *
  * This header is the whole contract: anything not declared here is private.
+ * docs/behaviour.md (in the source tree, and installed with the development
+ * files) explains the rules that hold across functions: ownership, threads,
+ * delivery order, termination, subjects, multicast and errors. `man ripple`
+ * lists the man pages made from this header.
  *
  * ---------------------------------------------------------------------------
  * Conventions (apply to every function unless its comment says otherwise)
@@ -328,7 +332,8 @@ bool rpl_disposable_is_disposed(const rpl_disposable_t *RPL_NULLABLE d);
 /* A disposable holding others; disposing it disposes each of them, outside any
    lock. +1. */
 rpl_disposable_t *RPL_NULLABLE rpl_compound_disposable_create(void);
-/* Adds d (retained). If c is already disposed, d is disposed at once instead. */
+/* Adds d (retained). If c is already disposed, d is disposed at once instead.
+   Adding and removing take constant time (amortized), whatever c holds. */
 rpl_status rpl_compound_disposable_add(rpl_disposable_t *RPL_NULLABLE c,
                                        rpl_disposable_t *RPL_NULLABLE d);
 /* Removes d (every occurrence) without disposing it. RPL_OK also when d was not
@@ -485,7 +490,11 @@ rpl_error_t *RPL_NULLABLE rpl_last_signal_error(void);
  * ignored (they return RPL_OK and release their value).
  * Disposing a subscription removes it from the subject. A subject is freed
  * with its last reference; its subscriptions then end without a terminal
- * event (each observer's release runs) unless something else holds them.
+ * event (each observer's release runs).
+ * Costs: subscribing and disposing take the same time beside 100,000 other
+ * subscribers as beside none; a send costs O(current subscribers) and takes
+ * one atomic operation in all when uncontended, however many subscribers
+ * there are (one thread delivers to all of them in turn).
  * ======================================================================== */
 
 /* No limit for rpl_replay_subject_create. */
@@ -608,6 +617,12 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_replay_lazily(rpl_signal_t *RPL_NULLABLE s
  * to sig. Errors and completion pass through unless the comment says
  * otherwise.
  *
+ * Every operator, including the ones that wait or change threads, holds its
+ * subscription to sig before sig's subscribe callback runs. So a dispose, a
+ * downstream take, a terminal event or a timeout that happens while that
+ * callback is still running reaches it: rpl_subscriber_is_disposed turns true
+ * there, and a source that sends until it does stops.
+ *
  * An operator taking a callback takes (fn, ctx, release) last: fn(ctx, ...) is
  * called per event, and release(ctx), if not NULL, runs exactly once when the
  * operator signal has been freed and no subscription to it is left (at once
@@ -626,8 +641,6 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_replay_lazily(rpl_signal_t *RPL_NULLABLE s
    event (domain RPL_ERROR_DOMAIN). */
 enum { RPL_ERROR_TYPE = 4 };
 
-/* (A return type of rpl_value stands on its own line below, so that
-   `make check-symbols`, which reads `rpl_name (` as a function, skips it.) */
 /* Maps a borrowed value to a new value, owned by the runtime (return
    rpl_value_copy(v) to pass a boxed input on unchanged). */
 typedef rpl_value

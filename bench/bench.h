@@ -15,7 +15,11 @@ static inline double bench_now(void) {
 double bench_floor_ns(void);
 /* Heap allocations so far (malloc/calloc/realloc calls, counted by bench_alloc.c). */
 uint64_t bench_allocations(void);
+/* Heap bytes in use now (usable sizes of what is allocated and not freed). */
+int64_t bench_live_bytes(void);
 /* Prints the table header / one row: name, ns per unit, unit, allocations per unit. */
 void bench_header(void);
 void bench_row(const char *name, double ns, const char *unit, double allocs_per_unit);
+/* A row that is not a time (bytes, counts): value and unit, no ratio. */
+void bench_value_row(const char *name, double value, const char *unit);
 #endif

@@ -8,6 +8,7 @@ __attribute__((weak)) void bench_subjects(void);
 __attribute__((weak)) void bench_operators(void);
 __attribute__((weak)) void bench_combining(void);
 __attribute__((weak)) void bench_schedulers(void);
+__attribute__((weak)) void bench_costs(void);
 __attribute__((weak)) void bench_trace(void);
 
 int main(void) {
@@ -17,6 +18,7 @@ int main(void) {
     if (bench_operators) bench_operators();
     if (bench_combining) bench_combining();
     if (bench_schedulers) bench_schedulers();
+    if (bench_costs) bench_costs();
     if (bench_trace) bench_trace();
     return 0;
 }

@@ -1,100 +1,13 @@
-/* Helpers shared by the operator tests (test_ops_*.c): a recording observer,
+/* Helpers shared by the operator tests (test_ops_limit.c, test_ops_transform.c):
    a scripted source signal, callback contexts that count their release, and
    the checks every operator must pass (error propagation, disposal, release
    of ctx, restartability, bad input). */
 #ifndef RIPPLE_TEST_OPS_COMMON_H
 #define RIPPLE_TEST_OPS_COMMON_H
-#include "check.h"
+#define REC_KEEP_LAST 1 /* the tests look inside the last tuple or event */
+#include "recorder.h"
 #include <ripple.h>
 #include <stdint.h>
-
-/* ---- Recording observer ------------------------------------------------ */
-#define REC_MAX 256
-typedef struct {
-    int n;                    /* values received */
-    int64_t ints[REC_MAX];    /* rpl_value_int of each value */
-    int types[REC_MAX];       /* rpl_value_type of each value */
-    rpl_value last;           /* a copy of the last value (released on replace) */
-    int completed, errors;
-    int64_t error_code;
-    char error_domain[32];
-    int released;             /* observer release calls */
-    int after_terminal;       /* events after a terminal event (grammar check) */
-} rec_t;
-
-static inline void rec_next(void *ctx, const rpl_value *v) {
-    rec_t *r = ctx;
-    if (r->completed || r->errors) r->after_terminal++;
-    if (r->n < REC_MAX) {
-        r->ints[r->n] = rpl_value_int(v);
-        r->types[r->n] = (int)rpl_value_type(v);
-    }
-    r->n++;
-    rpl_value_release(&r->last);
-    r->last = rpl_value_copy(v);
-}
-static inline void rec_error(void *ctx, const rpl_error_t *e) {
-    rec_t *r = ctx;
-    if (r->completed || r->errors) r->after_terminal++;
-    r->errors++;
-    r->error_code = rpl_error_code(e);
-    snprintf(r->error_domain, sizeof r->error_domain, "%s", rpl_error_domain(e));
-}
-static inline void rec_completed(void *ctx) {
-    rec_t *r = ctx;
-    if (r->completed || r->errors) r->after_terminal++;
-    r->completed++;
-}
-static inline void rec_release(void *ctx) { ((rec_t *)ctx)->released++; }
-
-static inline void rec_init(rec_t *r) {
-    memset(r, 0, sizeof *r);
-    r->last = rpl_nil();
-}
-static inline void rec_clear(rec_t *r) { rpl_value_release(&r->last); }
-
-static inline rpl_observer rec_observer(rec_t *r) {
-    rpl_observer o = RPL_OBSERVER_INIT;
-    o.on_next = rec_next;
-    o.on_error = rec_error;
-    o.on_completed = rec_completed;
-    o.release = rec_release;
-    o.ctx = r;
-    return o;
-}
-
-/* Subscribes r (initialized here) to s and returns the disposable. */
-static inline rpl_disposable_t *rec_subscribe(rpl_signal_t *s, rec_t *r) {
-    rec_init(r);
-    rpl_observer o = rec_observer(r);
-    return rpl_signal_subscribe(s, &o);
-}
-
-static inline int rec_is(const rec_t *r, const int64_t *expected, int n) {
-    if (r->n != n) {
-        fprintf(stderr, "    got %d values:", r->n);
-        for (int i = 0; i < r->n && i < REC_MAX; i++) fprintf(stderr, " %lld", (long long)r->ints[i]);
-        fprintf(stderr, "\n");
-        return 0;
-    }
-    for (int i = 0; i < n; i++)
-        if (r->ints[i] != expected[i] || r->types[i] != RPL_TYPE_INT) {
-            fprintf(stderr, "    value %d: got %lld (type %d), expected %lld\n", i, (long long)r->ints[i],
-                    r->types[i], (long long)expected[i]);
-            return 0;
-        }
-    return 1;
-}
-/* CHECK_SEQ(r, 1, 2, 3): r received exactly these ints. */
-#define CHECK_SEQ(r, ...) do { \
-    const int64_t check_e_[] = {__VA_ARGS__}; \
-    CHECK(rec_is(&(r), check_e_, (int)(sizeof check_e_ / sizeof check_e_[0]))); \
-} while (0)
-#define CHECK_COMPLETED(r) do { CHECK_EQ_INT((r).completed, 1); CHECK_EQ_INT((r).errors, 0); \
-                                CHECK_EQ_INT((r).after_terminal, 0); } while (0)
-#define CHECK_FAILED(r, code) do { CHECK_EQ_INT((r).errors, 1); CHECK_EQ_INT((r).error_code, (code)); \
-                                   CHECK_EQ_INT((r).completed, 0); CHECK_EQ_INT((r).after_terminal, 0); } while (0)
-#define CHECK_OPEN(r) do { CHECK_EQ_INT((r).completed, 0); CHECK_EQ_INT((r).errors, 0); } while (0)
 
 /* ---- Scripted source ----------------------------------------------------
    Each subscription sends values[0..n) synchronously (stopping if disposed),

@@ -1,59 +1,11 @@
-/* Helpers shared by the scheduler tests: an observer that records events, a
+/* Helpers shared by the scheduler tests (the recorder is recorder.h): a
    source the test sends into by hand, and counters for release callbacks. */
 #ifndef RIPPLE_TEST_SCHED_UTIL_H
 #define RIPPLE_TEST_SCHED_UTIL_H
-#include "check.h"
+#include "recorder.h"
 #include <pthread.h>
 #include <ripple.h>
 #include <stdatomic.h>
-
-/* --- Recorder ------------------------------------------------------------- */
-#define REC_MAX 64
-typedef struct {
-    rpl_scheduler_t *clock;        /* read at each event (optional) */
-    int64_t vals[REC_MAX];
-    uint64_t at[REC_MAX];          /* clock time of each value */
-    rpl_scheduler_t *current[REC_MAX];
-    int n;
-    int completed, errors;
-    uint64_t end_at;               /* clock time of the terminal event */
-    int64_t err_code;
-    char err_domain[32];
-    int released;
-} rec;
-
-static inline void rec_next(void *ctx, const rpl_value *v) {
-    rec *r = ctx;
-    if (r->n < REC_MAX) {
-        r->vals[r->n] = rpl_value_int(v);
-        r->at[r->n] = r->clock ? rpl_scheduler_now(r->clock) : 0;
-        r->current[r->n] = rpl_scheduler_current();
-    }
-    r->n++;
-}
-static inline void rec_error(void *ctx, const rpl_error_t *e) {
-    rec *r = ctx;
-    r->errors++;
-    r->err_code = rpl_error_code(e);
-    snprintf(r->err_domain, sizeof r->err_domain, "%s", rpl_error_domain(e));
-    r->end_at = r->clock ? rpl_scheduler_now(r->clock) : 0;
-}
-static inline void rec_completed(void *ctx) {
-    rec *r = ctx;
-    r->completed++;
-    r->end_at = r->clock ? rpl_scheduler_now(r->clock) : 0;
-}
-static inline void rec_release(void *ctx) { ((rec *)ctx)->released++; }
-
-static inline rpl_disposable_t *rec_subscribe(rpl_signal_t *sig, rec *r) {
-    rpl_observer o = RPL_OBSERVER_INIT;
-    o.on_next = rec_next;
-    o.on_error = rec_error;
-    o.on_completed = rec_completed;
-    o.release = rec_release;
-    o.ctx = r;
-    return rpl_signal_subscribe(sig, &o);
-}
 
 /* --- Manual source: the test sends through src.sub ------------------------ */
 typedef struct {

@@ -1,6 +1,7 @@
 /* Cold signals, subscribers and observers on one thread: semantics.md rules
    1, 2, 3, 5, 6, 6a, 19 and 20, the primitive constructors and bad input. */
-#include "check.h"
+#define REC_LOG_RELEASE 1 /* the release is logged as "R": it must come last */
+#include "recorder.h"
 #include <ripple.h>
 
 #define CHECK_FAILED_WITH(status) do { \
@@ -8,39 +9,13 @@
     CHECK(rpl_last_error_message()[0] != '\0'); \
 } while (0)
 
-/* ---- A recording observer: a log of events as characters ---------------- */
-typedef struct {
-    char log[256];   /* 'n' next, 'e' error, 'c' completed, 'd' resource disposed, 'r' release */
-    int64_t values[64];
-    int nvalues;
-    int64_t error_code;
-    int releases;
-} rec;
-
-static void rec_add(rec *r, char c) { size_t n = strlen(r->log); if (n < sizeof r->log - 1) r->log[n] = c; }
-static void rec_next(void *ctx, const rpl_value *v) {
-    rec *r = ctx;
-    rec_add(r, 'n');
-    if (r->nvalues < 64) r->values[r->nvalues++] = rpl_value_int(v);
-}
-static void rec_error(void *ctx, const rpl_error_t *e) { rec *r = ctx; rec_add(r, 'e'); r->error_code = rpl_error_code(e); }
-static void rec_completed(void *ctx) { rec_add(ctx, 'c'); }
-static void rec_release(void *ctx) { rec *r = ctx; rec_add(r, 'r'); r->releases++; }
-static void rec_disposed(void *ctx) { rec_add(ctx, 'd'); }
-
-static rpl_observer rec_observer(rec *r) {
-    rpl_observer o = RPL_OBSERVER_INIT;
-    o.on_next = rec_next;
-    o.on_error = rec_error;
-    o.on_completed = rec_completed;
-    o.release = rec_release;
-    o.ctx = r;
-    return o;
-}
+/* The recorder (recorder.h) logs "1 C R"-style; 'd' is a resource's dispose,
+   so the log shows where it comes relative to the terminal event and release. */
+static void rec_disposed(void *ctx) { rec_append(ctx, "d"); }
 
 /* ---- Signal bodies ------------------------------------------------------- */
 typedef struct {
-    rec *r;              /* where the resource's dispose is logged */
+    rec_t *r;              /* where the resource's dispose is logged */
     int subscriptions;
     int releases;        /* the signal's own release(ctx) */
     rpl_subscriber_t *kept;
@@ -64,7 +39,7 @@ static rpl_disposable_t *grammar_body(void *ctx, rpl_subscriber_t *s) {
 }
 
 static void test_grammar_and_sync(void) {
-    rec r = {0};
+    rec_t r = {0};
     body_ctx b = { .r = &r };
     rpl_signal_t *sig = rpl_signal_create(grammar_body, &b, body_release);
     rpl_observer o = rec_observer(&r);
@@ -72,21 +47,21 @@ static void test_grammar_and_sync(void) {
     /* Rule 2: synchronous. Rule 5 with a synchronous terminal: completed, then
        (when did_subscribe returns) the resource, and release last. */
     CHECK(d != NULL);
-    CHECK(strcmp(r.log, "ncdr") == 0 || (fprintf(stderr, "log %s\n", r.log), 0));
-    CHECK_EQ_INT(r.values[0], 1);
-    CHECK_EQ_INT(r.releases, 1);
+    CHECK_LOG(&r, "1 C d R");
+    CHECK_EQ_INT(r.ints[0], 1);
+    CHECK_EQ_INT(r.released, 1);
     CHECK(rpl_disposable_is_disposed(d));
     CHECK_EQ_INT(rpl_disposable_dispose(d), RPL_OK);  /* after the end: no-op */
-    CHECK_EQ_INT(r.releases, 1);
+    CHECK_EQ_INT(r.released, 1);
     rpl_release(d);
 
     /* Cold: the body runs once per subscription. */
-    rec r2 = {0};
+    rec_t r2 = {0};
     rpl_observer o2 = rec_observer(&r2);
     b.r = &r2;
     rpl_disposable_t *d2 = rpl_signal_subscribe(sig, &o2);
     CHECK_EQ_INT(b.subscriptions, 2);
-    CHECK(strcmp(r2.log, "ncdr") == 0);
+    CHECK_LOG(&r2, "1 C d R");
     rpl_release(d2);
     CHECK_EQ_INT(b.releases, 0);
     rpl_release(sig);
@@ -104,7 +79,7 @@ static rpl_disposable_t *keep_body(void *ctx, rpl_subscriber_t *s) {
 
 static void test_terminal_order(void) {
     for (int kind = 0; kind < 3; kind++) {
-        rec r = {0};
+        rec_t r = {0};
         body_ctx b = { .r = &r };
         rpl_signal_t *sig = rpl_signal_create(keep_body, &b, NULL);
         rpl_observer o = rec_observer(&r);
@@ -117,26 +92,26 @@ static void test_terminal_order(void) {
             rpl_error_t *e = rpl_error_create("t", 77, "x");
             rpl_subscriber_send_error(b.kept, e);
             rpl_release(e);
-            CHECK(strcmp(r.log, "nnedr") == 0);
+            CHECK_LOG(&r, "10 11 E77 d R");
             CHECK_EQ_INT(r.error_code, 77);
         } else if (kind == 1) {
             rpl_subscriber_send_completed(b.kept);
-            CHECK(strcmp(r.log, "nncdr") == 0);
+            CHECK_LOG(&r, "10 11 C d R");
         } else {
             rpl_disposable_dispose(d);  /* no terminal event */
-            CHECK(strcmp(r.log, "nndr") == 0);
+            CHECK_LOG(&r, "10 11 d R");
         }
         CHECK(rpl_subscriber_is_disposed(b.kept));
         CHECK(rpl_disposable_is_disposed(d));
         /* Rule 1: nothing after the end. */
         rpl_subscriber_send_next(b.kept, rpl_int(12));
         rpl_subscriber_send_completed(b.kept);
-        CHECK_EQ_INT(r.nvalues, 2);
-        CHECK_EQ_INT(r.releases, 1);
+        CHECK_EQ_INT(r.n, 2);
+        CHECK_EQ_INT(r.released, 1);
         rpl_release(b.kept);
         rpl_release(d);
         rpl_release(sig);
-        CHECK_EQ_INT(r.releases, 1);
+        CHECK_EQ_INT(r.released, 1);
     }
 }
 
@@ -148,7 +123,7 @@ static void generic_error(void *ctx, const rpl_error_t *e) {
 
 static void test_generic_error(void) {
     body_ctx b = {0};
-    rec r = {0};
+    rec_t r = {0};
     b.r = &r;
     rpl_signal_t *sig = rpl_signal_create(keep_body, &b, NULL);
     int ok = 0;
@@ -165,7 +140,7 @@ static void test_generic_error(void) {
 
 /* Rule 6: dispose from inside a callback; nothing more arrives. */
 typedef struct {
-    rec r;
+    rec_t r;
     rpl_disposable_t *self;
     int dispose_at;
 } self_dispose_ctx;
@@ -175,7 +150,7 @@ static void self_dispose_next(void *ctx, const rpl_value *v) {
     rec_next(&c->r, v);
     if (rpl_value_int(v) == c->dispose_at) {
         CHECK_EQ_INT(rpl_disposable_dispose(c->self), RPL_OK);
-        CHECK_EQ_INT(c->r.releases, 0);  /* release waits until this callback returns */
+        CHECK_EQ_INT(c->r.released, 0);  /* release waits until this callback returns */
         CHECK(rpl_disposable_is_disposed(c->self));
     }
 }
@@ -196,9 +171,9 @@ static void test_dispose_in_callback(void) {
     c.self = rpl_signal_subscribe(sig, &o);
     for (int i = 1; i <= 5; i++) rpl_subscriber_send_next(b.kept, rpl_int(i));
     rpl_subscriber_send_completed(b.kept);
-    CHECK_EQ_INT(c.r.nvalues, 3);
-    CHECK(strcmp(c.r.log, "nnndr") == 0);
-    CHECK_EQ_INT(c.r.releases, 1);
+    CHECK_EQ_INT(c.r.n, 3);
+    CHECK_LOG(&c.r, "1 2 3 d R");
+    CHECK_EQ_INT(c.r.released, 1);
     rpl_release(c.self);
     rpl_release(b.kept);
     rpl_release(sig);
@@ -215,14 +190,14 @@ static rpl_disposable_t *dispose_self_body(void *ctx, rpl_subscriber_t *s) {
 }
 
 static void test_dispose_in_did_subscribe(void) {
-    rec r = {0};
+    rec_t r = {0};
     body_ctx b = { .r = &r };
     rpl_signal_t *sig = rpl_signal_create(dispose_self_body, &b, NULL);
     rpl_observer o = rec_observer(&r);
     rpl_disposable_t *d = rpl_signal_subscribe(sig, &o);
-    CHECK(strcmp(r.log, "ndr") == 0 || (fprintf(stderr, "log %s\n", r.log), 0));
-    CHECK_EQ_INT(r.nvalues, 1);
-    CHECK_EQ_INT(r.releases, 1);
+    CHECK_LOG(&r, "1 d R");
+    CHECK_EQ_INT(r.n, 1);
+    CHECK_EQ_INT(r.released, 1);
     rpl_release(d);
     rpl_release(sig);
 }
@@ -230,14 +205,14 @@ static void test_dispose_in_did_subscribe(void) {
 /* Rule 3: a resource returned after a synchronous terminal is disposed at once;
    one returned by a still-running subscription is kept until the end. */
 static void test_rule3_resource(void) {
-    rec r = {0};
+    rec_t r = {0};
     body_ctx b = { .r = &r };
     rpl_signal_t *sig = rpl_signal_create(keep_body, &b, NULL);
     rpl_observer o = rec_observer(&r);
     rpl_disposable_t *d = rpl_signal_subscribe(sig, &o);
-    CHECK(strcmp(r.log, "") == 0);  /* resource kept */
+    CHECK_LOG(&r, "");  /* resource kept */
     rpl_disposable_dispose(d);
-    CHECK(strcmp(r.log, "dr") == 0);
+    CHECK_LOG(&r, "d R");
     rpl_release(d);
     rpl_release(b.kept);
     rpl_release(sig);
@@ -246,43 +221,43 @@ static void test_rule3_resource(void) {
 /* Rule 6a: release the handle without disposing; the producer then releases
    the subscriber; release(ctx) runs once with no terminal event. */
 static void test_rule6a_release_without_dispose(void) {
-    rec r = {0};
+    rec_t r = {0};
     body_ctx b = { .r = &r };
     rpl_signal_t *sig = rpl_signal_create(keep_body, &b, NULL);
     rpl_observer o = rec_observer(&r);
     rpl_disposable_t *d = rpl_signal_subscribe(sig, &o);
     rpl_release(d);  /* the subscription lives on (RAC) */
-    CHECK_EQ_INT(r.releases, 0);
+    CHECK_EQ_INT(r.released, 0);
     rpl_subscriber_send_next(b.kept, rpl_int(5));
-    CHECK_EQ_INT(r.nvalues, 1);
+    CHECK_EQ_INT(r.n, 1);
     CHECK(!rpl_subscriber_is_disposed(b.kept));
     rpl_release(b.kept);  /* nothing can send to it any more */
-    CHECK_EQ_INT(r.releases, 1);
-    CHECK(strcmp(r.log, "ndr") == 0);  /* resources disposed, release last, no terminal */
+    CHECK_EQ_INT(r.released, 1);
+    CHECK_LOG(&r, "5 d R");  /* resources disposed, release last, no terminal */
     rpl_release(sig);
-    CHECK_EQ_INT(r.releases, 1);
+    CHECK_EQ_INT(r.released, 1);
 
     /* The other order: the producer lets go first, then the user's handle. */
-    rec r2 = {0};
+    rec_t r2 = {0};
     b.r = &r2;
     sig = rpl_signal_create(keep_body, &b, NULL);
     o = rec_observer(&r2);
     d = rpl_signal_subscribe(sig, &o);
     rpl_release(b.kept);
-    CHECK_EQ_INT(r2.releases, 0);  /* the handle still holds it */
+    CHECK_EQ_INT(r2.released, 0);  /* the handle still holds it */
     rpl_release(sig);
     rpl_release(d);
-    CHECK_EQ_INT(r2.releases, 1);
-    CHECK(strcmp(r2.log, "dr") == 0);
+    CHECK_EQ_INT(r2.released, 1);
+    CHECK_LOG(&r2, "d R");
 
     /* A subscriber nobody keeps (body returns NULL, keeps nothing). */
-    rec r3 = {0};
+    rec_t r3 = {0};
     rpl_signal_t *never = rpl_signal_never();
     o = rec_observer(&r3);
     d = rpl_signal_subscribe(never, &o);
-    CHECK_EQ_INT(r3.releases, 0);
+    CHECK_EQ_INT(r3.released, 0);
     rpl_release(d);
-    CHECK_EQ_INT(r3.releases, 1);
+    CHECK_EQ_INT(r3.released, 1);
     rpl_release(never);
 }
 
@@ -294,14 +269,14 @@ static rpl_disposable_t *null_body(void *ctx, rpl_subscriber_t *s) {
 }
 
 static void test_null_resource(void) {
-    rec r = {0};
+    rec_t r = {0};
     rpl_signal_t *sig = rpl_signal_create(null_body, NULL, NULL);
     rpl_observer o = rec_observer(&r);
     rpl_disposable_t *d = rpl_signal_subscribe(sig, &o);
     CHECK(d != NULL);
-    CHECK(strcmp(r.log, "n") == 0);
+    CHECK_LOG(&r, "3");
     rpl_disposable_dispose(d);
-    CHECK(strcmp(r.log, "nr") == 0);
+    CHECK_LOG(&r, "3 R");
     rpl_release(d);
     rpl_release(sig);
 }
@@ -310,7 +285,7 @@ static void test_null_resource(void) {
 static void sum_next(void *ctx, const rpl_value *v) { *(int64_t *)ctx += rpl_value_int(v); }
 
 static void test_partial_observers(void) {
-    rpl_signal_t *sig = rpl_signal_create(grammar_body, &(body_ctx){ .r = &(rec){0} }, NULL);
+    rpl_signal_t *sig = rpl_signal_create(grammar_body, &(body_ctx){ .r = &(rec_t){0} }, NULL);
     rpl_observer o = RPL_OBSERVER_INIT;  /* nothing at all */
     rpl_disposable_t *d = rpl_signal_subscribe(sig, &o);
     CHECK(d != NULL);
@@ -325,15 +300,15 @@ static void test_partial_observers(void) {
 
 /* Primitive constructors. */
 static void test_primitives(void) {
-    rec r = {0};
+    rec_t r = {0};
     rpl_observer o = rec_observer(&r);
 
     rpl_signal_t *ret = rpl_signal_return(rpl_int(9));
     for (int i = 0; i < 2; i++) {  /* cold: each subscriber gets it */
         memset(&r, 0, sizeof r);
         rpl_disposable_t *d = rpl_signal_subscribe(ret, &o);
-        CHECK(strcmp(r.log, "ncr") == 0);
-        CHECK_EQ_INT(r.values[0], 9);
+        CHECK_LOG(&r, "9 C R");
+        CHECK_EQ_INT(r.ints[0], 9);
         rpl_release(d);
     }
     rpl_release(ret);
@@ -344,7 +319,7 @@ static void test_primitives(void) {
     memset(&r, 0, sizeof r);
     rpl_signal_t *empty = rpl_signal_empty();
     rpl_disposable_t *d = rpl_signal_subscribe(empty, &o);
-    CHECK(strcmp(r.log, "cr") == 0);
+    CHECK_LOG(&r, "C R");
     rpl_release(d);
     rpl_release(empty);
 
@@ -353,7 +328,7 @@ static void test_primitives(void) {
     rpl_signal_t *err = rpl_signal_error(e);
     rpl_release(e);  /* the signal retains it */
     d = rpl_signal_subscribe(err, &o);
-    CHECK(strcmp(r.log, "er") == 0);
+    CHECK_LOG(&r, "E3 R");
     CHECK_EQ_INT(r.error_code, 3);
     rpl_release(d);
     rpl_release(err);
@@ -361,7 +336,7 @@ static void test_primitives(void) {
     memset(&r, 0, sizeof r);
     err = rpl_signal_error(NULL);
     d = rpl_signal_subscribe(err, &o);
-    CHECK(strcmp(r.log, "er") == 0);
+    CHECK_LOG(&r, "E1 R");  /* RPL_ERROR_GENERIC */
     CHECK_EQ_INT(r.error_code, RPL_ERROR_GENERIC);
     rpl_release(d);
     rpl_release(err);
@@ -369,10 +344,10 @@ static void test_primitives(void) {
     memset(&r, 0, sizeof r);
     rpl_signal_t *never = rpl_signal_never();
     d = rpl_signal_subscribe(never, &o);
-    CHECK(strcmp(r.log, "") == 0);
+    CHECK_LOG(&r, "");
     CHECK(!rpl_disposable_is_disposed(d));
     rpl_disposable_dispose(d);
-    CHECK(strcmp(r.log, "r") == 0);
+    CHECK_LOG(&r, "R");
     rpl_release(d);
     rpl_release(never);
 }
@@ -391,23 +366,23 @@ static void test_defer(void) {
     defer_ctx c = {0};
     rpl_signal_t *sig = rpl_signal_defer(factory, &c, defer_release);
     CHECK_EQ_INT(c.calls, 0);  /* lazy */
-    rec r = {0};
+    rec_t r = {0};
     rpl_observer o = rec_observer(&r);
     rpl_disposable_t *d = rpl_signal_subscribe(sig, &o);
     CHECK_EQ_INT(c.calls, 1);
-    CHECK(strcmp(r.log, "ncr") == 0);
-    CHECK_EQ_INT(r.values[0], 1);
+    CHECK_LOG(&r, "1 C R");
+    CHECK_EQ_INT(r.ints[0], 1);
     rpl_release(d);
     memset(&r, 0, sizeof r);
     d = rpl_signal_subscribe(sig, &o);
-    CHECK_EQ_INT(r.values[0], 2);
+    CHECK_EQ_INT(r.ints[0], 2);
     rpl_release(d);
 
     /* A NULL result fails that subscription with a callback error. */
     c.fail = 1;
     memset(&r, 0, sizeof r);
     d = rpl_signal_subscribe(sig, &o);
-    CHECK(strcmp(r.log, "er") == 0);
+    CHECK_LOG(&r, "E3 R");  /* RPL_ERROR_CALLBACK */
     CHECK_EQ_INT(r.error_code, RPL_ERROR_CALLBACK);
     rpl_release(d);
     CHECK_EQ_INT(c.releases, 0);
@@ -423,10 +398,10 @@ static rpl_signal_t *bad_factory(void *ctx) {
 
 static void test_defer_bad_result(void) {
     rpl_signal_t *sig = rpl_signal_defer(bad_factory, NULL, NULL);
-    rec r = {0};
+    rec_t r = {0};
     rpl_observer o = rec_observer(&r);
     rpl_disposable_t *d = rpl_signal_subscribe(sig, &o);
-    CHECK(strcmp(r.log, "er") == 0);
+    CHECK_LOG(&r, "E3 R");  /* RPL_ERROR_CALLBACK */
     CHECK_EQ_INT(r.error_code, RPL_ERROR_CALLBACK);
     rpl_release(d);
     rpl_release(sig);
@@ -514,19 +489,19 @@ static void test_bad_input(void) {
 
     /* send_error with a non-error handle on a real subscriber: refused, and
        the subscriber stays usable. */
-    body_ctx b = { .r = &(rec){0} };
+    body_ctx b = { .r = &(rec_t){0} };
     rpl_signal_t *sig = rpl_signal_create(keep_body, &b, NULL);
-    rec r = {0};
+    rec_t r = {0};
     rpl_observer ro = rec_observer(&r);
     rpl_disposable_t *d = rpl_signal_subscribe(sig, &ro);
     CHECK_EQ_INT(rpl_subscriber_send_error(b.kept, (rpl_error_t *)disp), RPL_ERR_KIND);
     CHECK_FAILED_WITH(RPL_ERR_KIND);
     CHECK(!rpl_subscriber_is_disposed(b.kept));
     rpl_subscriber_send_next(b.kept, rpl_int(4));
-    CHECK_EQ_INT(r.nvalues, 1);
+    CHECK_EQ_INT(r.n, 1);
     /* A subscription disposable is a disposable: it can be passed as one. */
     CHECK_EQ_INT(rpl_disposable_dispose(d), RPL_OK);
-    CHECK_EQ_INT(r.releases, 1);
+    CHECK_EQ_INT(r.released, 1);
     rpl_release(d);
     rpl_release(b.kept);
     rpl_release(sig);
@@ -549,19 +524,19 @@ static rpl_disposable_t *returns_error_body(void *ctx, rpl_subscriber_t *s) {
 
 static void test_body_returns_wrong_kind(void) {
     rpl_signal_t *sig = rpl_signal_create(returns_error_body, NULL, NULL);
-    rec r = {0};
+    rec_t r = {0};
     rpl_observer o = rec_observer(&r);
     rpl_disposable_t *d = rpl_signal_subscribe(sig, &o);
     CHECK(d != NULL);
     rpl_disposable_dispose(d);
-    CHECK_EQ_INT(r.releases, 1);
+    CHECK_EQ_INT(r.released, 1);
     rpl_release(d);
     rpl_release(sig);
 }
 
 /* Nested subscription from did_subscribe (RAC 1.2): the inner subscription is
    a resource of the outer one, so disposing the outer disposes the inner. */
-typedef struct { rpl_signal_t *inner; rec *inner_rec; } nest_ctx;
+typedef struct { rpl_signal_t *inner; rec_t *inner_rec; } nest_ctx;
 static rpl_disposable_t *nesting_body(void *ctx, rpl_subscriber_t *s) {
     nest_ctx *n = ctx;
     (void)s;
@@ -570,15 +545,15 @@ static rpl_disposable_t *nesting_body(void *ctx, rpl_subscriber_t *s) {
 }
 
 static void test_nested_subscription(void) {
-    rec inner = {0}, outer = {0};
+    rec_t inner = {0}, outer = {0};
     nest_ctx n = { rpl_signal_never(), &inner };
     rpl_signal_t *sig = rpl_signal_create(nesting_body, &n, NULL);
     rpl_observer o = rec_observer(&outer);
     rpl_disposable_t *d = rpl_signal_subscribe(sig, &o);
-    CHECK_EQ_INT(inner.releases, 0);
+    CHECK_EQ_INT(inner.released, 0);
     rpl_disposable_dispose(d);
-    CHECK_EQ_INT(inner.releases, 1);
-    CHECK_EQ_INT(outer.releases, 1);
+    CHECK_EQ_INT(inner.released, 1);
+    CHECK_EQ_INT(outer.released, 1);
     rpl_release(d);
     rpl_release(sig);
     rpl_release(n.inner);

@@ -1,7 +1,8 @@
 /* Multicast connections: semantics.md rules 12-14 and every connection
    function. */
 #include "check.h"
-#include "rec.h"
+#define REC_LOG_RELEASE 1 /* logs end in "R": the release comes last */
+#include "recorder.h"
 #include <pthread.h>
 #include <ripple.h>
 
@@ -38,8 +39,8 @@ static void test_publish_connect(void) {
     rpl_signal_t *shared = rpl_connection_signal(c);
     CHECK(shared != NULL);
     rec_t a = {0}, b = {0};
-    rpl_disposable_t *da = rec_sub(shared, &a);
-    rpl_disposable_t *db = rec_sub(shared, &b);
+    rpl_disposable_t *da = rec_attach(shared, &a);
+    rpl_disposable_t *db = rec_attach(shared, &b);
     rpl_disposable_t *d1 = rpl_connection_connect(c);
     rpl_disposable_t *d2 = rpl_connection_connect(c);
     CHECK(d1 != NULL && d1 == d2); /* the same connection */
@@ -86,9 +87,9 @@ static void test_multicast_subjects(void) {
     rpl_connection_t *c = rpl_signal_multicast(sig, r);
     CHECK(rpl_connection_signal(c) == (rpl_signal_t *)r);
     rec_t a = {0}, b = {0};
-    rpl_disposable_t *da = rec_sub(rpl_connection_signal(c), &a);
+    rpl_disposable_t *da = rec_attach(rpl_connection_signal(c), &a);
     rpl_disposable_t *d = rpl_connection_connect(c);
-    rpl_disposable_t *db = rec_sub(rpl_connection_signal(c), &b);
+    rpl_disposable_t *db = rec_attach(rpl_connection_signal(c), &b);
     CHECK_LOG(&a, "1 2 3 C R");
     CHECK_LOG(&b, "2 3 C R");
     CHECK_EQ_INT(src.subscribed, 1);
@@ -102,7 +103,7 @@ static void test_multicast_subjects(void) {
     c = rpl_signal_multicast(sig, h);
     rpl_release(h);
     rec_t e = {0};
-    rpl_disposable_t *de = rec_sub(rpl_connection_signal(c), &e);
+    rpl_disposable_t *de = rec_attach(rpl_connection_signal(c), &e);
     d = rpl_connection_connect(c);
     CHECK_LOG(&e, "0 1 2 3 C R");
     rpl_release(d);
@@ -120,9 +121,9 @@ static void test_autoconnect(void) {
     CHECK(ac != NULL);
     CHECK_EQ_INT(src.subscribed, 0);
     rec_t a = {0}, b = {0}, x = {0};
-    rpl_disposable_t *da = rec_sub(ac, &a);
+    rpl_disposable_t *da = rec_attach(ac, &a);
     CHECK_EQ_INT(src.subscribed, 1);
-    rpl_disposable_t *db = rec_sub(ac, &b);
+    rpl_disposable_t *db = rec_attach(ac, &b);
     CHECK_EQ_INT(src.subscribed, 1); /* only the first subscriber connects */
     CHECK_EQ_INT(rpl_subject_subscriber_count((rpl_subject_t *)rpl_connection_signal(c)), 2);
     rpl_subscriber_send_next(src.kept, rpl_int(1));
@@ -133,7 +134,7 @@ static void test_autoconnect(void) {
     CHECK_EQ_INT(src.disposed, 1); /* count back to 0: disconnected */
     rpl_subscriber_send_next(src.kept, rpl_int(3));
     /* a later subscriber connects again (not RAC's one-shot) */
-    rpl_disposable_t *dx = rec_sub(ac, &x);
+    rpl_disposable_t *dx = rec_attach(ac, &x);
     CHECK_EQ_INT(src.subscribed, 2);
     rpl_subscriber_send_next(src.kept, rpl_int(4));
     rpl_subscriber_send_completed(src.kept);
@@ -142,7 +143,7 @@ static void test_autoconnect(void) {
     CHECK_LOG(&x, "4 C R");
     /* after the subject completed, a subscriber gets C and does not connect */
     rec_t y = {0};
-    rpl_disposable_t *dy = rec_sub(ac, &y);
+    rpl_disposable_t *dy = rec_attach(ac, &y);
     CHECK_LOG(&y, "C R");
     CHECK_EQ_INT(src.subscribed, 2);
     rpl_release(da);
@@ -162,7 +163,7 @@ static void test_autoconnect(void) {
     c = rpl_signal_publish(sig);
     ac = rpl_connection_autoconnect(c);
     rec_t z = {0};
-    rpl_disposable_t *dz = rec_sub(ac, &z);
+    rpl_disposable_t *dz = rec_attach(ac, &z);
     CHECK_LOG(&z, "1 2 C R");
     CHECK_EQ_INT(s2.subscribed, 1);
     rpl_release(dz);
@@ -180,11 +181,11 @@ static void test_replay_operators(void) {
     rpl_subscriber_send_next(src.kept, rpl_int(1));
     rpl_subscriber_send_next(src.kept, rpl_int(2));
     rec_t a = {0};
-    rpl_disposable_t *da = rec_sub(r, &a);
+    rpl_disposable_t *da = rec_attach(r, &a);
     rpl_subscriber_send_next(src.kept, rpl_int(3));
     rpl_subscriber_send_completed(src.kept);
     rec_t b = {0};
-    rpl_disposable_t *db = rec_sub(r, &b);
+    rpl_disposable_t *db = rec_attach(r, &b);
     CHECK_LOG(&a, "1 2 3 C R");
     CHECK_LOG(&b, "1 2 3 C R");
     CHECK_EQ_INT(src.subscribed, 1);
@@ -197,7 +198,7 @@ static void test_replay_operators(void) {
     rpl_subscriber_send_next(src.kept, rpl_int(1));
     rpl_subscriber_send_next(src.kept, rpl_int(2));
     rec_t c = {0};
-    rpl_disposable_t *dc = rec_sub(last, &c);
+    rpl_disposable_t *dc = rec_attach(last, &c);
     rpl_subscriber_send_next(src.kept, rpl_int(3));
     CHECK_LOG(&c, "2 3");
     rpl_release(dc);
@@ -208,14 +209,14 @@ static void test_replay_operators(void) {
     rpl_signal_t *lazy = rpl_signal_replay_lazily(sig);
     CHECK_EQ_INT(src.subscribed, 2); /* not yet */
     rec_t d = {0}, e = {0};
-    rpl_disposable_t *dd = rec_sub(lazy, &d);
+    rpl_disposable_t *dd = rec_attach(lazy, &d);
     CHECK_EQ_INT(src.subscribed, 3);
     rpl_subscriber_send_next(src.kept, rpl_int(1));
     rpl_disposable_dispose(dd);
     int disposed_before = src.disposed;
     rpl_subscriber_send_next(src.kept, rpl_int(2)); /* still connected */
     CHECK_EQ_INT(src.disposed, disposed_before);
-    rpl_disposable_t *de = rec_sub(lazy, &e);
+    rpl_disposable_t *de = rec_attach(lazy, &e);
     CHECK_EQ_INT(src.subscribed, 3); /* once */
     rpl_subscriber_send_completed(src.kept);
     CHECK_LOG(&d, "1 R");
@@ -265,7 +266,7 @@ static void test_bad_input(void) {
     rpl_connection_t *cs = rpl_signal_publish((rpl_signal_t *)s);
     CHECK(cs != NULL);
     rec_t a = {0};
-    rpl_disposable_t *da = rec_sub(rpl_connection_signal(cs), &a);
+    rpl_disposable_t *da = rec_attach(rpl_connection_signal(cs), &a);
     rpl_disposable_t *d = rpl_connection_connect(cs);
     rpl_subject_send_next(s, rpl_int(7));
     CHECK_LOG(&a, "7");

@@ -84,9 +84,9 @@ static void test_bind(void) {
     src_send(&in, 0, "10");
     src_send(&a, 0, "C");
     src_send(&in, 0, "C");
-    CHECK_STR(r.text, "20 10");
+    CHECK_STR(r.log, "20 10");
     src_send(&in, 1, "21 C");
-    CHECK_STR(r.text, "20 10 21 C");
+    CHECK_STR(r.log, "20 10 21 C");
     CHECK_EQ_INT(a.disposed, 1);
     CHECK_EQ_INT(in.disposed, 2);
     rpl_release(d);
@@ -101,9 +101,9 @@ static void test_bind(void) {
     CHECK_EQ_INT(in.nsubs, 2);
     src_send(&in, 0, "5 C");
     src_send(&in, 1, "6");
-    CHECK_STR(r.text, "5 6");
+    CHECK_STR(r.log, "5 6");
     src_send(&in, 1, "C");
-    CHECK_STR(r.text, "5 6 C");
+    CHECK_STR(r.log, "5 6 C");
     rpl_release(d);
     src_drop(&a);
     src_drop(&in);
@@ -113,7 +113,7 @@ static void test_bind(void) {
     d = rec_subscribe(s, &r);
     src_send(&a, 0, "1");
     src_send(&a, 0, "E4");
-    CHECK_STR(r.text, "E4");
+    CHECK_STR(r.log, "E4");
     CHECK_EQ_INT(in.disposed, 5);
     rpl_release(d);
     src_drop(&a);
@@ -121,7 +121,7 @@ static void test_bind(void) {
     d = rec_subscribe(s, &r);
     src_send(&a, 0, "1 2");
     src_send(&in, 1, "E5");
-    CHECK_STR(r.text, "E5");
+    CHECK_STR(r.log, "E5");
     CHECK_EQ_INT(a.disposed, 4);
     CHECK_EQ_INT(in.disposed, 7);
     rpl_release(d);
@@ -147,7 +147,7 @@ static void test_bind(void) {
     CHECK_EQ_INT(r.released, 0);  /* the inner can still send */
     src_send(&in, 0, "8");
     src_drop(&in);
-    CHECK_STR(r.text, "8");
+    CHECK_STR(r.log, "8");
     CHECK_EQ_INT(r.released, 1);
     CHECK_EQ_INT(ctx_releases, 0);
     rpl_release(s);
@@ -215,9 +215,9 @@ static void test_flatten_map(void) {
     src_send(&in, 0, "1");
     src_send(&in, 1, "2 C");
     src_send(&in, 0, "3");
-    CHECK_STR(r.text, "1 2 3");
+    CHECK_STR(r.log, "1 2 3");
     src_send(&in, 0, "C");
-    CHECK_STR(r.text, "1 2 3 C");
+    CHECK_STR(r.log, "1 2 3 C");
     rpl_release(d);
     src_drop(&a);
     src_drop(&in);
@@ -226,7 +226,7 @@ static void test_flatten_map(void) {
     d = rec_subscribe(s, &r);
     src_send(&a, 0, "1 2");
     src_send(&in, 0, "E8");
-    CHECK_STR(r.text, "E8");
+    CHECK_STR(r.log, "E8");
     CHECK_EQ_INT(in.disposed, 4);
     CHECK_EQ_INT(a.disposed, 2);
     rpl_release(d);
@@ -248,7 +248,7 @@ static void test_flatten_map(void) {
     for (long i = 0; i < n; i++) src_send(&a, 0, "1");
     for (long i = 0; i < n; i++) src_send(&in, (int)i, "C");
     src_send(&a, 0, "C");
-    CHECK_STR(r.text, "C");
+    CHECK_STR(r.log, "C");
     rpl_release(d);
     src_drop(&a);
     src_drop(&in);
@@ -269,7 +269,7 @@ static void test_flatten_map(void) {
     rpl_signal_t *tu = rpl_signal_take_until(s, st);
     stopper_t stop;
     d = stopper_subscribe(tu, &stop, &t, 3);
-    CHECK_STR(stop.rec.text, "1 1 1 C");
+    CHECK_STR(stop.rec.log, "1 1 1 C");
     CHECK_EQ_INT(stop.rec.released, 1);
     rpl_release(d);
     rpl_release(tu);
@@ -306,9 +306,9 @@ static void test_flatten(void) {
     src_send(&b, 0, "2");
     src_send(&a, 0, "1 C");
     src_send(&o, 0, "C");
-    CHECK_STR(r.text, "2 1");
+    CHECK_STR(r.log, "2 1");
     src_send(&b, 0, "C");
-    CHECK_STR(r.text, "2 1 C");
+    CHECK_STR(r.log, "2 1 C");
     rpl_release(d);
     src_drop(&o);
     src_drop(&a);
@@ -318,7 +318,7 @@ static void test_flatten(void) {
     d = rec_subscribe(f, &r);
     send_signal(&o, 0, sa);
     rpl_subscriber_send_next(o.subs[0], rpl_int(5));
-    CHECK_STR(r.text, "E1");
+    CHECK_STR(r.log, "E1");
     CHECK_EQ_INT(r.error_code, RPL_ERROR_GENERIC);
     CHECK_EQ_INT(a.disposed, 2);
     CHECK_EQ_INT(o.disposed, 2);
@@ -364,9 +364,9 @@ static void test_switch_to_latest(void) {
     src_send(&a, 0, "2");
     src_send(&b, 0, "3");
     src_send(&o, 0, "C");
-    CHECK_STR(r.text, "1 3");     /* outer done, latest inner still running */
+    CHECK_STR(r.log, "1 3");     /* outer done, latest inner still running */
     src_send(&b, 0, "4 C");
-    CHECK_STR(r.text, "1 3 4 C");
+    CHECK_STR(r.log, "1 3 4 C");
     rpl_release(d);
     src_drop(&o);
     src_drop(&a);
@@ -379,7 +379,7 @@ static void test_switch_to_latest(void) {
     send_signal(&o, 0, sb);
     src_send(&a, 0, "C");
     src_send(&o, 0, "C");
-    CHECK_STR(r.text, "");
+    CHECK_STR(r.log, "");
     rpl_disposable_dispose(d);
     CHECK_EQ_INT(b.disposed, 2);
     rpl_release(d);
@@ -395,7 +395,7 @@ static void test_switch_to_latest(void) {
     rpl_subscriber_send_next(o.subs[0], rpl_nil());
     CHECK_EQ_INT(a.disposed, 3);
     src_send(&o, 0, "C");
-    CHECK_STR(r.text, "1 C");
+    CHECK_STR(r.log, "1 C");
     rpl_release(d);
     src_drop(&o);
     src_drop(&a);
@@ -404,7 +404,7 @@ static void test_switch_to_latest(void) {
     d = rec_subscribe(sw, &r);
     send_signal(&o, 0, sa);
     src_send(&a, 0, "E2");
-    CHECK_STR(r.text, "E2");
+    CHECK_STR(r.log, "E2");
     CHECK_EQ_INT(o.disposed, 4);
     rpl_release(d);
     src_drop(&o);
@@ -412,14 +412,14 @@ static void test_switch_to_latest(void) {
     d = rec_subscribe(sw, &r);
     send_signal(&o, 0, sa);
     src_send(&o, 0, "E3");
-    CHECK_STR(r.text, "E3");
+    CHECK_STR(r.log, "E3");
     CHECK_EQ_INT(a.disposed, 5);
     rpl_release(d);
     src_drop(&o);
     src_drop(&a);
     d = rec_subscribe(sw, &r);
     rpl_subscriber_send_next(o.subs[0], rpl_string("no"));
-    CHECK_STR(r.text, "E1");
+    CHECK_STR(r.log, "E1");
     rpl_release(d);
     src_drop(&o);
 

@@ -47,7 +47,7 @@ static void check_array_dispose(array_op op) {
     CHECK_EQ_INT(b.disposed, 1);
     CHECK_EQ_INT(r.released, 1);
     src_send(&a, 0, "1 C");  /* ignored after dispose */
-    CHECK_STR(r.text, "");
+    CHECK_STR(r.log, "");
     rpl_release(d);
     rpl_release(m);
     src_drop(&a);
@@ -66,12 +66,12 @@ static void check_array_error(array_op op) {
     rec_t r;
     rpl_disposable_t *d = rec_subscribe(m, &r);
     src_send(&b, 0, "E5");
-    CHECK_STR(r.text, "E5");
+    CHECK_STR(r.log, "E5");
     CHECK_EQ_INT(a.disposed, 1);
     CHECK_EQ_INT(b.disposed, 1);
     CHECK_EQ_INT(r.released, 1);
     src_send(&a, 0, "1 2 C");
-    CHECK_STR(r.text, "E5");
+    CHECK_STR(r.log, "E5");
     rpl_release(d);
     rpl_release(m);
     src_drop(&a);
@@ -143,11 +143,11 @@ static void test_merge(void) {
     src_send(&a, 0, "1");
     src_send(&b, 0, "2");
     src_send(&a, 0, "3 C");
-    CHECK_STR(r.text, "1 2 3");
+    CHECK_STR(r.log, "1 2 3");
     CHECK_EQ_INT(a.disposed, 1);
     CHECK_EQ_INT(b.disposed, 0);
     src_send(&b, 0, "4 C");
-    CHECK_STR(r.text, "1 2 3 4 C");
+    CHECK_STR(r.log, "1 2 3 4 C");
     CHECK_EQ_INT(b.disposed, 1);
     CHECK_EQ_INT(r.released, 1);
     rpl_release(d);
@@ -156,7 +156,7 @@ static void test_merge(void) {
     CHECK_EQ_INT(a.nsubs, 2);
     src_send(&a, 1, "7 C");
     src_send(&b, 1, "C");
-    CHECK_STR(r.text, "7 C");
+    CHECK_STR(r.log, "7 C");
     rpl_release(d);
     rpl_release(m);
     src_drop(&a);
@@ -179,7 +179,7 @@ static void test_merge_endless_input(void) {
     rpl_signal_t *tu = rpl_signal_take_until(m, st);
     stopper_t stop;
     rpl_disposable_t *d = stopper_subscribe(tu, &stop, &t, 4);
-    CHECK_STR(stop.rec.text, "1 1 1 1 C");
+    CHECK_STR(stop.rec.log, "1 1 1 1 C");
     CHECK_EQ_INT(b.nsubs, 0);
     rpl_release(d);
     rpl_release(tu);
@@ -316,15 +316,15 @@ static void test_combine_latest(void) {
     rec_t r;
     rpl_disposable_t *d = rec_subscribe(c, &r);
     src_send(&a, 0, "1");
-    CHECK_STR(r.text, "");  /* waits for a value from every input */
+    CHECK_STR(r.log, "");  /* waits for a value from every input */
     src_send(&b, 0, "10");
     src_send(&a, 0, "2");
-    CHECK_STR(r.text, "(1,10) (2,10)");
+    CHECK_STR(r.log, "(1,10) (2,10)");
     src_send(&a, 0, "C");
-    CHECK_STR(r.text, "(1,10) (2,10)");  /* not until all complete */
+    CHECK_STR(r.log, "(1,10) (2,10)");  /* not until all complete */
     src_send(&b, 0, "11");
     src_send(&b, 0, "C");
-    CHECK_STR(r.text, "(1,10) (2,10) (2,11) C");
+    CHECK_STR(r.log, "(1,10) (2,10) (2,11) C");
     CHECK_EQ_INT(r.released, 1);
     rpl_release(d);
     src_drop(&a);
@@ -334,9 +334,9 @@ static void test_combine_latest(void) {
     d = rec_subscribe(c, &r);
     src_send(&a, 0, "C");
     src_send(&b, 0, "5 6");
-    CHECK_STR(r.text, "");
+    CHECK_STR(r.log, "");
     src_send(&b, 0, "C");
-    CHECK_STR(r.text, "C");
+    CHECK_STR(r.log, "C");
     rpl_release(d);
     rpl_release(c);
     src_drop(&a);
@@ -376,12 +376,12 @@ static void test_zip(void) {
     rpl_disposable_t *d = rec_subscribe(z, &r);
     src_send(&a, 0, "1 2");
     src_send(&b, 0, "10");
-    CHECK_STR(r.text, "(1,10)");
+    CHECK_STR(r.log, "(1,10)");
     src_send(&b, 0, "11 12");
-    CHECK_STR(r.text, "(1,10) (2,11)");
+    CHECK_STR(r.log, "(1,10) (2,11)");
     /* a completed with its queue empty: done, b disposed. */
     src_send(&a, 0, "C");
-    CHECK_STR(r.text, "(1,10) (2,11) C");
+    CHECK_STR(r.log, "(1,10) (2,11) C");
     CHECK_EQ_INT(b.disposed, 1);
     CHECK_EQ_INT(r.released, 1);
     rpl_release(d);
@@ -391,11 +391,11 @@ static void test_zip(void) {
     /* a completes with values queued: waits until they are used up. */
     d = rec_subscribe(z, &r);
     src_send(&a, 0, "1 2 C");
-    CHECK_STR(r.text, "");
+    CHECK_STR(r.log, "");
     src_send(&b, 0, "10");
-    CHECK_STR(r.text, "(1,10)");
+    CHECK_STR(r.log, "(1,10)");
     src_send(&b, 0, "20");
-    CHECK_STR(r.text, "(1,10) (2,20) C");
+    CHECK_STR(r.log, "(1,10) (2,20) C");
     rpl_release(d);
     src_drop(&a);
     src_drop(&b);
@@ -404,7 +404,7 @@ static void test_zip(void) {
     d = rec_subscribe(z, &r);
     src_send(&a, 0, "1 C");
     src_send(&b, 0, "2 E3");
-    CHECK_STR(r.text, "(1,2) C");
+    CHECK_STR(r.log, "(1,2) C");
     rpl_release(d);
     src_drop(&a);
     src_drop(&b);
@@ -448,7 +448,7 @@ static void test_concat(void) {
     src_send(&a, 0, "C");
     CHECK_EQ_INT(b.nsubs, 1);
     src_send(&b, 0, "2");
-    CHECK_STR(r.text, "1 2");
+    CHECK_STR(r.log, "1 2");
     rpl_disposable_dispose(d);  /* disposes the running second input */
     CHECK_EQ_INT(b.disposed, 1);
     CHECK_EQ_INT(r.released, 1);
@@ -468,7 +468,7 @@ static void test_concat(void) {
     /* An error of a ends it; b is never subscribed. */
     d = rec_subscribe(c, &r);
     src_send(&a, 0, "1 E4");
-    CHECK_STR(r.text, "1 E4");
+    CHECK_STR(r.log, "1 E4");
     CHECK_EQ_INT(b.nsubs, 0);
     rpl_release(d);
     src_drop(&a);
@@ -527,7 +527,7 @@ static void test_start_with(void) {
     s = rpl_signal_start_with(sa, rpl_int(0));
     rpl_disposable_t *d = rec_subscribe(s, &r);
     src_send(&a, 0, "5 E2");
-    CHECK_STR(r.text, "0 5 E2");
+    CHECK_STR(r.log, "0 5 E2");
     rpl_release(d);
     d = rec_subscribe(s, &r);
     rpl_disposable_dispose(d);
@@ -563,7 +563,7 @@ static void test_then(void) {
     t = rpl_signal_then(sa, sb);
     rpl_disposable_t *d = rec_subscribe(t, &r);
     src_send(&a, 0, "1 E3");
-    CHECK_STR(r.text, "E3");
+    CHECK_STR(r.log, "E3");
     CHECK_EQ_INT(b.nsubs, 0);
     rpl_release(d);
     d = rec_subscribe(t, &r);
@@ -600,7 +600,7 @@ static void test_take_until(void) {
     src_send(&a, 0, "1 2");
     src_send(&t, 0, "0");
     src_send(&a, 0, "3");
-    CHECK_STR(r.text, "1 2 C");
+    CHECK_STR(r.log, "1 2 C");
     CHECK_EQ_INT(a.disposed, 1);
     CHECK_EQ_INT(t.disposed, 1);
     CHECK_EQ_INT(r.released, 1);
@@ -612,14 +612,14 @@ static void test_take_until(void) {
     d = rec_subscribe(tu, &r);
     src_send(&t, 0, "E9");
     src_send(&a, 0, "1");
-    CHECK_STR(r.text, "1");
+    CHECK_STR(r.log, "1");
     rpl_release(d);
     src_drop(&a);
     src_drop(&t);
     d = rec_subscribe(tu, &r);
     src_send(&a, 0, "1");
     src_send(&t, 0, "C");
-    CHECK_STR(r.text, "1 C");
+    CHECK_STR(r.log, "1 C");
     rpl_release(d);
     src_drop(&a);
     src_drop(&t);
@@ -627,14 +627,14 @@ static void test_take_until(void) {
     /* Source completion or error ends it and disposes the trigger. */
     d = rec_subscribe(tu, &r);
     src_send(&a, 0, "4 C");
-    CHECK_STR(r.text, "4 C");
+    CHECK_STR(r.log, "4 C");
     CHECK_EQ_INT(t.disposed, 4);
     rpl_release(d);
     src_drop(&a);
     src_drop(&t);
     d = rec_subscribe(tu, &r);
     src_send(&a, 0, "E2");
-    CHECK_STR(r.text, "E2");
+    CHECK_STR(r.log, "E2");
     rpl_release(d);
     /* Disposal disposes both. */
     src_drop(&a);

@@ -74,7 +74,7 @@ static void test_catch(void) {
     src_send(&a, 1, "1 E2");
     CHECK_EQ_INT(b.nsubs, 1);
     src_send(&b, 0, "2");
-    CHECK_STR(r.text, "1 2");
+    CHECK_STR(r.log, "1 2");
     rpl_disposable_dispose(d);
     CHECK_EQ_INT(b.disposed, 1);
     CHECK_EQ_INT(r.released, 1);
@@ -127,7 +127,7 @@ static void test_catch_to(void) {
     s = rpl_signal_catch_to(sa, sb);
     rpl_disposable_t *d = rec_subscribe(s, &r);
     src_send(&b, 0, "3 E8");
-    CHECK_STR(r.text, "1 3 E8");
+    CHECK_STR(r.log, "1 3 E8");
     rpl_release(d);
     d = rec_subscribe(s, &r);
     rpl_disposable_dispose(d);
@@ -201,7 +201,7 @@ static void test_retry(void) {
     src = flaky(&f, 0, n);
     s = rpl_signal_retry(src, RPL_FOREVER_COUNT);
     rpl_disposable_t *d = rec_subscribe(s, &r);
-    CHECK_EQ_INT(r.nvalues, n + 1);
+    CHECK_EQ_INT(r.n, n + 1);
     CHECK_EQ_INT(r.completed, 1);
     CHECK_EQ_INT(f.attempts, n + 1);
     rpl_release(d);
@@ -217,7 +217,7 @@ static void test_retry(void) {
     CHECK_EQ_INT(a.nsubs, 2);
     CHECK_EQ_INT(a.disposed, 1);
     src_send(&a, 1, "2 E4");
-    CHECK_STR(r.text, "1 2 E4");
+    CHECK_STR(r.log, "1 2 E4");
     CHECK_EQ_INT(a.nsubs, 2);
     rpl_release(d);
     src_drop(&a);
@@ -228,7 +228,7 @@ static void test_retry(void) {
     CHECK_EQ_INT(a.disposed, 4);
     src_send(&a, 1, "E4");
     CHECK_EQ_INT(a.nsubs, 2);
-    CHECK_STR(r.text, "");
+    CHECK_STR(r.log, "");
     rpl_release(d);
     src_drop(&a);
     /* Rule 6a. */
@@ -285,7 +285,7 @@ static void test_repeat(void) {
     src = flaky(&f, 1, n);
     s = rpl_signal_repeat(src, RPL_FOREVER_COUNT);
     rpl_disposable_t *d = rec_subscribe(s, &r);
-    CHECK_EQ_INT(r.nvalues, n + 1);
+    CHECK_EQ_INT(r.n, n + 1);
     CHECK_EQ_INT(r.errors, 1);
     rpl_release(d);
     rpl_release(s);
@@ -299,7 +299,7 @@ static void test_repeat(void) {
     rpl_signal_t *tu = rpl_signal_take_until(rep, st);
     stopper_t stop;
     d = stopper_subscribe(tu, &stop, &t, 5);
-    CHECK_STR(stop.rec.text, "1 1 1 1 1 C");
+    CHECK_STR(stop.rec.log, "1 1 1 1 1 C");
     CHECK_EQ_INT(stop.rec.released, 1);
     rpl_release(d);
     rpl_release(tu);
@@ -314,7 +314,7 @@ static void test_repeat(void) {
     d = rec_subscribe(s, &r);
     src_send(&a, 0, "1 C");
     src_send(&a, 1, "2 C");
-    CHECK_STR(r.text, "1 2 C");
+    CHECK_STR(r.log, "1 2 C");
     CHECK_EQ_INT(a.nsubs, 2);
     rpl_release(d);
     src_drop(&a);

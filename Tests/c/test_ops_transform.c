@@ -550,7 +550,7 @@ static int log_is(const int64_t *e, int n) {
     for (int i = 0; i < n; i++) if (order_log[i] != e[i]) return 0;
     return 1;
 }
-#define CHECK_LOG(...) do { \
+#define CHECK_ORDER(...) do { \
     const int64_t lg_e_[] = {__VA_ARGS__}; \
     CHECK(log_is(lg_e_, (int)(sizeof lg_e_ / sizeof lg_e_[0]))); \
 } while (0)
@@ -566,9 +566,9 @@ static void test_do(void) {
     fnctx_t c = {0, 0, 0};
     rpl_signal_t *dn = rpl_signal_do_next(s, log_side_next, &c, fnctx_release);
     run_logged(dn);
-    CHECK_LOG(101, 1, 102, 2, 400);  /* the side effect runs before the value is forwarded */
+    CHECK_ORDER(101, 1, 102, 2, 400);  /* the side effect runs before the value is forwarded */
     run_logged(dn);
-    CHECK_LOG(101, 1, 102, 2, 400);
+    CHECK_ORDER(101, 1, 102, 2, 400);
     CHECK_EQ_INT(c.calls, 4);
     CHECK_TWICE(dn, 1, 2);
     rpl_release(dn);
@@ -577,7 +577,7 @@ static void test_do(void) {
     fnctx_t ce = {0, 0, 0};
     rpl_signal_t *de = rpl_signal_do_error(fs, log_side_error, &ce, fnctx_release);
     run_logged(de);
-    CHECK_LOG(3, 300 + SRC_ERROR_CODE, 200 + SRC_ERROR_CODE);
+    CHECK_ORDER(3, 300 + SRC_ERROR_CODE, 200 + SRC_ERROR_CODE);
     rpl_signal_t *de_ok = rpl_signal_do_error(s, log_side_error, &ce, NULL);
     CHECK_TWICE(de_ok, 1, 2);  /* no error: no side effect */
     CHECK_EQ_INT(ce.calls, 1);
@@ -588,12 +588,12 @@ static void test_do(void) {
     fnctx_t cc = {0, 0, 0};
     rpl_signal_t *dc = rpl_signal_do_completed(s, log_side_completed, &cc, fnctx_release);
     run_logged(dc);
-    CHECK_LOG(1, 2, 500, 400);
+    CHECK_ORDER(1, 2, 500, 400);
     CHECK_TWICE(dc, 1, 2);
     CHECK_EQ_INT(cc.calls, 3);
     rpl_signal_t *dc_err = rpl_signal_do_completed(fs, log_side_completed, &cc, NULL);
     run_logged(dc_err);
-    CHECK_LOG(3, 200 + SRC_ERROR_CODE);
+    CHECK_ORDER(3, 200 + SRC_ERROR_CODE);
     CHECK_EQ_INT(cc.calls, 3);
     rpl_release(dc_err);
     rpl_release(dc);

@@ -185,8 +185,8 @@ static void test_deliver_on_run_loop(void) {
     rpl_scheduler_t *s = rpl_run_loop_scheduler(loop);
     rpl_signal_t *iv = rpl_signal_interval(100000, rpl_scheduler_background());  /* 0.1 ms */
     rpl_signal_t *on = rpl_signal_deliver_on(iv, s);
-    rec r = {0};
-    rpl_disposable_t *sub = rec_subscribe(on, &r);
+    rec_t r = {0};
+    rpl_disposable_t *sub = rec_attach(on, &r);
     while (r.n < 5) {
         if (readable(loop, 5000)) rpl_run_loop_run_until_idle(loop);
     }
@@ -194,7 +194,7 @@ static void test_deliver_on_run_loop(void) {
     CHECK_EQ_INT(r.released, 1);
     int n = r.n;
     for (int i = 0; i < n && i < REC_MAX; i++) {
-        CHECK_EQ_INT(r.vals[i], i);
+        CHECK_EQ_INT(r.ints[i], i);
         CHECK(r.current[i] == s);
     }
     rpl_run_loop_run_until_idle(loop);

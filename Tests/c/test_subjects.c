@@ -1,7 +1,12 @@
 /* Subjects: semantics.md rules 7-11 and every subject function, single
    threaded (concurrency is in test_subjects_threads.c). */
 #include "check.h"
-#include "rec.h"
+#define REC_LOG_RELEASE 1 /* logs end in "R": the release comes last */
+#include "recorder.h"
+
+/* A value whose destructor counts, to check that values are consumed. */
+static int dtor_count;
+static void count_dtor(void *p) { (void)p; __atomic_fetch_add(&dtor_count, 1, __ATOMIC_SEQ_CST); }
 #include <ripple.h>
 
 /* Rule 8: a plain subject gives only what is sent after subscribing. */
@@ -11,9 +16,9 @@ static void test_plain_basic(void) {
     CHECK_EQ_INT(rpl_subject_subscriber_count(s), 0);
     CHECK_EQ_INT(rpl_subject_send_next(s, rpl_int(0)), RPL_OK); /* nobody: lost */
     rec_t a = {0}, b = {0};
-    rpl_disposable_t *da = rec_sub(s, &a);
+    rpl_disposable_t *da = rec_attach(s, &a);
     rpl_subject_send_next(s, rpl_int(1));
-    rpl_disposable_t *db = rec_sub(rpl_subject_as_signal(s), &b);
+    rpl_disposable_t *db = rec_attach(rpl_subject_as_signal(s), &b);
     CHECK_EQ_INT(rpl_subject_subscriber_count(s), 2);
     rpl_subject_send_next(s, rpl_int(2));
     rpl_subject_send_next(s, rpl_string("x"));
@@ -35,7 +40,7 @@ static void test_plain_basic(void) {
 static void test_plain_terminal_remembered(void) {
     rpl_subject_t *s = rpl_subject_create();
     rec_t a = {0}, late = {0}, late2 = {0};
-    rpl_disposable_t *da = rec_sub(s, &a);
+    rpl_disposable_t *da = rec_attach(s, &a);
     CHECK(!rpl_subject_is_terminated(s));
     rpl_subject_send_completed(s);
     CHECK(rpl_subject_is_terminated(s));
@@ -45,7 +50,7 @@ static void test_plain_terminal_remembered(void) {
     rpl_error_t *e = rpl_error_create("test", 5, "late");
     CHECK_EQ_INT(rpl_subject_send_error(s, e), RPL_OK); /* ignored */
     rpl_subject_send_completed(s);
-    rpl_disposable_t *dl = rec_sub(s, &late);
+    rpl_disposable_t *dl = rec_attach(s, &late);
     CHECK_LOG(&a, "C R");
     CHECK_LOG(&late, "C R");
     CHECK(rpl_disposable_is_disposed(dl));
@@ -55,10 +60,10 @@ static void test_plain_terminal_remembered(void) {
 
     /* Errors too, including send_error(NULL): a generic runtime error. */
     s = rpl_subject_create();
-    rpl_disposable_t *d1 = rec_sub(s, &late2);
+    rpl_disposable_t *d1 = rec_attach(s, &late2);
     rpl_subject_send_error(s, e);
     rec_t l3 = {0};
-    rpl_disposable_t *d3 = rec_sub(s, &l3);
+    rpl_disposable_t *d3 = rec_attach(s, &l3);
     CHECK_LOG(&late2, "E5 R");
     CHECK_LOG(&l3, "E5 R");
     rpl_release(d1);
@@ -66,7 +71,7 @@ static void test_plain_terminal_remembered(void) {
     rpl_release(s);
     s = rpl_subject_create();
     rec_t g = {0};
-    rpl_disposable_t *dg = rec_sub(s, &g);
+    rpl_disposable_t *dg = rec_attach(s, &g);
     CHECK_EQ_INT(rpl_subject_send_error(s, NULL), RPL_OK);
     CHECK_LOG(&g, "E1 R"); /* RPL_ERROR_GENERIC */
     rpl_release(dg);
@@ -81,10 +86,10 @@ static void test_behavior(void) {
     rpl_value v;
     CHECK_EQ_INT(rpl_behavior_subject_value(s, &v), RPL_OK);
     CHECK_EQ_INT(rpl_value_int(&v), 0);
-    rpl_disposable_t *da = rec_sub(s, &a);
+    rpl_disposable_t *da = rec_attach(s, &a);
     rpl_subject_send_next(s, rpl_int(1));
     rpl_subject_send_next(s, rpl_int(2));
-    rpl_disposable_t *db = rec_sub(s, &b);
+    rpl_disposable_t *db = rec_attach(s, &b);
     CHECK_EQ_INT(rpl_behavior_subject_value(s, &v), RPL_OK);
     CHECK_EQ_INT(rpl_value_int(&v), 2);
     CHECK_EQ_INT(rpl_subject_subscriber_count(s), 2);
@@ -93,7 +98,7 @@ static void test_behavior(void) {
     CHECK(strcmp(rpl_value_string(&v, NULL), "three") == 0);
     rpl_value_release(&v);
     rpl_subject_send_completed(s);
-    rpl_disposable_t *dc = rec_sub(s, &c);
+    rpl_disposable_t *dc = rec_attach(s, &c);
     CHECK_LOG(&a, "0 1 2 three C R");
     CHECK_LOG(&b, "2 three C R");
     CHECK_LOG(&c, "C R"); /* only the terminal event after termination */
@@ -111,13 +116,13 @@ static void test_behavior(void) {
     dtor_count = 0;
     s = rpl_behavior_subject_create(rpl_pointer(NULL, count_dtor));
     rec_t d = {0};
-    rpl_disposable_t *dd = rec_sub(s, &d);
-    CHECK_EQ_INT(d.nexts, 1);
+    rpl_disposable_t *dd = rec_attach(s, &d);
+    CHECK_EQ_INT(d.n, 1);
     rpl_subject_send_next(s, rpl_int(7));
     CHECK_EQ_INT(dtor_count, 1); /* replaced: the subject dropped it */
     rpl_release(dd);
     rpl_release(s);
-    CHECK_LOG(&d, "0 7 R"); /* freed without a terminal event (rule 6a) */
+    CHECK_LOG(&d, "<type 6> 7 R"); /* freed without a terminal event (rule 6a) */
 }
 
 /* Rule 10: replay subjects. */
@@ -126,11 +131,11 @@ static void test_replay(void) {
     rpl_subject_send_next(r1, rpl_string("a"));
     rpl_subject_send_next(r1, rpl_string("b"));
     rec_t a = {0};
-    rpl_disposable_t *da = rec_sub(r1, &a);
+    rpl_disposable_t *da = rec_attach(r1, &a);
     rpl_subject_send_next(r1, rpl_string("c"));
     rpl_subject_send_completed(r1);
     rec_t b = {0};
-    rpl_disposable_t *db = rec_sub(r1, &b);
+    rpl_disposable_t *db = rec_attach(r1, &b);
     CHECK_LOG(&a, "b c C R");
     CHECK_LOG(&b, "c C R");
     rpl_release(da);
@@ -140,16 +145,16 @@ static void test_replay(void) {
     rpl_subject_t *ru = rpl_replay_subject_create(RPL_REPLAY_UNLIMITED);
     for (int i = 0; i < 100; i++) rpl_subject_send_next(ru, rpl_int(i));
     rec_t c = {0};
-    rpl_disposable_t *dc = rec_sub(ru, &c);
-    CHECK_EQ_INT(c.nexts, 100);
+    rpl_disposable_t *dc = rec_attach(ru, &c);
+    CHECK_EQ_INT(c.n, 100);
     rpl_subject_send_next(ru, rpl_int(100));
     rpl_error_t *e = rpl_error_create("test", 9, "boom");
     rpl_subject_send_error(ru, e);
     rec_t d = {0};
-    rpl_disposable_t *dd = rec_sub(ru, &d);
-    CHECK_EQ_INT(c.nexts, 101);
-    CHECK_EQ_INT(d.nexts, 101);
-    CHECK_EQ_INT(d.last, 100);
+    rpl_disposable_t *dd = rec_attach(ru, &d);
+    CHECK_EQ_INT(c.n, 101);
+    CHECK_EQ_INT(d.n, 101);
+    CHECK_EQ_INT(d.last_int, 100);
     CHECK(strcmp(c.log, d.log) == 0);
     CHECK(strstr(d.log, "99 100 E9 R") != NULL);
     rpl_release(dc);
@@ -164,14 +169,14 @@ static void test_replay(void) {
     rpl_subject_send_next(r2, rpl_int(3));
     rpl_subject_send_error(r2, NULL);
     rec_t f = {0};
-    rpl_disposable_t *df = rec_sub(r2, &f);
+    rpl_disposable_t *df = rec_attach(r2, &f);
     CHECK_LOG(&f, "2 3 E1 R");
     rpl_release(df);
     rpl_release(r2);
     rpl_subject_t *r3 = rpl_replay_subject_create(1);
     rpl_subject_send_completed(r3);
     rec_t g = {0};
-    rpl_disposable_t *dg = rec_sub(r3, &g);
+    rpl_disposable_t *dg = rec_attach(r3, &g);
     CHECK_LOG(&g, "C R");
     rpl_release(dg);
     rpl_release(r3);
@@ -267,7 +272,7 @@ static void test_bad_input(void) {
     /* an error handle passed as a subject */
     CHECK_EQ_INT(rpl_subject_send_completed((rpl_subject_t *)e), RPL_ERR_KIND);
     rec_t a = {0};
-    rpl_disposable_t *d = rec_sub(s, &a);
+    rpl_disposable_t *d = rec_attach(s, &a);
     rpl_subject_send_next(s, rpl_int(1));
     CHECK_LOG(&a, "1");
     rpl_release(d);
@@ -293,7 +298,7 @@ static void test_subject_as_subscriber(void) {
     rpl_signal_t *src1 = rpl_signal_create(keep_src, (void *)1, NULL);
     rpl_subject_t *s = rpl_subject_create();
     rec_t a = {0};
-    rpl_disposable_t *da = rec_sub(s, &a);
+    rpl_disposable_t *da = rec_attach(s, &a);
     rpl_disposable_t *c0 = rpl_signal_subscribe_subject(src0, s);
     rpl_disposable_t *c1 = rpl_signal_subscribe_subject(src1, s);
     CHECK(c0 != NULL && c1 != NULL);
@@ -337,7 +342,7 @@ static void test_subject_as_subscriber(void) {
     rpl_disposable_t *cr = rpl_signal_subscribe_subject(ret, r);
     CHECK(rpl_subject_is_terminated(r));
     rec_t b = {0};
-    rpl_disposable_t *db = rec_sub(r, &b);
+    rpl_disposable_t *db = rec_attach(r, &b);
     CHECK_LOG(&b, "42 C R");
     rpl_release(cr);
     rpl_release(db);
@@ -349,7 +354,7 @@ static void test_subject_as_subscriber(void) {
     rpl_subject_t *down = rpl_behavior_subject_create(rpl_int(-1));
     rpl_disposable_t *cu = rpl_signal_subscribe_subject((rpl_signal_t *)up, down);
     rec_t c = {0};
-    rpl_disposable_t *dc = rec_sub(down, &c);
+    rpl_disposable_t *dc = rec_attach(down, &c);
     rpl_subject_send_next(up, rpl_int(1));
     rpl_release(down); /* kept alive by up's subscription */
     rpl_subject_send_next(up, rpl_int(2));
@@ -365,8 +370,8 @@ static void test_subject_as_subscriber(void) {
 static void test_release_rules(void) {
     rpl_subject_t *s = rpl_subject_create();
     rec_t a = {0}, b = {0};
-    rpl_disposable_t *da = rec_sub(s, &a);
-    rpl_disposable_t *db = rec_sub(s, &b);
+    rpl_disposable_t *da = rec_attach(s, &a);
+    rpl_disposable_t *db = rec_attach(s, &b);
     rpl_release(db); /* the handle, not the subscription */
     rpl_subject_send_next(s, rpl_int(1));
     CHECK_LOG(&b, "1");
@@ -380,8 +385,8 @@ static void test_release_rules(void) {
     rpl_subject_t *r = rpl_replay_subject_create(4);
     rpl_subject_t *h = rpl_behavior_subject_create(rpl_int(5));
     rec_t c = {0}, d = {0};
-    rpl_release(rec_sub(r, &c));
-    rpl_release(rec_sub(h, &d));
+    rpl_release(rec_attach(r, &c));
+    rpl_release(rec_attach(h, &d));
     rpl_subject_send_next(r, rpl_int(1));
     rpl_release(r);
     rpl_release(h);
@@ -406,7 +411,7 @@ static void probe_next(void *ctx, const rpl_value *v) {
     rpl_disposable_t *c = rpl_signal_subscribe_subject(p->src, p->s); /* an empty source */
     rpl_release(c);
     rec_t extra = {0};
-    rpl_disposable_t *d = rec_sub(p->s, &extra);
+    rpl_disposable_t *d = rec_attach(p->s, &extra);
     rpl_disposable_dispose(d);
     rpl_release(d);
     p->calls++;
@@ -455,7 +460,7 @@ static void test_reentrant_send(rpl_subject_t *s, const char *expect_a, const ch
     o.release = NULL;
     rpl_disposable_t *d = rpl_signal_subscribe((rpl_signal_t *)s, &o);
     rec_t b = {0};
-    rpl_disposable_t *db = rec_sub(s, &b);
+    rpl_disposable_t *db = rec_attach(s, &b);
     rpl_subject_send_next(s, rpl_int(0));
     CHECK_LOG(&r.rec, expect_a);
     CHECK_LOG(&b, expect_b);
@@ -499,7 +504,7 @@ static void subscribe_inside(void *ctx, const rpl_value *v) {
     sub_in_cb_t *c = ctx;
     (void)v;
     if (c->n++ == 0) {
-        c->late_d = rec_sub(c->s, c->late);  /* gets only later values */
+        c->late_d = rec_attach(c->s, c->late);  /* gets only later values */
         rpl_disposable_dispose(c->other);     /* dispose another subscriber */
     }
 }
@@ -510,7 +515,7 @@ static void test_subscribe_dispose_in_callback(rpl_subject_t *s, const char *exp
     o.on_next = subscribe_inside;
     o.ctx = &c;
     rpl_disposable_t *d = rpl_signal_subscribe((rpl_signal_t *)s, &o);
-    c.other = rec_sub(s, &other);
+    c.other = rec_attach(s, &other);
     rpl_subject_send_next(s, rpl_int(1));
     rpl_subject_send_next(s, rpl_int(2));
     rpl_subject_send_completed(s);

@@ -4,7 +4,8 @@
    between callbacks (no deadlock), and bounded subscribe time while others
    keep sending (no starvation). */
 #include "check.h"
-#include "rec.h"
+#define REC_LOG_RELEASE 1 /* logs end in "R": the release comes last */
+#include "recorder.h"
 #include <pthread.h>
 #include <ripple.h>
 #include <stdatomic.h>

@@ -10,9 +10,9 @@ static void test_delay_values_and_completion(void) {
     src s = {0};
     rpl_signal_t *sig = src_signal(&s);
     rpl_signal_t *d = rpl_signal_delay(sig, 10 * MS, ts);
-    rec r = {0};
+    rec_t r = {0};
     r.clock = ts;
-    rpl_disposable_t *sub = rec_subscribe(d, &r);
+    rpl_disposable_t *sub = rec_attach(d, &r);
     src_next(&s, 1);
     rpl_test_scheduler_advance_by(ts, 4 * MS);
     src_next(&s, 2);
@@ -22,7 +22,7 @@ static void test_delay_values_and_completion(void) {
     CHECK_EQ_INT(r.n, 0);
     rpl_test_scheduler_advance_by(ts, 1);
     CHECK_EQ_INT(r.n, 1);
-    CHECK_EQ_INT(r.vals[0], 1);
+    CHECK_EQ_INT(r.ints[0], 1);
     CHECK_EQ_INT(r.at[0], 10 * MS);
     CHECK(r.current[0] == ts);
     CHECK_EQ_INT(r.completed, 0);
@@ -44,13 +44,13 @@ static void test_delay_error_not_delayed(void) {
     src s = {0};
     rpl_signal_t *sig = src_signal(&s);
     rpl_signal_t *d = rpl_signal_delay(sig, 10 * MS, ts);
-    rec r = {0};
-    rpl_disposable_t *sub = rec_subscribe(d, &r);
+    rec_t r = {0};
+    rpl_disposable_t *sub = rec_attach(d, &r);
     src_next(&s, 1);
     rpl_test_scheduler_advance_by(ts, 5 * MS);
     src_fail(&s, 42);
     CHECK_EQ_INT(r.errors, 1);        /* at once */
-    CHECK_EQ_INT(r.err_code, 42);
+    CHECK_EQ_INT(r.error_code, 42);
     CHECK_EQ_INT(r.n, 0);
     rpl_test_scheduler_advance_by(ts, 100 * MS);
     CHECK_EQ_INT(r.n, 0);             /* the pending value was dropped */
@@ -67,8 +67,8 @@ static void test_delay_dispose_cancels(void) {
     src s = {0};
     rpl_signal_t *sig = src_signal(&s);
     rpl_signal_t *d = rpl_signal_delay(sig, 10 * MS, ts);
-    rec r = {0};
-    rpl_disposable_t *sub = rec_subscribe(d, &r);
+    rec_t r = {0};
+    rpl_disposable_t *sub = rec_attach(d, &r);
     rpl_value str = rpl_string("boxed");  /* a boxed value: a leak would show */
     rpl_subscriber_send_next(s.sub, str);
     src_next(&s, 2);
@@ -91,8 +91,8 @@ static void test_delay_dispose_after_upstream_completed(void) {
     src s = {0};
     rpl_signal_t *sig = src_signal(&s);
     rpl_signal_t *d = rpl_signal_delay(sig, 10, ts);
-    rec r = {0};
-    rpl_disposable_t *sub = rec_subscribe(d, &r);
+    rec_t r = {0};
+    rpl_disposable_t *sub = rec_attach(d, &r);
     rpl_subscriber_send_next(s.sub, rpl_string("x"));
     src_complete(&s);
     rpl_disposable_dispose(sub);
@@ -113,9 +113,9 @@ static void test_throttle(void) {
     src s = {0};
     rpl_signal_t *sig = src_signal(&s);
     rpl_signal_t *t = rpl_signal_throttle(sig, 10 * MS, ts);
-    rec r = {0};
+    rec_t r = {0};
     r.clock = ts;
-    rpl_disposable_t *sub = rec_subscribe(t, &r);
+    rpl_disposable_t *sub = rec_attach(t, &r);
     src_next(&s, 1);
     rpl_test_scheduler_advance_by(ts, 5 * MS);
     src_next(&s, 2);                          /* replaces 1, restarts the wait */
@@ -123,17 +123,17 @@ static void test_throttle(void) {
     CHECK_EQ_INT(r.n, 0);
     rpl_test_scheduler_advance_by(ts, 1 * MS);  /* t = 15: 10 ms of quiet */
     CHECK_EQ_INT(r.n, 1);
-    CHECK_EQ_INT(r.vals[0], 2);
+    CHECK_EQ_INT(r.ints[0], 2);
     CHECK_EQ_INT(r.at[0], 15 * MS);
     CHECK(r.current[0] == ts);
     src_next(&s, 3);
     rpl_test_scheduler_advance_by(ts, 20 * MS);
     CHECK_EQ_INT(r.n, 2);
-    CHECK_EQ_INT(r.vals[1], 3);
+    CHECK_EQ_INT(r.ints[1], 3);
     src_next(&s, 4);
     src_complete(&s);                         /* flushes 4 at once, then C */
     CHECK_EQ_INT(r.n, 3);
-    CHECK_EQ_INT(r.vals[2], 4);
+    CHECK_EQ_INT(r.ints[2], 4);
     CHECK_EQ_INT(r.completed, 1);
     rpl_test_scheduler_advance_by(ts, 20 * MS);
     CHECK_EQ_INT(r.n, 3);
@@ -150,8 +150,8 @@ static void test_throttle_error_and_dispose(void) {
     src s = {0};
     rpl_signal_t *sig = src_signal(&s);
     rpl_signal_t *t = rpl_signal_throttle(sig, 10 * MS, ts);
-    rec r = {0};
-    rpl_disposable_t *sub = rec_subscribe(t, &r);
+    rec_t r = {0};
+    rpl_disposable_t *sub = rec_attach(t, &r);
     src_next(&s, 1);
     src_fail(&s, 7);
     CHECK_EQ_INT(r.errors, 1);
@@ -160,8 +160,8 @@ static void test_throttle_error_and_dispose(void) {
     rpl_release(sub);
     src_cleanup(&s);
 
-    rec r2 = {0};
-    sub = rec_subscribe(t, &r2);
+    rec_t r2 = {0};
+    sub = rec_attach(t, &r2);
     rpl_subscriber_send_next(s.sub, rpl_string("pending"));
     rpl_disposable_dispose(sub);
     rpl_test_scheduler_advance_by(ts, 20 * MS);
@@ -180,10 +180,10 @@ static void test_timeout_fires(void) {
     src s = {0};
     rpl_signal_t *sig = src_signal(&s);
     rpl_signal_t *t = rpl_signal_timeout(sig, 10 * MS, ts);
-    rec r = {0};
+    rec_t r = {0};
     r.clock = ts;
     rpl_test_scheduler_advance_by(ts, 3 * MS);   /* the deadline runs from subscription */
-    rpl_disposable_t *sub = rec_subscribe(t, &r);
+    rpl_disposable_t *sub = rec_attach(t, &r);
     rpl_test_scheduler_advance_by(ts, 5 * MS);
     src_next(&s, 1);                             /* values do not reset it */
     rpl_test_scheduler_advance_by(ts, 4 * MS);
@@ -192,8 +192,8 @@ static void test_timeout_fires(void) {
     CHECK_EQ_INT(r.n, 1);
     CHECK_EQ_INT(r.errors, 1);
     CHECK_EQ_INT(r.end_at, 13 * MS);
-    CHECK_EQ_INT(r.err_code, RPL_ERROR_TIMEOUT);
-    CHECK(strcmp(r.err_domain, RPL_ERROR_DOMAIN) == 0);
+    CHECK_EQ_INT(r.error_code, RPL_ERROR_TIMEOUT);
+    CHECK(strcmp(r.error_domain, RPL_ERROR_DOMAIN) == 0);
     CHECK_EQ_INT(s.disposed, 1);                 /* the source was disposed */
     src_next(&s, 2);
     CHECK_EQ_INT(r.n, 1);
@@ -212,12 +212,12 @@ static void test_timeout_of_never(void) {
     rpl_scheduler_t *ts = rpl_test_scheduler_create();
     rpl_signal_t *never = rpl_signal_never();
     rpl_signal_t *t = rpl_signal_timeout(never, 10 * MS, ts);
-    rec r = {0};
-    rpl_disposable_t *sub = rec_subscribe(t, &r);
+    rec_t r = {0};
+    rpl_disposable_t *sub = rec_attach(t, &r);
     rpl_release(sub);
     rpl_test_scheduler_advance_by(ts, 10 * MS);
     CHECK_EQ_INT(r.errors, 1);
-    CHECK_EQ_INT(r.err_code, RPL_ERROR_TIMEOUT);
+    CHECK_EQ_INT(r.error_code, RPL_ERROR_TIMEOUT);
     CHECK_EQ_INT(r.released, 1);
     rpl_release(t);
     rpl_release(ts);
@@ -235,8 +235,8 @@ static void test_timeout_not_fired(void) {
     src s = {0};
     rpl_signal_t *sig = src_signal(&s);
     rpl_signal_t *t = rpl_signal_timeout(sig, 10 * MS, ts);
-    rec r = {0};
-    rpl_disposable_t *sub = rec_subscribe(t, &r);
+    rec_t r = {0};
+    rpl_disposable_t *sub = rec_attach(t, &r);
     src_next(&s, 1);
     src_complete(&s);
     rpl_test_scheduler_advance_by(ts, 100 * MS);
@@ -246,8 +246,8 @@ static void test_timeout_not_fired(void) {
     rpl_release(sub);
     src_cleanup(&s);
 
-    rec r2 = {0};   /* disposed before the deadline: no error */
-    sub = rec_subscribe(t, &r2);
+    rec_t r2 = {0};   /* disposed before the deadline: no error */
+    sub = rec_attach(t, &r2);
     rpl_disposable_dispose(sub);
     rpl_test_scheduler_advance_by(ts, 100 * MS);
     CHECK_EQ_INT(r2.errors, 0);
@@ -257,8 +257,8 @@ static void test_timeout_not_fired(void) {
     /* A synchronous signal never times out. */
     rpl_signal_t *ret = rpl_signal_return(rpl_int(5));
     rpl_signal_t *t2 = rpl_signal_timeout(ret, 1, ts);
-    rec r3 = {0};
-    sub = rec_subscribe(t2, &r3);
+    rec_t r3 = {0};
+    sub = rec_attach(t2, &r3);
     CHECK_EQ_INT(r3.n, 1);
     CHECK_EQ_INT(r3.completed, 1);
     rpl_test_scheduler_advance_by(ts, 10);
@@ -276,15 +276,15 @@ static void test_timeout_not_fired(void) {
 static void test_interval(void) {
     rpl_scheduler_t *ts = rpl_test_scheduler_create();
     rpl_signal_t *iv = rpl_signal_interval(10 * MS, ts);
-    rec r = {0};
+    rec_t r = {0};
     r.clock = ts;
-    rpl_disposable_t *sub = rec_subscribe(iv, &r);
+    rpl_disposable_t *sub = rec_attach(iv, &r);
     rpl_test_scheduler_advance_by(ts, 9 * MS);
     CHECK_EQ_INT(r.n, 0);
     rpl_test_scheduler_advance_by(ts, 26 * MS);
     CHECK_EQ_INT(r.n, 3);
     for (int i = 0; i < 3; i++) {
-        CHECK_EQ_INT(r.vals[i], i);
+        CHECK_EQ_INT(r.ints[i], i);
         CHECK_EQ_INT(r.at[i], (uint64_t)(i + 1) * 10 * MS);
     }
     CHECK(r.current[0] == ts);
@@ -296,14 +296,14 @@ static void test_interval(void) {
     rpl_release(sub);
 
     /* Two subscriptions tick independently, each from 0. */
-    rec a = {0}, b = {0};
-    rpl_disposable_t *sa = rec_subscribe(iv, &a);
+    rec_t a = {0}, b = {0};
+    rpl_disposable_t *sa = rec_attach(iv, &a);
     rpl_test_scheduler_advance_by(ts, 5 * MS);
-    rpl_disposable_t *sb = rec_subscribe(iv, &b);
+    rpl_disposable_t *sb = rec_attach(iv, &b);
     rpl_test_scheduler_advance_by(ts, 15 * MS);
     CHECK_EQ_INT(a.n, 2);
     CHECK_EQ_INT(b.n, 1);
-    CHECK_EQ_INT(b.vals[0], 0);
+    CHECK_EQ_INT(b.ints[0], 0);
     rpl_disposable_dispose(sa);
     rpl_disposable_dispose(sb);
     rpl_release(sa);
@@ -317,8 +317,8 @@ static void test_interval(void) {
 static void test_interval_freed_with_scheduler(void) {
     rpl_scheduler_t *ts = rpl_test_scheduler_create();
     rpl_signal_t *iv = rpl_signal_interval(10, ts);
-    rec r = {0};
-    rpl_release(rec_subscribe(iv, &r));
+    rec_t r = {0};
+    rpl_release(rec_attach(iv, &r));
     rpl_release(iv);
     rpl_test_scheduler_advance_by(ts, 25);
     CHECK_EQ_INT(r.n, 2);
@@ -333,8 +333,8 @@ static void test_subscribe_on(void) {
     src s = {0};
     rpl_signal_t *sig = src_signal(&s);
     rpl_signal_t *on = rpl_signal_subscribe_on(sig, ts);
-    rec r = {0};
-    rpl_disposable_t *sub = rec_subscribe(on, &r);
+    rec_t r = {0};
+    rpl_disposable_t *sub = rec_attach(on, &r);
     CHECK_EQ_INT(s.subscriptions, 0);   /* not yet: it is scheduled */
     rpl_test_scheduler_advance_by(ts, 0);
     CHECK_EQ_INT(s.subscriptions, 1);
@@ -348,16 +348,16 @@ static void test_subscribe_on(void) {
     rpl_release(sub);
     src_cleanup(&s);
 
-    rec r2 = {0};   /* disposed before the subscription ran: cancelled */
-    sub = rec_subscribe(on, &r2);
+    rec_t r2 = {0};   /* disposed before the subscription ran: cancelled */
+    sub = rec_attach(on, &r2);
     rpl_disposable_dispose(sub);
     CHECK_EQ_INT(r2.released, 1);
     rpl_test_scheduler_advance_by(ts, 0);
     CHECK_EQ_INT(s.subscriptions, 1);
     rpl_release(sub);
 
-    rec r3 = {0};   /* disposing later disposes the upstream subscription */
-    sub = rec_subscribe(on, &r3);
+    rec_t r3 = {0};   /* disposing later disposes the upstream subscription */
+    sub = rec_attach(on, &r3);
     rpl_test_scheduler_run(ts);
     CHECK_EQ_INT(s.subscriptions, 2);
     rpl_disposable_dispose(sub);
@@ -376,23 +376,23 @@ static void test_deliver_on(void) {
     src s = {0};
     rpl_signal_t *sig = src_signal(&s);
     rpl_signal_t *on = rpl_signal_deliver_on(sig, ts);
-    rec r = {0};
-    rpl_disposable_t *sub = rec_subscribe(on, &r);
+    rec_t r = {0};
+    rpl_disposable_t *sub = rec_attach(on, &r);
     CHECK_EQ_INT(s.subscriptions, 1);   /* subscription itself is synchronous */
     for (int i = 0; i < 10; i++) src_next(&s, i);
     src_complete(&s);
     CHECK_EQ_INT(r.n, 0);
     rpl_test_scheduler_run(ts);
     CHECK_EQ_INT(r.n, 10);
-    for (int i = 0; i < 10; i++) CHECK_EQ_INT(r.vals[i], i);
+    for (int i = 0; i < 10; i++) CHECK_EQ_INT(r.ints[i], i);
     CHECK(r.current[0] == ts);
     CHECK_EQ_INT(r.completed, 1);
     CHECK_EQ_INT(r.released, 1);
     rpl_release(sub);
     src_cleanup(&s);
 
-    rec r2 = {0};   /* an error is delivered on the scheduler too */
-    sub = rec_subscribe(on, &r2);
+    rec_t r2 = {0};   /* an error is delivered on the scheduler too */
+    sub = rec_attach(on, &r2);
     src_fail(&s, 3);
     CHECK_EQ_INT(r2.errors, 0);
     rpl_test_scheduler_run(ts);
@@ -400,8 +400,8 @@ static void test_deliver_on(void) {
     rpl_release(sub);
     src_cleanup(&s);
 
-    rec r3 = {0};   /* disposal drops what is queued; nothing after dispose */
-    sub = rec_subscribe(on, &r3);
+    rec_t r3 = {0};   /* disposal drops what is queued; nothing after dispose */
+    sub = rec_attach(on, &r3);
     rpl_subscriber_send_next(s.sub, rpl_string("queued"));
     src_complete(&s);
     rpl_disposable_dispose(sub);
@@ -422,9 +422,9 @@ static void test_composition(void) {
     rpl_signal_t *iv = rpl_signal_interval(10, ts);
     rpl_signal_t *dl = rpl_signal_delay(iv, 5, ts);
     rpl_signal_t *on = rpl_signal_deliver_on(dl, ts);
-    rec r = {0};
+    rec_t r = {0};
     r.clock = ts;
-    rpl_disposable_t *sub = rec_subscribe(on, &r);
+    rpl_disposable_t *sub = rec_attach(on, &r);
     rpl_test_scheduler_advance_by(ts, 35);
     CHECK_EQ_INT(r.n, 3);
     CHECK_EQ_INT(r.at[0], 15);
@@ -446,8 +446,8 @@ static void test_released_test_scheduler_frees_everything(void) {
     rpl_signal_t *sig = src_signal(&s);
     rpl_signal_t *d = rpl_signal_delay(sig, 10, ts);
     rpl_signal_t *on = rpl_signal_subscribe_on(d, ts);
-    rec r = {0};
-    rpl_disposable_t *sub = rec_subscribe(on, &r);
+    rec_t r = {0};
+    rpl_disposable_t *sub = rec_attach(on, &r);
     rpl_release(sub);
     rpl_release(on);
     rpl_release(d);
@@ -462,8 +462,8 @@ static void test_released_test_scheduler_frees_everything(void) {
     sig = src_signal(&s);
     d = rpl_signal_delay(sig, 10, ts);
     on = rpl_signal_deliver_on(d, ts);
-    rec r2 = {0};
-    sub = rec_subscribe(on, &r2);
+    rec_t r2 = {0};
+    sub = rec_attach(on, &r2);
     rpl_subscriber_send_next(s.sub, rpl_string("queued"));
     rpl_test_scheduler_advance_by(ts, 10);   /* delay, then deliver_on, at t=10 */
     rpl_subscriber_send_next(s.sub, rpl_string("delayed"));
@@ -488,8 +488,8 @@ static void test_operator_outliving_its_test_scheduler(void) {
                             rpl_signal_interval(1, ts)};
     rpl_release(ts);
     for (int i = 0; i < 5; i++) {
-        rec r = {0};
-        rpl_disposable_t *sub = rec_subscribe(ops[i], &r);
+        rec_t r = {0};
+        rpl_disposable_t *sub = rec_attach(ops[i], &r);
         CHECK(sub != NULL);
         CHECK_EQ_INT(r.released, 1);
         CHECK(rpl_disposable_is_disposed(sub));
@@ -540,10 +540,10 @@ static void test_immediate_operators(void) {
     rpl_signal_t *a = rpl_signal_subscribe_on(ret, imm);
     rpl_signal_t *b = rpl_signal_deliver_on(a, imm);
     rpl_signal_t *c = rpl_signal_delay(b, 1000, imm);
-    rec r = {0};
-    rpl_disposable_t *sub = rec_subscribe(c, &r);
+    rec_t r = {0};
+    rpl_disposable_t *sub = rec_attach(c, &r);
     CHECK_EQ_INT(r.n, 1);
-    CHECK_EQ_INT(r.vals[0], 9);
+    CHECK_EQ_INT(r.ints[0], 9);
     CHECK_EQ_INT(r.completed, 1);
     CHECK_EQ_INT(r.released, 1);
     rpl_release(sub);

@@ -22,13 +22,14 @@ extern volatile unsigned short ripple_completed_semaphore __attribute__((visibil
 extern volatile unsigned short ripple_dispose_semaphore __attribute__((visibility("hidden")));
 
 /* The one check on the per-event path: is anybody watching values? Two plain
-   loads and one branch; both words are almost never written, so the branch
+   loads (a relaxed atomic load is a plain one) and one branch; both words are almost never written, so the branch
    is predicted and the cache lines stay shared. */
-static inline int ripple_trace_next_on(void) { return ripple_trace_hook_on | ripple_next_semaphore; }
+static inline int ripple_trace_hook_set(void) { return __atomic_load_n(&ripple_trace_hook_on, __ATOMIC_RELAXED); }
+static inline int ripple_trace_next_on(void) { return ripple_trace_hook_set() | ripple_next_semaphore; }
 
 /* Is anybody watching any event (subscribe, terminal events, dispose)? */
 static inline int ripple_trace_any_on(void) {
-    return ripple_trace_hook_on | ripple_subscribe_semaphore | ripple_next_semaphore | ripple_error_semaphore |
+    return ripple_trace_hook_set() | ripple_subscribe_semaphore | ripple_next_semaphore | ripple_error_semaphore |
            ripple_completed_semaphore | ripple_dispose_semaphore;
 }
 

@@ -1,0 +1,253 @@
+#!/usr/bin/env python3
+"""Generate the man3 pages of Ripple from the comments of Include/ripple.h.
+
+The header is the one place the API is documented, so the pages are derived
+from it, never written by hand:
+  - ripple.3: the conventions comment at the top of the header, and an index;
+  - ripple-<section>.3: one page per "/* ====" section of the header, each
+    declaration with the comment written above it;
+  - rpl_<function>.3: one name per declared function, a link to its section's
+    page (Debian policy prefers symlinks to .so requests for aliases).
+
+  manpages.py HEADER OUTDIR --version V   write the pages (and the links)
+  manpages.py HEADER --list               every file name the pages install
+  manpages.py HEADER --functions          every declared function, sorted
+"""
+import argparse
+import os
+import re
+import sys
+
+SECTION_RULE = re.compile(r"^/\* =+\s*$")
+SECTION_END = re.compile(r"^ \* =+ \*/\s*$")
+SUB_RULE = re.compile(r"^ \* -+\s*$")
+# A function declaration: rpl_name( not followed by '*' (that would be a
+# function-pointer typedef such as `rpl_value (*rpl_map_fn)(...)`).
+FUNC = re.compile(r"\b(rpl_[a-z0-9_]+)\s*\((?!\s*\*)")
+PREPROC_SKIP = re.compile(r"^#\s*(if|ifdef|ifndef|endif|else|elif|pragma|include)\b")
+
+
+def esc(text):
+    """Escape text for roff: backslashes, and a leading . or ' on a line."""
+    text = text.replace("\\", "\\e").replace("-", "\\-")
+    return re.sub(r"^([.'])", r"\\&\1", text)
+
+
+def comment_text(lines):
+    """The text of a block comment, without /*, */ and the leading ' * '."""
+    out = []
+    for ln in lines:
+        ln = ln.rstrip()
+        ln = re.sub(r"^\s*/\*+ ?", "", ln)
+        ln = re.sub(r"\s*\*/\s*$", "", ln)
+        if re.match(r"^\s*\*( |$)", ln):
+            ln = re.sub(r"^\s*\* ?", "", ln)  # " * text" style
+        elif ln.startswith("   "):
+            ln = ln[3:]  # "/* text\n   more */" style
+        out.append(ln)
+    while out and not out[0].strip():
+        out.pop(0)
+    while out and not out[-1].strip():
+        out.pop()
+    return out
+
+
+def prose(lines):
+    """Render comment lines as filled roff text: paragraphs, '- ' bullets and
+    'Word   text' tagged paragraphs (the conventions block) keep their shape."""
+    out = []
+    mode = None  # None, "p", "ip", "tp"
+    for n, ln in enumerate(lines):
+        if re.match(r"^-{5,}$", ln.strip()):
+            continue
+        if 0 < n < len(lines) - 1 and re.match(r"^-{5,}$", lines[n - 1].strip()) \
+                and re.match(r"^-{5,}$", lines[n + 1].strip()):
+            out.append(".SS " + esc(ln.strip()))  # a heading between two rules
+            mode = None
+            continue
+        if not ln.strip():
+            mode = None
+            continue
+        bullet = re.match(r"^\s*- (.*)", ln)
+        tag = re.match(r"^([A-Z][A-Za-z]+)\s{2,}(\S.*)", ln)
+        if bullet:
+            out += [".IP \\(bu 2", esc(bullet.group(1))]
+            mode = "ip"
+        elif tag:
+            out += [".TP", ".B " + tag.group(1), esc(tag.group(2))]
+            mode = "tp"
+        else:
+            if mode is None:
+                out.append(".PP")
+                mode = "p"
+            out.append(esc(ln.strip()))
+    return out
+
+
+def code(lines):
+    return [".PP", ".EX"] + [esc(re.sub(r"\s*RPL_(NULLABLE|NONNULL)\b", "", ln.rstrip())) for ln in lines] + [".EE"]
+
+
+def parse(path):
+    """Returns (intro comment lines, [(title, intro lines, body lines)])."""
+    with open(path, encoding="utf-8") as f:
+        src = f.read().splitlines()
+    # The first comment of the file is the overview.
+    i = 0
+    while not src[i].startswith("/*"):
+        i += 1
+    j = i
+    while "*/" not in src[j]:
+        j += 1
+    overview = comment_text(src[i:j + 1])
+    sections = []
+    k = j + 1
+    while k < len(src):
+        if SECTION_RULE.match(src[k]):
+            title = re.sub(r"^ \* ", "", src[k + 1]).strip()
+            m = k + 2
+            intro = []
+            while not SECTION_END.match(src[m]):
+                if not SUB_RULE.match(src[m]):
+                    intro.append(src[m])
+                m += 1
+            body = []
+            m += 1
+            while m < len(src) and not SECTION_RULE.match(src[m]):
+                body.append(src[m])
+                m += 1
+            sections.append((title, comment_text(intro), body))
+            k = m
+        else:
+            k += 1
+    # The end of the file (closing guards and pragmas) is not part of the last section.
+    return overview, sections
+
+
+def blocks(body):
+    """Split a section body into ('comment'|'code', lines) blocks."""
+    out = []
+    k = 0
+    while k < len(body):
+        ln = body[k]
+        if not ln.strip() or PREPROC_SKIP.match(ln) or ln.strip() in ("}", "extern \"C\" {"):
+            k += 1
+            continue
+        if ln.startswith("/*"):
+            m = k
+            while "*/" not in body[m]:
+                m += 1
+            out.append(("comment", comment_text(body[k:m + 1])))
+            k = m + 1
+            continue
+        m = k
+        cur = []
+        while m < len(body) and body[m].strip() and not body[m].startswith("/*") and not PREPROC_SKIP.match(body[m]):
+            cur.append(body[m])
+            m += 1
+        if cur and not (len(cur) == 1 and cur[0].strip() == "}"):
+            out.append(("code", cur))
+        k = m
+    return out
+
+
+def functions_of(body):
+    names = []
+    for kind, lines in blocks(body):
+        if kind != "code":
+            continue
+        text = "\n".join(ln for ln in lines if not ln.lstrip().startswith("#"))
+        text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+        names += [n for n in FUNC.findall(text) if n not in names]
+    return names
+
+
+def slug(title):
+    words = re.sub(r"[^a-z0-9]+", "-", title.split(":")[0].lower()).strip("-")
+    return "ripple-" + words
+
+
+def th(name, version):
+    date = ""
+    if os.environ.get("SOURCE_DATE_EPOCH"):
+        import time
+        date = time.strftime("%Y-%m-%d", time.gmtime(int(os.environ["SOURCE_DATE_EPOCH"])))
+    return ['.\\" Generated by pkg/manpages.py from ripple.h; do not edit.',
+            f'.TH {name.upper()} 3 "{date}" "ripple {version}" "Ripple Library Functions"',
+            ".nh", ".ad l"]  # identifiers read badly when hyphenated or stretched
+
+
+def page_for_section(title, intro, body, version):
+    name = slug(title)
+    funcs = functions_of(body)
+    out = th(name, version)
+    out += [".SH NAME", esc(", ".join([name] + funcs)) + " \\- " + esc(title)]
+    out += [".SH SYNOPSIS", ".nf", ".B #include <ripple.h>", ".PP", "Link with \\fI\\-lripple\\fP "
+            "(\\fBpkg\\-config \\-\\-cflags \\-\\-libs ripple\\fP).", ".fi"]
+    out += [".SH DESCRIPTION"] + prose(intro)
+    pending = None
+    for kind, lines in blocks(body):
+        if kind == "comment":
+            if pending is not None:
+                out += prose(pending)
+            pending = lines
+        else:
+            out += code(lines)
+            if pending is not None:
+                out += [".RS"] + prose(pending) + [".RE"]
+                pending = None
+    if pending is not None:
+        out += prose(pending)
+    out += [".SH SEE ALSO", ".BR ripple (3)"]
+    return name, funcs, "\n".join(out) + "\n"
+
+
+def overview_page(overview, sections, version):
+    out = th("ripple", version)
+    out += [".SH NAME", "ripple \\- reactive signals, subjects and operators (ReactiveCocoa semantics) with a C API"]
+    out += [".SH SYNOPSIS", ".nf", ".B #include <ripple.h>", ".PP",
+            "cc app.c $(pkg\\-config \\-\\-cflags \\-\\-libs ripple)", ".fi"]
+    out += [".SH DESCRIPTION"] + prose(overview)
+    out += [".SH SECTIONS", "One page per part of the API; each function name is also a page of its own."]
+    for title, _, _ in sections:
+        out += [".TP", f".BR {slug(title)} (3)", esc(title)]
+    out += [".SH SEE ALSO", "The behaviour rules (ownership, threading, delivery, termination, subjects, "
+            "multicast, errors) are in \\fIdocs/behaviour.md\\fP of the source tree, installed as "
+            "\\fIbehaviour.md\\fP in the package's documentation directory."]
+    return "\n".join(out) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("header")
+    ap.add_argument("outdir", nargs="?")
+    ap.add_argument("--version", default="")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--functions", action="store_true")
+    args = ap.parse_args()
+    overview, sections = parse(args.header)
+    pages = [page_for_section(t, i, b, args.version) for t, i, b in sections]
+    if args.functions:
+        print("\n".join(sorted({f for _, funcs, _ in pages for f in funcs})))
+        return 0
+    names = ["ripple.3"] + [n + ".3" for n, _, _ in pages] + [f + ".3" for _, funcs, _ in pages for f in funcs]
+    if args.list:
+        print("\n".join(names))
+        return 0
+    if not args.outdir:
+        ap.error("OUTDIR is required")
+    os.makedirs(args.outdir, exist_ok=True)
+    for old in os.listdir(args.outdir):
+        os.remove(os.path.join(args.outdir, old))
+    with open(os.path.join(args.outdir, "ripple.3"), "w", encoding="utf-8") as f:
+        f.write(overview_page(overview, sections, args.version))
+    for name, funcs, text in pages:
+        with open(os.path.join(args.outdir, name + ".3"), "w", encoding="utf-8") as f:
+            f.write(text)
+        for fn in funcs:
+            os.symlink(name + ".3", os.path.join(args.outdir, fn + ".3"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -34,6 +34,8 @@ open class RippleObject {
     /// the live count: it is never freed, so a leak check that compares the
     /// count before and after a test must not see it. Call once, at creation.
     public final func excludeFromLiveCount() { ripple_live_dec() }
+    /// Undoes `excludeFromLiveCount` (before a deinit that counts it out).
+    public final func includeInLiveCount() { ripple_live_inc() }
 
     /// Runtime objects alive now (excluding the shared ones).
     public static var liveCount: Int { ripple_live_get() }

@@ -21,6 +21,10 @@ public final class ScheduledAction: Job, @unchecked Sendable {
     let interval: UInt64
     /// Due time of the next occurrence (scheduler clock).
     @exclusivity(unchecked) var deadline: UInt64 = 0
+    /// Cancelled before it ran: an empty husk that a timer heap may hold
+    /// until its due time or its next sweep (bounded, rule 23). It holds no
+    /// work and no resources, so it is no leak: rpl_live_objects leaves it out.
+    @exclusivity(unchecked) private var husk = false
 
     /// Not yet enqueued: pass it to `enqueue` (set `deadline` first for a
     /// timed one).
@@ -41,7 +45,10 @@ public final class ScheduledAction: Job, @unchecked Sendable {
         super.init()
     }
 
-    deinit { drop() }
+    deinit {
+        drop()
+        if husk { includeInLiveCount() }  // RippleObject's deinit counts it out
+    }
 
     @inline(__always)
     private func invoke() {
@@ -94,7 +101,11 @@ public final class ScheduledAction: Job, @unchecked Sendable {
             s = cur
         }
         // Neither running nor finished: the closure will never run, drop it now.
-        if s & (ScheduledAction.running | ScheduledAction.finished) == 0 { drop() }
+        if s & (ScheduledAction.running | ScheduledAction.finished) == 0 {
+            drop()
+            husk = true
+            excludeFromLiveCount()
+        }
     }
 
     /// True once cancelled, or once a one-shot action has run.

@@ -59,23 +59,16 @@ void ripple_trace_set(ripple_trace_fn fn, void *ctx) {
 }
 
 void ripple_trace_emit(const void *event, int kind, const char *name, uint64_t id) {
+    /* One probe site per event kind, each fired only while attached. */
+#define RIPPLE_PROBE(n) if (ripple_##n##_semaphore) STAP_PROBE2(ripple, n, name, id); break
     switch (kind) {
-    case RIPPLE_TRACE_SUBSCRIBE:
-        if (ripple_subscribe_semaphore) STAP_PROBE2(ripple, subscribe, name, id);
-        break;
-    case RIPPLE_TRACE_NEXT:
-        if (ripple_next_semaphore) STAP_PROBE2(ripple, next, name, id);
-        break;
-    case RIPPLE_TRACE_ERROR:
-        if (ripple_error_semaphore) STAP_PROBE2(ripple, error, name, id);
-        break;
-    case RIPPLE_TRACE_COMPLETED:
-        if (ripple_completed_semaphore) STAP_PROBE2(ripple, completed, name, id);
-        break;
-    default:
-        if (ripple_dispose_semaphore) STAP_PROBE2(ripple, dispose, name, id);
-        break;
+    case RIPPLE_TRACE_SUBSCRIBE: RIPPLE_PROBE(subscribe);
+    case RIPPLE_TRACE_NEXT: RIPPLE_PROBE(next);
+    case RIPPLE_TRACE_ERROR: RIPPLE_PROBE(error);
+    case RIPPLE_TRACE_COMPLETED: RIPPLE_PROBE(completed);
+    default: RIPPLE_PROBE(dispose);
     }
+#undef RIPPLE_PROBE
     hook *h = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
     if (h) h->fn(h->ctx, event);
     /* The probe notes refer to _.stapsdt.base (tracers use its address to

@@ -490,7 +490,7 @@ rpl_error_t *RPL_NULLABLE rpl_last_signal_error(void);
  * ignored (they return RPL_OK and release their value).
  * Disposing a subscription removes it from the subject. A subject is freed
  * with its last reference; its subscriptions then end without a terminal
- * event (each observer's release runs).
+ * event (each observer's release runs) unless something else holds them.
  * Costs: subscribing and disposing take the same time beside 100,000 other
  * subscribers as beside none; a send costs O(current subscribers) and takes
  * one atomic operation in all when uncontended, however many subscribers

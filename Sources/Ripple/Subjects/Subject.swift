@@ -17,7 +17,7 @@ public class Subject: Signal, @unchecked Sendable {
         super.init(kind: .subject)
     }
 
-    deinit { hub.send(.close) }
+    deinit { hub.post(.close) }
 
     /// Sends a value to every current subscriber; consumes `value`. Ignored
     /// after the terminal event.
@@ -31,7 +31,7 @@ public class Subject: Signal, @unchecked Sendable {
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let x = Subscriber(sink, hub: hub)
-        hub.send(.join(x))
+        hub.post(.join(x))  // behind another thread's delivery: joins when it lets go
         return x
     }
 
@@ -54,7 +54,9 @@ public class Subject: Signal, @unchecked Sendable {
 /// Forwards a source's events into a subject (the subject as a subscriber).
 final class SubjectFeedSink: Sink {
     let subject: Subject
-    let holder: SerialDisposable?
+    /// Only until `attach`: the holder holds the subscription, which holds
+    /// this sink, so keeping it would be a cycle (rule 6a).
+    @exclusivity(unchecked) var holder: SerialDisposable?
     init(_ subject: Subject, _ holder: SerialDisposable?) {
         self.subject = subject
         self.holder = holder
@@ -62,6 +64,7 @@ final class SubjectFeedSink: Sink {
     override func attach(_ subscriber: Subscriber) {
         subject.hub.addSource(subscriber)
         holder?.swap(subscriber)
+        holder = nil
     }
     override func onNext(_ value: borrowing Value) { subject.sendNext(value.retained()) }
     override func onError(_ error: RippleError) { subject.sendError(error) }

@@ -490,7 +490,7 @@ rpl_error_t *RPL_NULLABLE rpl_last_signal_error(void);
  * ignored (they return RPL_OK and release their value).
  * Disposing a subscription removes it from the subject. A subject is freed
  * with its last reference; its subscriptions then end without a terminal
- * event (each observer's release runs).
+ * event (each observer's release runs) unless something else holds them.
  * Costs: subscribing and disposing take the same time beside 100,000 other
  * subscribers as beside none; a send costs O(current subscribers) and takes
  * one atomic operation in all when uncontended, however many subscribers
@@ -636,6 +636,24 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_replay_lazily(rpl_signal_t *RPL_NULLABLE s
  * Single-input operators are fused: a chain of them on one source runs as
  * direct calls inside one subscription, with no allocation per scalar value.
  * ======================================================================== */
+
+/* The failure channel of every operator callback. Called from inside a
+   callback that an operator runs for one subscription (map, filter, scan,
+   aggregate, take_while, skip_while, do_next, do_error, do_completed, bind,
+   flatten_map, catch), it makes that operator fail with error once the
+   callback returns: whatever the callback returns is discarded (a returned
+   value or signal is released), the error goes downstream in place of the
+   event (do_next's value is not forwarded; do_error and do_completed send
+   this error instead of their own event), and the subscription to sig is
+   disposed. A later call within the same callback is ignored (the first
+   error counts). This is how a binding turns an exception into on_error.
+   Consumes error (+1); NULL means a generic error (RPL_ERROR_DOMAIN,
+   RPL_ERROR_GENERIC). Returns RPL_OK inside such a callback. Anywhere else
+   (observer callbacks, subscribe callbacks, scheduled work, or a delivery
+   that a callback starts by sending into a subject) it returns
+   RPL_ERR_INVALID and changes nothing; error is still consumed. A handle
+   that is not an error gives RPL_ERR_KIND (and is released). */
+rpl_status rpl_callback_fail(rpl_error_t *RPL_NULLABLE error);
 
 /* Code of the error rpl_signal_dematerialize sends for a value that is not an
    event (domain RPL_ERROR_DOMAIN). */

@@ -107,3 +107,23 @@ func errorOrGeneric(_ e: OpaquePointer?, _ fn: StaticString) -> RippleError? {
     guard e != nil else { return .generic() }
     return errorArg(e, fn)
 }
+
+// MARK: The failure channel of operator callbacks
+
+@c @implementation
+public func rpl_callback_fail(_ e: OpaquePointer?) -> rpl_status {
+    // The error is consumed whatever happens, even a handle of the wrong kind.
+    var error = RippleError.generic()
+    if let e {
+        let o = Unmanaged<RippleObject>.fromOpaque(UnsafeRawPointer(e)).takeRetainedValue()
+        guard o.kind == .error else {
+            setError(RPL_ERR_KIND, "rpl_callback_fail: expected an error, got \(kindName(o.kind))")
+            return rpl_last_error()
+        }
+        error = unsafeDowncast(o, to: RippleError.self)
+    }
+    if failCurrentCallback(error) { return 0 }
+    setError(RPL_ERR_INVALID,
+             "rpl_callback_fail: not inside an operator callback (observer callbacks and scheduled work cannot fail this way)")
+    return rpl_last_error()
+}

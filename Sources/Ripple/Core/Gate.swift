@@ -87,8 +87,16 @@ open class Gate: Disposable {
         if flags.load(ordering: .sequentiallyConsistent) != 0 { releaseSlow(me) }
     }
 
-    /// Sends any message; consumes it.
-    public final func send(_ message: Message) {
+    /// Sends any message; consumes it. A thread that is not delivering
+    /// waits for its turn behind another thread's delivery (bounded).
+    public final func send(_ message: Message) { send(message, mayWait: true) }
+
+    /// Sends a message without ever waiting: behind another thread's
+    /// delivery it is queued for that thread (dispose, and a subject's
+    /// join and leave, never wait for a callback on another thread).
+    public final func post(_ message: Message) { send(message, mayWait: false) }
+
+    final func send(_ message: Message, mayWait: Bool) {
         let t = ripple_thread()!
         let me = UInt(bitPattern: t)
         while true {
@@ -108,7 +116,7 @@ open class Gate: Disposable {
                 return
             }
             if o == Gate.finalToken { continue }  // closed: dropped above
-            if t.pointee.delivering > 0 {
+            if !mayWait || t.pointee.delivering > 0 {
                 enqueue(message, t)
                 return
             }

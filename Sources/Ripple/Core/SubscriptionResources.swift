@@ -45,7 +45,7 @@ extension Subscriber {
             lock.unlock()
             for d in taken { d.dispose() }
         }
-        if leavingHub { hub?.send(.leave(self)) }
+        if leavingHub { hub?.post(.leave(self)) }
     }
 
     /// Makes `upstream` end with this subscription, without keeping it alive

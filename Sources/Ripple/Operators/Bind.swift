@@ -123,13 +123,26 @@ final class BindSourceSink: Sink {
         if stopped || relay.isDisposed { return }
         var stop = false
         let signal: Signal?
+        let v = copy value  // 16 bytes; the box stays borrowed
+        let (returned, failure) = withFailureChannel { () -> Signal? in
+            switch function {
+            case .flatMap(let transform): return transform(v)
+            case .bind(let binder): return binder(v, &stop)
+            }
+        }
+        if let failure {
+            // The callback failed: its signal is dropped and everything ends (rule 24).
+            stopped = true
+            relay.sendError(failure)
+            return
+        }
         switch function {
-        case .flatMap(let transform):
+        case .flatMap:
             // The hot path: flatten_map to a signal that ends at once.
-            guard let s = transform(value) else { return }  // nil: empty
+            guard let s = returned else { return }  // nil: empty
             signal = s
-        case .bind(let binder):
-            signal = binder(value, &stop)
+        case .bind:
+            signal = returned
             if signal == nil { stop = true }
         }
         if let signal { state.subscribeInner(signal) }

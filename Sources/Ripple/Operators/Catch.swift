@@ -19,19 +19,20 @@ public final class CatchSignal: Signal {
     }
 }
 
-final class CatchSink: Sink {
-    let relay: Subscriber
+final class CatchSink: RelaySink {
     let handler: CatchSignal.Handler
     init(_ relay: Subscriber, _ handler: @escaping CatchSignal.Handler) {
-        self.relay = relay
         self.handler = handler
+        super.init(relay)
     }
-    override func attach(_ subscriber: Subscriber) { relay.hold(subscriber) }
-    override func onNext(_ value: borrowing Value) { relay.sendNext(value.retained()) }
-    override func onCompleted() { relay.sendCompleted() }
     override func onError(_ error: RippleError) {
         if relay.isDisposed { return }
-        guard let replacement = handler(error) else {
+        let (signal, failure) = withFailureChannel { handler(error) }
+        if let failure {
+            relay.sendError(failure)  // the returned signal, if any, is dropped (rule 24)
+            return
+        }
+        guard let replacement = signal else {
             relay.sendError(error)
             return
         }

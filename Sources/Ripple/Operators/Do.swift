@@ -8,7 +8,7 @@ public final class DoNextSignal: CallbackOperatorSignal<ValueAction> {
     override func makeSink(_ downstream: Sink) -> Sink { DoNextSink(callback, downstream) }
 }
 
-final class DoNextSink: ForwardingSink {
+final class DoNextSink: StoppingSink {
     let call: Callback<ValueAction>
 
     init(_ call: Callback<ValueAction>, _ downstream: Sink) {
@@ -17,7 +17,7 @@ final class DoNextSink: ForwardingSink {
     }
 
     override func onNext(_ value: borrowing Value) {
-        call.run(value)
+        if let failure = call.run(value) { return stop(failure) }  // the value is not forwarded
         downstream.onNext(value)
     }
 }
@@ -27,7 +27,7 @@ public final class DoErrorSignal: CallbackOperatorSignal<ErrorAction> {
     override func makeSink(_ downstream: Sink) -> Sink { DoErrorSink(callback, downstream) }
 }
 
-final class DoErrorSink: ForwardingSink {
+final class DoErrorSink: StoppingSink {
     let call: Callback<ErrorAction>
 
     init(_ call: Callback<ErrorAction>, _ downstream: Sink) {
@@ -36,8 +36,8 @@ final class DoErrorSink: ForwardingSink {
     }
 
     override func onError(_ error: RippleError) {
-        call.run(error)
-        downstream.onError(error)
+        if let failure = call.run(error) { return stop(failure) }  // fails with the callback's error
+        super.onError(error)
     }
 }
 
@@ -46,7 +46,7 @@ public final class DoCompletedSignal: CallbackOperatorSignal<RawCallback> {
     override func makeSink(_ downstream: Sink) -> Sink { DoCompletedSink(callback, downstream) }
 }
 
-final class DoCompletedSink: ForwardingSink {
+final class DoCompletedSink: StoppingSink {
     let call: Callback<RawCallback>
 
     init(_ call: Callback<RawCallback>, _ downstream: Sink) {
@@ -55,8 +55,8 @@ final class DoCompletedSink: ForwardingSink {
     }
 
     override func onCompleted() {
-        call.run()
-        downstream.onCompleted()
+        if let failure = call.run() { return stop(failure) }  // fails instead of completing
+        super.onCompleted()
     }
 }
 

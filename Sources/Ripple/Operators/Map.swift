@@ -16,7 +16,11 @@ final class MapSink: StoppingSink {
     }
 
     override func onNext(_ value: borrowing Value) {
-        let mapped = call.map(value)
+        let (mapped, failure) = call.map(value)
+        if let failure {
+            if mapped.isListed { mapped.release() }  // discarded (rule 24)
+            return stop(failure)
+        }
         if !mapped.isListed { return refuse(mapped, "rpl_signal_map") }
         downstream.onNext(mapped)
         mapped.release()
@@ -28,7 +32,7 @@ public final class FilterSignal: CallbackOperatorSignal<PredicateFunction> {
     override func makeSink(_ downstream: Sink) -> Sink { FilterSink(callback, downstream) }
 }
 
-final class FilterSink: ForwardingSink {
+final class FilterSink: StoppingSink {
     let call: Callback<PredicateFunction>
     init(_ call: Callback<PredicateFunction>, _ downstream: Sink) {
         self.call = call
@@ -36,7 +40,9 @@ final class FilterSink: ForwardingSink {
     }
 
     override func onNext(_ value: borrowing Value) {
-        if call.test(value) { downstream.onNext(value) }
+        let (pass, failure) = call.test(value)
+        if let failure { return stop(failure) }
+        if pass { downstream.onNext(value) }
     }
 }
 

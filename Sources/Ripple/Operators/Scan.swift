@@ -50,7 +50,13 @@ class AccumulatingSink: StoppingSink {
     @inline(__always) @discardableResult
     final func accumulate(_ value: borrowing Value) -> Value? {
         let old = acc.retained()
-        let next = call.reduce(old, value)
+        let (next, failure) = call.reduce(old, value)
+        if let failure {
+            if next.isListed { next.release() }  // discarded (rule 24)
+            old.release()
+            stop(failure)
+            return nil
+        }
         if !next.isListed {
             old.release()
             refuse(next, aggregate ? "rpl_signal_aggregate" : "rpl_signal_scan")

@@ -39,7 +39,7 @@ public final class SkipWhileSignal: CallbackOperatorSignal<PredicateFunction> {
     override func makeSink(_ downstream: Sink) -> Sink { SkipWhileSink(callback, downstream) }
 }
 
-final class SkipWhileSink: ForwardingSink {
+final class SkipWhileSink: StoppingSink {
     let call: Callback<PredicateFunction>
     @exclusivity(unchecked) var skipping = true
 
@@ -50,7 +50,9 @@ final class SkipWhileSink: ForwardingSink {
 
     override func onNext(_ value: borrowing Value) {
         if skipping {
-            if call.test(value) { return }
+            let (skip, failure) = call.test(value)
+            if let failure { return stop(failure) }
+            if skip { return }
             skipping = false
         }
         downstream.onNext(value)

@@ -115,7 +115,9 @@ final class TakeWhileSink: StoppingSink {
 
     override func onNext(_ value: borrowing Value) {
         if stopped { return }
-        if call.test(value) {
+        let (pass, failure) = call.test(value)
+        if let failure { return stop(failure) }
+        if pass {
             downstream.onNext(value)
         } else {
             stop()

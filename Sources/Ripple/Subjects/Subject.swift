@@ -17,7 +17,7 @@ public class Subject: Signal, @unchecked Sendable {
         super.init(kind: .subject)
     }
 
-    deinit { hub.send(.close) }
+    deinit { hub.post(.close) }
 
     /// Sends a value to every current subscriber; consumes `value`. Ignored
     /// after the terminal event.
@@ -31,7 +31,7 @@ public class Subject: Signal, @unchecked Sendable {
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let x = Subscriber(sink, hub: hub)
-        hub.send(.join(x))
+        hub.post(.join(x))  // behind another thread's delivery: joins when it lets go
         return x
     }
 
@@ -54,10 +54,9 @@ public class Subject: Signal, @unchecked Sendable {
 /// Forwards a source's events into a subject (the subject as a subscriber).
 final class SubjectFeedSink: Sink {
     let subject: Subject
-    /// Needed only until `attach`: kept longer, it would make a cycle (the
-    /// holder keeps the subscription, which keeps this sink), so a connection
-    /// never disposed would outlive its freed source (rule 6a).
-    var holder: SerialDisposable?
+    /// Only until `attach`: the holder holds the subscription, which holds
+    /// this sink, so keeping it would be a cycle (rule 6a).
+    @exclusivity(unchecked) var holder: SerialDisposable?
     init(_ subject: Subject, _ holder: SerialDisposable?) {
         self.subject = subject
         self.holder = holder

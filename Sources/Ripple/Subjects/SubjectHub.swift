@@ -226,18 +226,14 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         }
     }
 
-    /// The subject was freed: nothing can send any more, so every
-    /// subscription ends without an event (rule 6a).
+    /// The subject was freed: nothing can send any more. The hub lets go of
+    /// every subscription; one that nothing else holds is freed at once and
+    /// its release runs without an event (rule 6a); one whose handle is
+    /// still held ends when that handle goes, or when it is disposed.
     func closeAll() {
         closed = true
         let all = registry.takeAll()
         liveCount.store(0, ordering: .relaxed)
-        for entry in all {
-            entry._withUnsafeGuaranteedRef { x in
-                if x.markDone() { x.disposeResources(leavingHub: false) }
-                x.finalize()
-            }
-            entry.release()
-        }
+        for entry in all { entry.release() }
     }
 }

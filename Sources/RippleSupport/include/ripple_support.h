@@ -9,6 +9,12 @@ typedef struct ripple_thread_state {
     uintptr_t delivering;
     /* The scheduler running the current job (rpl_scheduler_current). */
     void *scheduler;
+    /* rpl_callback_fail: the `delivering` level at which a per-subscription
+       operator callback is running (0: none), and the error it failed with
+       (a +1 RippleError, or NULL). A callback of a nested delivery runs at a
+       deeper level, so it cannot fail the operator that is calling out. */
+    uintptr_t callback_level;
+    void *callback_failure;
 } ripple_thread_state;
 
 /* initial-exec: the address is %fs plus a constant, with no __tls_get_addr

@@ -75,42 +75,88 @@ struct Callback<Function> {
     }
 }
 
+/// Runs one per-subscription operator callback: `rpl_callback_fail` called
+/// inside it (and not inside a delivery it starts) fails this call. Returns
+/// the callback's result and that failure, if any (semantics.md rule 24).
+@inline(__always)
+func withFailureChannel<R>(_ body: () -> R) -> (R, RippleError?) {
+    let t = ripple_thread()!
+    let savedLevel = t.pointee.callback_level
+    let savedFailure = t.pointee.callback_failure
+    t.pointee.callback_level = t.pointee.delivering
+    t.pointee.callback_failure = nil
+    let result = body()
+    let failure = t.pointee.callback_failure
+    t.pointee.callback_level = savedLevel
+    t.pointee.callback_failure = savedFailure
+    guard let failure else { return (result, nil) }
+    return (result, Unmanaged<RippleError>.fromOpaque(failure).takeRetainedValue())
+}
+
+/// What `rpl_callback_fail` does: records `error` (consumed) as the failure
+/// of the operator callback running on this thread. False when no such
+/// callback is running here (observer callbacks, scheduled work, or a
+/// delivery nested inside a callback).
+public func failCurrentCallback(_ error: RippleError) -> Bool {
+    let t = ripple_thread()!
+    let level = t.pointee.callback_level
+    guard level != 0 && level == t.pointee.delivering else { return false }
+    // The first failure counts; a later one in the same call is dropped.
+    if t.pointee.callback_failure == nil {
+        t.pointee.callback_failure = Unmanaged.passRetained(error).toOpaque()
+    }
+    return true
+}
+
 extension Callback where Function == MapFunction {
     /// The mapped value, owned by the caller.
     @inline(__always)
-    func map(_ value: borrowing Value) -> Value { Value(c: withCValue(value) { function(ctx, $0) }) }
+    func map(_ value: borrowing Value) -> (Value, RippleError?) {
+        let v = copy value  // 16 bytes; the box stays borrowed
+        return withFailureChannel { Value(c: withCValue(v) { function(ctx, $0) }) }
+    }
 }
 
 extension Callback where Function == PredicateFunction {
     @inline(__always)
-    func test(_ value: borrowing Value) -> Bool { withCValue(value) { function(ctx, $0) } }
+    func test(_ value: borrowing Value) -> (Bool, RippleError?) {
+        let v = copy value
+        return withFailureChannel { withCValue(v) { function(ctx, $0) } }
+    }
 }
 
 extension Callback where Function == ReduceFunction {
     /// `reduce(acc, value)`, owned by the caller; both arguments borrowed.
     @inline(__always)
-    func reduce(_ acc: borrowing Value, _ value: borrowing Value) -> Value {
+    func reduce(_ acc: borrowing Value, _ value: borrowing Value) -> (Value, RippleError?) {
         let a = copy acc, v = copy value  // 16 bytes each; boxes stay borrowed
-        return Value(c: _withUnprotectedUnsafePointer(to: a) { pa in
-            _withUnprotectedUnsafePointer(to: v) { pv in
-                function(ctx, UnsafeRawPointer(pa).assumingMemoryBound(to: ripple_value.self),
-                         UnsafeRawPointer(pv).assumingMemoryBound(to: ripple_value.self))
-            }
-        })
+        return withFailureChannel {
+            Value(c: _withUnprotectedUnsafePointer(to: a) { pa in
+                _withUnprotectedUnsafePointer(to: v) { pv in
+                    function(ctx, UnsafeRawPointer(pa).assumingMemoryBound(to: ripple_value.self),
+                             UnsafeRawPointer(pv).assumingMemoryBound(to: ripple_value.self))
+                }
+            })
+        }
     }
 }
 
 extension Callback where Function == ValueAction {
     @inline(__always)
-    func run(_ value: borrowing Value) { withCValue(value) { function(ctx, $0) } }
+    func run(_ value: borrowing Value) -> RippleError? {
+        let v = copy value
+        return withFailureChannel { withCValue(v) { function(ctx, $0) } }.1
+    }
 }
 
 extension Callback where Function == ErrorAction {
     @inline(__always)
-    func run(_ error: RippleError) { function(ctx, OpaquePointer(Unmanaged.passUnretained(error).toOpaque())) }
+    func run(_ error: RippleError) -> RippleError? {
+        withFailureChannel { function(ctx, OpaquePointer(Unmanaged.passUnretained(error).toOpaque())) }.1
+    }
 }
 
 extension Callback where Function == RawCallback {
     @inline(__always)
-    func run() { function(ctx) }
+    func run() -> RippleError? { withFailureChannel { function(ctx) }.1 }
 }

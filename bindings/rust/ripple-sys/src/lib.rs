@@ -229,6 +229,7 @@ functions! {
     pub fn rpl_error_code(e: *const rpl_error_t) -> i64;
     pub fn rpl_error_message(e: *const rpl_error_t) -> *const c_char;
     pub fn rpl_error_equal(a: *const rpl_error_t, b: *const rpl_error_t) -> bool;
+    pub fn rpl_callback_fail(error: *mut rpl_error_t) -> rpl_status;
     pub fn rpl_nil() -> rpl_value;
     pub fn rpl_bool(b: bool) -> rpl_value;
     pub fn rpl_int(i: i64) -> rpl_value;

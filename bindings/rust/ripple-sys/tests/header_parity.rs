@@ -109,7 +109,11 @@ fn arity(params: &str) -> usize {
 fn header_functions(clean: &str) -> BTreeMap<String, usize> {
     let mut fns = BTreeMap::new();
     for decl in declarations(clean) {
-        if decl.starts_with("typedef") || decl.starts_with("enum") || decl.starts_with("struct") {
+        // Type declarations, and the header's own macro invocations (layout
+        // checks): not functions.
+        if decl.starts_with("typedef") || decl.starts_with("enum") || decl.starts_with("struct")
+            || decl.starts_with("RPL_")
+        {
             continue;
         }
         // The function's name is the identifier right before the first '('.

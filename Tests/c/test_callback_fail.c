@@ -152,6 +152,7 @@ static void test_terminal_callbacks_fail(void) {
     }
     rpl_release(err);
     rpl_release(empty);
+    rpl_release(orig);
 }
 
 /* NULL is a generic ripple-domain error. */

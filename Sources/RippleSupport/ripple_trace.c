@@ -12,7 +12,6 @@
 #endif
 
 int ripple_trace_hook_on;
-intptr_t ripple_live_count;
 
 /* sys/sdt.h names a probe's semaphore <provider>_<name>_semaphore and expects
    it in the .probes section, where tracers look for it. */
@@ -83,3 +82,71 @@ void ripple_trace_emit(const void *event, int kind, const char *name, uint64_t i
 }
 
 uint64_t ripple_trace_new_id(void) { return __atomic_add_fetch(&last_id, 1, __ATOMIC_RELAXED); }
+
+/* ---- the live-object count (see ripple_trace.h) ---- */
+
+__thread ripple_live_slot ripple_live_tls __attribute__((tls_model("initial-exec"), visibility("hidden")));
+static ripple_live_slot *live_threads;  /* registered slots, under live_lock */
+static intptr_t live_retired;           /* counts of exited threads, and of late frees */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t live_key;
+
+/* The thread is exiting: fold its count in and stop reading its slot. */
+static void live_thread_exit(void *p) {
+    ripple_live_slot *s = p;
+    pthread_mutex_lock(&live_lock);
+    if (s->prev) s->prev->next = s->next; else live_threads = s->next;
+    if (s->next) s->next->prev = s->prev;
+    __atomic_add_fetch(&live_retired, s->count, __ATOMIC_RELAXED);
+    s->count = 0;
+    s->state = 2;
+    pthread_mutex_unlock(&live_lock);
+}
+
+void ripple_live_slow(intptr_t delta) {
+    ripple_live_slot *s = &ripple_live_tls;
+    if (s->state == 0) {
+        pthread_mutex_lock(&live_lock);
+        s->next = live_threads;
+        s->prev = 0;
+        if (live_threads) live_threads->prev = s;
+        live_threads = s;
+        s->state = 1;
+        pthread_mutex_unlock(&live_lock);
+        pthread_setspecific(live_key, s);  /* for live_thread_exit */
+        __atomic_store_n(&s->count, s->count + delta, __ATOMIC_RELAXED);
+        return;
+    }
+    /* Freed by a later thread-exit destructor, after ours ran. */
+    __atomic_add_fetch(&live_retired, delta, __ATOMIC_RELAXED);
+}
+
+intptr_t ripple_live_get(void) {
+    pthread_mutex_lock(&live_lock);
+    intptr_t n = __atomic_load_n(&live_retired, __ATOMIC_RELAXED);
+    for (ripple_live_slot *s = live_threads; s; s = s->next) n += __atomic_load_n(&s->count, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&live_lock);
+    return n;
+}
+
+/* fork: the lock is held across it, so the child gets it free; in the
+   child only the forking thread exists, and the others' TLS may be reused by
+   new threads, so their counts are folded in and their slots dropped. */
+static void live_prepare(void) { pthread_mutex_lock(&live_lock); }
+static void live_parent(void) { pthread_mutex_unlock(&live_lock); }
+static void live_child(void) {
+    ripple_live_slot *mine = &ripple_live_tls;
+    for (ripple_live_slot *s = live_threads; s; s = s->next)
+        if (s != mine) live_retired += s->count;
+    live_threads = 0;
+    if (mine->state == 1) {
+        mine->next = mine->prev = 0;
+        live_threads = mine;
+    }
+    pthread_mutex_unlock(&live_lock);
+}
+
+__attribute__((constructor)) static void live_init(void) {
+    pthread_key_create(&live_key, live_thread_exit);
+    pthread_atfork(live_prepare, live_parent, live_child);
+}

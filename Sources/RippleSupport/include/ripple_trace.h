@@ -46,11 +46,32 @@ void ripple_trace_emit(const void *event, int kind, const char *name, uint64_t i
 /* A new process-unique subscription id (1, 2, ...). */
 uint64_t ripple_trace_new_id(void) __attribute__((visibility("hidden")));
 
-/* Runtime objects alive now: one relaxed add per creation and per
-   destruction, none per event. */
-extern intptr_t ripple_live_count __attribute__((visibility("hidden")));
-static inline void ripple_live_inc(void) { __atomic_fetch_add(&ripple_live_count, 1, __ATOMIC_RELAXED); }
-static inline void ripple_live_dec(void) { __atomic_fetch_sub(&ripple_live_count, 1, __ATOMIC_RELAXED); }
-static inline intptr_t ripple_live_get(void) { return __atomic_load_n(&ripple_live_count, __ATOMIC_RELAXED); }
+/* Runtime objects alive now, counted per thread: a creation or destruction
+   adds to this thread's own counter with a plain load and store (no locked
+   instruction, no shared cache line), and rpl_live_objects sums the
+   counters of all threads plus what exited threads left. An object freed on
+   another thread than the one that made it makes the two counters differ
+   from their true share; the sum is still exact. */
+typedef struct ripple_live_slot {
+    intptr_t count;   /* written by its thread only (relaxed), read by rpl_live_objects */
+    int state;        /* 0: not yet registered, 1: registered, 2: its thread is exiting */
+    struct ripple_live_slot *next;
+    struct ripple_live_slot *prev;
+} ripple_live_slot;
+extern __thread ripple_live_slot ripple_live_tls
+    __attribute__((tls_model("initial-exec"), visibility("hidden")));
+void ripple_live_slow(intptr_t delta) __attribute__((visibility("hidden")));
+intptr_t ripple_live_get(void) __attribute__((visibility("hidden")));
+
+static inline void ripple_live_add(intptr_t delta) {
+    ripple_live_slot *s = &ripple_live_tls;
+    if (__builtin_expect(s->state != 1, 0)) {
+        ripple_live_slow(delta);
+        return;
+    }
+    __atomic_store_n(&s->count, s->count + delta, __ATOMIC_RELAXED);
+}
+static inline void ripple_live_inc(void) { ripple_live_add(1); }
+static inline void ripple_live_dec(void) { ripple_live_add(-1); }
 
 #endif

@@ -428,6 +428,34 @@ static void test_live_objects(void) {
     CHECK_EQ_INT(rpl_live_objects(), base);
 }
 
+/* Counted per thread: objects made on threads that then exit, and freed on
+   another thread, still sum up exactly. */
+enum { MADE = 50 };
+static rpl_subject_t *made[4][MADE];
+static void *make_subjects(void *p) {
+    rpl_subject_t **out = p;
+    for (int i = 0; i < MADE; i++) out[i] = rpl_subject_create();
+    return NULL;
+}
+static void *free_subjects(void *p) {
+    rpl_subject_t **in = p;
+    for (int i = 0; i < MADE; i++) rpl_release(in[i]);
+    return NULL;
+}
+static void test_live_objects_threads(void) {
+    size_t base = rpl_live_objects();
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++) pthread_create(&t[i], NULL, make_subjects, made[i]);
+    for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
+    size_t one = rpl_live_objects() - base;
+    CHECK(one >= 4 * MADE && one % (4 * MADE) == 0); /* a subject and its parts */
+    /* Half freed here, half on new threads. */
+    for (int i = 0; i < 2; i++) free_subjects(made[i]);
+    for (int i = 2; i < 4; i++) pthread_create(&t[i], NULL, free_subjects, made[i]);
+    for (int i = 2; i < 4; i++) pthread_join(t[i], NULL);
+    CHECK_EQ_INT(rpl_live_objects(), base);
+}
+
 static void test_signal_log(void) {
     fflush(stderr);
     char path[] = "/tmp/ripple-log-XXXXXX";
@@ -475,6 +503,7 @@ int main(void) {
     RUN(test_trace_concurrent_subject);
     RUN(test_trace_concurrent_subscriber);
     RUN(test_live_objects);
+    RUN(test_live_objects_threads);
     RUN(test_signal_log);
     free(recs);
     CHECK_DONE();

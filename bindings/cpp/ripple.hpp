@@ -686,8 +686,16 @@ struct Ignore {
     void operator()(const Value &) const noexcept {}
 };
 
-/// C trampolines for operator callbacks holding an F in a Box. Exceptions go
-/// to the handler; the callback then yields a neutral result.
+/// An exception thrown by an operator callback fails that operator: through
+/// rpl_callback_fail it reaches on_error (the callback's neutral result is then
+/// discarded by the runtime). Only where the runtime refuses does it go to the
+/// exception handler.
+inline void fail(std::exception_ptr e, const char *where) noexcept {
+    if (rpl_callback_fail(error_from(e)) != RPL_OK) report(e, where);
+}
+
+/// C trampolines for operator callbacks holding an F in a Box. An exception
+/// fails the operator (see fail); the callback returns a neutral result.
 template <class F>
 struct Tramp {
     static F &fn(void *ctx) { return unbox<F>(ctx); }
@@ -695,7 +703,7 @@ struct Tramp {
         try {
             return to_c(call_with(fn(ctx), Value::view(v)));
         } catch (...) {
-            report(std::current_exception(), "map");
+            fail(std::current_exception(), "map");
             return rpl_nil();
         }
     }
@@ -703,7 +711,7 @@ struct Tramp {
         try {
             return static_cast<bool>(call_with(fn(ctx), Value::view(v)));
         } catch (...) {
-            report(std::current_exception(), "predicate");
+            fail(std::current_exception(), "predicate");
             return false;
         }
     }
@@ -711,7 +719,7 @@ struct Tramp {
         try {
             return to_c(call_with2(fn(ctx), Value::view(acc), Value::view(v)));
         } catch (...) {
-            report(std::current_exception(), "reduce");
+            fail(std::current_exception(), "reduce");
             return rpl_value_copy(acc);
         }
     }
@@ -719,21 +727,21 @@ struct Tramp {
         try {
             call_with(fn(ctx), Value::view(v));
         } catch (...) {
-            report(std::current_exception(), "do_next");
+            fail(std::current_exception(), "do_next");
         }
     }
     static void do_error(void *ctx, const rpl_error_t *e) {
         try {
             fn(ctx)(SignalError::borrow(e));
         } catch (...) {
-            report(std::current_exception(), "do_error");
+            fail(std::current_exception(), "do_error");
         }
     }
     static void do_completed(void *ctx) {
         try {
             fn(ctx)();
         } catch (...) {
-            report(std::current_exception(), "do_completed");
+            fail(std::current_exception(), "do_completed");
         }
     }
     /// try_map: the result as a next event, or the exception as an error event.

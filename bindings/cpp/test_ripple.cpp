@@ -485,6 +485,47 @@ static void test_exceptions() {
     Signal::just("not an int").subscribe([](int64_t) {});
     CHECK_EQ(handled.load(), 4);
 
+    // In operator callbacks: the operator fails with the exception (it reaches
+    // on_error through rpl_callback_fail), upstream is disposed, the handler is
+    // not called.
+    int before = handled.load();
+    auto boom = [](int64_t x) -> int64_t { if (x == 2) throw std::runtime_error("op failed"); return x; };
+    std::vector<Signal> failing = {
+        Signal::of({1, 2, 3}).map([boom](int64_t x) { return boom(x); }),
+        Signal::of({1, 2, 3}).filter([boom](int64_t x) { return boom(x) > 0; }),
+        Signal::of({1, 2, 3}).scan(Value(0), [boom](const Value &a, const Value &v) { return Value(a.as_int() + boom(v.as_int())); }),
+        Signal::of({1, 2, 3}).take_while([boom](int64_t x) { return boom(x) > 0; }),
+        Signal::of({1, 2, 3}).do_next([boom](int64_t x) { boom(x); }),
+    };
+    for (auto &sig : failing) {
+        auto l = std::make_shared<Log>();
+        record(sig, l);
+        CHECK_EQ(l->values.size(), size_t(1));
+        CHECK_EQ(l->errors, 1);
+        CHECK_EQ(l->completed, 0);
+        CHECK_EQ(l->error_message, std::string("op failed"));
+    }
+    auto lc = std::make_shared<Log>();
+    record(Signal::of({1}).do_completed([] { throw std::runtime_error("op failed"); }), lc);
+    CHECK_EQ(lc->errors, 1);
+    CHECK_EQ(lc->completed, 0);
+    CHECK_EQ(lc->error_message, std::string("op failed"));
+    auto le = std::make_shared<Log>();
+    record(Signal::error("e").do_error([](const SignalError &) { throw std::runtime_error("op failed"); }), le);
+    CHECK_EQ(le->errors, 1);
+    CHECK_EQ(le->error_message, std::string("op failed"));
+    CHECK_EQ(handled.load(), before);
+    // A subject's subscription is disposed when its operator fails.
+    Subject subj;
+    auto ls = std::make_shared<Log>();
+    record(subj.map([boom](int64_t x) { return boom(x); }), ls);
+    subj.send_next(1);
+    subj.send_next(2);
+    subj.send_next(3);
+    CHECK_EQ(ls->values.size(), size_t(1));
+    CHECK_EQ(ls->errors, 1);
+    CHECK_EQ(subj.subscriber_count(), size_t(0));
+
     // A throwing handler is contained.
     set_exception_handler([](std::exception_ptr, const char *) { throw 1; });
     Signal::just(1).subscribe([](const Value &) { throw 2; });
@@ -683,22 +724,32 @@ static void test_single_input() {
         CHECK_EQ(src.map([](int64_t) { return Value(); }).first().type(), RPL_TYPE_NIL);
         Value boxed("boxed");
         CHECK_EQ(src.map([boxed](const Value &) { return boxed; }).first().as_string(), std::string("boxed"));
-        // A throwing map goes to the handler and sends nil; try_map fails.
-        auto vs = src.map([](int64_t x) -> int64_t { if (x == 2) throw std::runtime_error("two"); return x; }).to_vector();
-        CHECK_EQ(vs.size(), size_t(5));
-        CHECK(vs[1].is_nil());
-        CHECK_EQ(handled.load(), 1);
+        // A throwing map fails the signal with the exception (not the handler,
+        // no nil flowing on); so does try_map.
+        auto thrown = std::make_shared<Log>();
+        record(src.map([](int64_t x) -> int64_t { if (x == 2) throw std::runtime_error("two"); return x; }), thrown);
+        CHECK(ints(thrown->values) == I({1}));
+        CHECK_EQ(thrown->errors, 1);
+        CHECK_EQ(thrown->error_message, std::string("two"));
+        CHECK_THROWS(src.map([](int64_t x) -> int64_t { if (x == 2) throw std::runtime_error("two"); return x; }).to_vector(),
+                     RPL_ERR_FAILED);
+        CHECK_EQ(handled.load(), 0);
         auto log = std::make_shared<Log>();
         record(src.try_map([counter](int64_t x) -> int64_t { if (x == 3) throw std::runtime_error("three"); return -x; }), log);
         CHECK(ints(log->values) == I({-1, -2}));
         CHECK_EQ(log->errors, 1);
         CHECK_EQ(log->error_message, std::string("three"));
         CHECK(ints(src.try_map([](int64_t x) { return x + 1; }).to_vector()) == I({2, 3, 4, 5, 6}));
-        // Throwing predicates count as false.
-        CHECK(ints(src.filter([](int64_t x) -> bool { if (x > 3) throw 1; return true; }).to_vector()) == I({1, 2, 3}));
-        CHECK_EQ(handled.load(), 3);
-        // A conversion failure inside a typed lambda is the same.
-        CHECK(Signal::just("s").filter([](int64_t) { return true; }).to_vector().empty());
+        // A throwing predicate fails the signal too.
+        auto pred = std::make_shared<Log>();
+        record(src.filter([](int64_t x) -> bool { if (x > 3) throw 1; return true; }), pred);
+        CHECK(ints(pred->values) == I({1, 2, 3}));
+        CHECK_EQ(pred->errors, 1);
+        CHECK_EQ(pred->error_message, std::string("unknown C++ exception"));
+        CHECK_EQ(handled.load(), 0);
+        // A conversion failure inside a typed lambda is the same: a type
+        // mismatch reaches on_error instead of being skipped.
+        CHECK_THROWS(Signal::just("s").filter([](int64_t) { return true; }).to_vector(), RPL_ERR_FAILED);
 
         // scan / aggregate.
         CHECK(ints(src.scan(0, [counter](int64_t acc, int64_t x) { return acc + x; }).to_vector()) == I({1, 3, 6, 10, 15}));
@@ -708,9 +759,11 @@ static void test_single_input() {
         CHECK_EQ(src.aggregate(std::string(""), [](std::string acc, int64_t x) { return acc + std::to_string(x); })
                      .first<std::string>(),
                  std::string("12345"));
-        // A throwing reducer keeps the accumulator.
-        CHECK(ints(src.scan(0, [](int64_t acc, int64_t x) -> int64_t { if (x == 2) throw 1; return acc + x; }).to_vector()) ==
-              I({1, 1, 4, 8, 13}));
+        // A throwing reducer fails the signal.
+        auto red = std::make_shared<Log>();
+        record(src.scan(0, [](int64_t acc, int64_t x) -> int64_t { if (x == 2) throw 1; return acc + x; }), red);
+        CHECK(ints(red->values) == I({1}));
+        CHECK_EQ(red->errors, 1);
 
         // distinct, materialize / dematerialize, collect.
         CHECK(ints(Signal::of({1, 2, 2, 1, 1}).distinct_until_changed().to_vector()) == I({1, 2, 1}));
@@ -739,13 +792,20 @@ static void test_single_input() {
         CHECK(ints(src.take_while([counter](int64_t x) { return x < 3; }).to_vector()) == I({1, 2}));
         CHECK(ints(src.skip_while([](const Value &v) { return v.as_int() < 4; }).to_vector()) == I({4, 5}));
 
-        // do_next / do_error / do_completed, with throwing side effects.
+        // do_next / do_error / do_completed; a throwing side effect fails the
+        // signal at the first value (and disposes upstream: one value only).
         int nexts = 0, errors = 0, completions = 0;
-        src.do_next([&nexts, counter](int64_t) { nexts++; })
-            .do_completed([&completions] { completions++; })
-            .do_next([](const Value &) { throw std::runtime_error("side effect"); })
-            .subscribe();
-        CHECK_EQ(nexts, 5);
+        auto side = std::make_shared<Log>();
+        record(src.do_next([&nexts, counter](int64_t) { nexts++; })
+                   .do_completed([&completions] { completions++; })
+                   .do_next([](const Value &) { throw std::runtime_error("side effect"); }),
+               side);
+        CHECK_EQ(nexts, 1);
+        CHECK_EQ(completions, 0);
+        CHECK_EQ(side->errors, 1);
+        CHECK_EQ(side->error_message, std::string("side effect"));
+        CHECK(side->values.empty());
+        src.do_completed([&completions] { completions++; }).subscribe();
         CHECK_EQ(completions, 1);
         Signal::error("x").do_error([&errors](const SignalError &e) { errors += e.message() == "x"; }).subscribe();
         CHECK_EQ(errors, 1);

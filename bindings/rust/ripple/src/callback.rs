@@ -7,7 +7,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 static PANICS: AtomicUsize = AtomicUsize::new(0);
 
-/// How many panics inside callbacks have been caught (and swallowed) so far.
+/// How many panics inside callbacks have been caught so far (turned into the
+/// operator's error, or swallowed where no operator can fail).
 pub fn callback_panics() -> usize {
     PANICS.load(Ordering::Relaxed)
 }
@@ -55,11 +56,20 @@ pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
     }
 }
 
-/// The one place a callback's panic is handled. ripple.h 0.1 has no failure channel for
-/// callbacks, so the panic is reported (the panic hook has already printed it; this
-/// says it was swallowed) and counted. When `rpl_callback_fail` exists, call it here
-/// with an error made from the message, so the panic becomes the signal's error.
+/// The one place a callback's panic is handled. Inside an operator callback (map,
+/// filter, scan, ...) the panic becomes that operator's error through
+/// `rpl_callback_fail` (domain [`Error::PANIC_DOMAIN`](crate::Error::PANIC_DOMAIN),
+/// code `RPL_ERROR_CALLBACK`, the panic's message); the fallback value C gets is
+/// then discarded by the runtime. Anywhere else (subscriber callbacks, scheduled
+/// work, disposables, destructors) the runtime refuses, and the panic is reported and
+/// swallowed. Either way it is counted.
 fn callback_panicked(payload: Box<dyn Any + Send>) {
     PANICS.fetch_add(1, Ordering::Relaxed);
-    eprintln!("ripple: a callback panicked; the panic was caught and swallowed: {}", panic_message(&*payload));
+    let message = panic_message(&*payload);
+    let error = crate::Error::new(crate::Error::PANIC_DOMAIN, ripple_sys::RPL_ERROR_CALLBACK, message.clone());
+    // rpl_callback_fail consumes the handle, whatever it returns.
+    let status = unsafe { ripple_sys::rpl_callback_fail(error.to_handle().into_raw()) };
+    if status != ripple_sys::RPL_OK {
+        eprintln!("ripple: a callback panicked; the panic was caught and swallowed: {message}");
+    }
 }

@@ -1,5 +1,6 @@
-//! A panic inside a callback never unwinds into C: it is caught, counted and swallowed
-//! (ripple.h 0.1 has no rpl_callback_fail), and the stream goes on.
+//! A panic inside a callback never unwinds into C: it is caught and counted. Inside an
+//! operator callback it becomes that operator's error (rpl_callback_fail); elsewhere
+//! it is swallowed and the stream goes on.
 mod common;
 use common::*;
 use ripple::{callback_panics, Disposable, Error, Scheduler, Signal, Subject, Value};
@@ -13,29 +14,44 @@ fn lock() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+fn is_panic_error(e: &Error, text: &str) -> bool {
+    e.domain() == Error::PANIC_DOMAIN && e.code() == ripple::sys::RPL_ERROR_CALLBACK && e.message().contains(text)
+}
+
 #[test]
-fn a_panicking_map_sends_nil_and_goes_on() {
+fn a_panicking_map_fails_the_signal() {
     let _g = lock();
     let before = callback_panics();
     let sig = of(&[1, 2, 3]).map(|v| if int(v) == 2 { panic!("map boom") } else { v.clone() });
-    assert_eq!(sig.to_vec(SECOND).unwrap(), vec![Value::Int(1), Value::Nil, Value::Int(3)]);
+    let (_sub, r) = record(&sig);
+    assert_eq!(r.ints(), vec![1]);
+    let e = r.error().expect("an error");
+    assert!(is_panic_error(&e, "map boom"), "{e}");
     assert_eq!(callback_panics(), before + 1);
 }
 
 #[test]
-fn a_panicking_predicate_counts_as_false() {
+fn a_panicking_predicate_fails_the_signal() {
     let _g = lock();
     let before = callback_panics();
-    assert_eq!(ints(&of(&[1, 2, 3]).filter(|v| if int(v) == 2 { panic!("filter boom") } else { true })), vec![1, 3]);
-    assert_eq!(ints(&of(&[1, 2, 3]).take_while(|v| if int(v) == 3 { panic!("boom") } else { true })), vec![1, 2]);
+    for sig in [
+        of(&[1, 2, 3]).filter(|v| if int(v) == 2 { panic!("filter boom") } else { true }),
+        of(&[1, 2, 3]).take_while(|v| if int(v) == 2 { panic!("filter boom") } else { true }),
+    ] {
+        let (_sub, r) = record(&sig);
+        assert_eq!(r.ints(), vec![1]);
+        assert!(is_panic_error(&r.error().expect("an error"), "filter boom"));
+    }
     assert_eq!(callback_panics(), before + 2);
 }
 
 #[test]
-fn a_panicking_reducer_keeps_the_accumulator() {
+fn a_panicking_reducer_fails_the_signal() {
     let _g = lock();
     let sig = of(&[1, 2, 3]).scan(0, |a, v| if int(v) == 2 { panic!("scan boom") } else { Value::Int(int(a) + int(v)) });
-    assert_eq!(ints(&sig), vec![1, 1, 4]);
+    let (_sub, r) = record(&sig);
+    assert_eq!(r.ints(), vec![1]);
+    assert!(is_panic_error(&r.error().expect("an error"), "scan boom"));
 }
 
 #[test]
@@ -73,12 +89,15 @@ fn a_panicking_create_callback_fails_its_subscriber() {
 }
 
 #[test]
-fn panics_in_flatten_map_catch_and_defer_fall_back() {
+fn panics_in_flatten_map_and_catch_fail_the_signal_and_defer_fails_its_subscriber() {
     let _g = lock();
-    // flatten_map: an empty inner; catch: the original error; defer: a callback error.
-    assert_eq!(ints(&of(&[1, 2]).flatten_map(|v| if int(v) == 1 { panic!("fm") } else { of(&[20]) })), vec![20]);
+    let err = of(&[1, 2]).flatten_map(|v| if int(v) == 1 { panic!("fm") } else { of(&[20]) }).wait(SECOND).unwrap_err();
+    assert!(is_panic_error(&err, "fm"), "{err}");
     let e = Error::new("orig", 1, "x");
-    assert_eq!(Signal::error(e.clone()).catch(|_| panic!("catch boom")).wait(SECOND), Err(e));
+    let err = Signal::error(e).catch(|_| panic!("catch boom")).wait(SECOND).unwrap_err();
+    assert!(is_panic_error(&err, "catch boom"), "{err}");
+    // defer's factory is not an operator callback: the binding's fallback (no signal)
+    // gives the runtime's callback error.
     let err = Signal::defer(|| panic!("defer boom")).wait(SECOND).unwrap_err();
     assert_eq!((err.domain(), err.code()), (Error::DOMAIN, ripple::sys::RPL_ERROR_CALLBACK));
 }

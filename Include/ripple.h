@@ -1195,9 +1195,11 @@ rpl_status rpl_trace_set(rpl_trace_fn RPL_NULLABLE fn, void *RPL_NULLABLE ctx);
    boxed values. The shared schedulers (rpl_scheduler_immediate,
    rpl_scheduler_background), which are never freed, are not counted. A
    test takes it at its start and checks that it is back there at its end,
-   so a leak fails the test without valgrind. Counting costs one relaxed
-   atomic add per object created and per object freed, nothing per event.
-   Any thread; a snapshot. Never fails. */
+   so a leak fails the test without valgrind. Counting costs a plain add to
+   a per-thread counter per object created or freed (no locked instruction),
+   nothing per event; this call sums the counters under a lock. A cancelled
+   timer a scheduler keeps until its due time (empty, bounded) is not
+   counted. Any thread; a snapshot. Never fails. */
 size_t rpl_live_objects(void);
 
 /* RAC's logAll: a signal (+1) that sends what sig sends and writes each

@@ -21,8 +21,8 @@ open class RippleObject {
     /// Fixed at creation; read without synchronization.
     public final let kind: ObjectKind
 
-    /// Counted for rpl_live_objects: one relaxed add here and one in deinit,
-    /// nothing per event.
+    /// Counted for rpl_live_objects: an add to this thread's counter here
+    /// and in deinit (ripple_trace.h), nothing per event.
     public init(kind: ObjectKind) {
         self.kind = kind
         ripple_live_inc()

@@ -190,7 +190,8 @@ typedef struct rpl_value {
 } rpl_value;
 
 /* Constructors. Scalars never fail. Boxed constructors return nil when out of
-   memory. */
+   memory (RPL_ERR_NOMEM). A length or count above PTRDIFF_MAX (no object can be
+   that large) gives nil and RPL_ERR_INVALID. */
 rpl_value rpl_nil(void);
 rpl_value rpl_bool(bool b);
 rpl_value rpl_int(int64_t i);
@@ -204,8 +205,9 @@ rpl_value rpl_bytes(const void *RPL_NULLABLE data, size_t len);
 /* Wraps a user pointer; dtor(ptr), if not NULL, runs when the last reference
    to the value drops, on whichever thread drops it. */
 rpl_value rpl_pointer(void *RPL_NULLABLE ptr, rpl_release_fn RPL_NULLABLE dtor);
-/* A tuple of count values. Consumes every value in items (also on failure).
-   items may be NULL only when count is 0. */
+/* A tuple of count values. Consumes every value in items (also on failure),
+   except when count exceeds PTRDIFF_MAX / sizeof(rpl_value) (RPL_ERR_INVALID):
+   then items is not read. items may be NULL only when count is 0. */
 rpl_value rpl_tuple(rpl_value *RPL_NULLABLE items, size_t count);
 /* A value carrying a signal; retains s. NULL or a non-signal gives nil and
    sets the last error. */

@@ -38,4 +38,10 @@ static inline ripple_stripe *ripple_stripe_for(const void *addr) {
     return &ripple_stripes[((a >> 4) ^ (a >> 10)) % RIPPLE_STRIPES];
 }
 
+/* Whether malloc can give n bytes right now (it is freed again). For callers
+   about to make an allocation of that size through Swift, whose allocator
+   aborts the process on failure. */
+#include <stddef.h>
+int ripple_can_allocate(size_t n) __attribute__((visibility("hidden")));
+
 #endif

@@ -43,6 +43,7 @@ STAGE       := $(CURDIR)/$(OUT)/stage
 # The flags that shape the shipped artefact live here, not in Package.swift.
 SWIFT_BUILD := $(SWIFT) build -c release --product ripple --scratch-path $(SCRATCH) \
     --disable-local-rpath -Xswiftc -static-stdlib -Xswiftc -no-toolchain-stdlib-rpath -Xswiftc -use-ld=lld \
+    -Xcc -DRIPPLE_STATIC_SWIFT_RUNTIME \
     -Xlinker -soname -Xlinker $(SONAME) \
     -Xlinker --version-script -Xlinker $(CURDIR)/ripple.map \
     -Xswiftc -Xfrontend -Xswiftc -disable-implicit-concurrency-module-import \

@@ -156,8 +156,13 @@ $(OUT)/tests/%: Tests/c/%.c Tests/c/check.h $(HEADER) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $< -L$(OUT)/lib -lripple -lpthread -Wl,-rpath,$(CURDIR)/$(OUT)/lib -o $@
 
+# Every test program runs under a watchdog, so a hang fails the run instead
+# of stalling it (timeout exits 124; a second signal follows if TERM is ignored).
+TEST_TIMEOUT ?= 300
+WATCHDOG    = timeout --kill-after=10 $(TEST_TIMEOUT)
+
 c-tests: $(addprefix $(OUT)/tests/,$(C_TESTS))
-	@for t in $(C_TESTS); do echo "--- $$t"; $(OUT)/tests/$$t || exit 1; done
+	@for t in $(C_TESTS); do echo "--- $$t"; $(WATCHDOG) $(OUT)/tests/$$t || exit 1; done
 
 VALGRIND := valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite \
     --suppressions=$(CURDIR)/Tests/valgrind.supp
@@ -166,15 +171,15 @@ VALGRIND := valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-
 VG_LIB := $(OUT)/valgrind-lib
 valgrind: deps c-tests examples
 	@mkdir -p $(VG_LIB) && objcopy --strip-debug $(LIB) $(VG_LIB)/$(SONAME)
-	@for t in $(C_TESTS); do echo "--- valgrind $$t"; RIPPLE_TEST_QUICK=1 LD_LIBRARY_PATH=$(CURDIR)/$(VG_LIB) $(VALGRIND) $(OUT)/tests/$$t >/dev/null || exit 1; done
-	@for e in $(EXAMPLES); do echo "--- valgrind examples-c/$$e"; LD_LIBRARY_PATH=$(CURDIR)/$(VG_LIB) $(VALGRIND) $(OUT)/examples/$$e >/dev/null || exit 1; done
+	@for t in $(C_TESTS); do echo "--- valgrind $$t"; RIPPLE_TEST_QUICK=1 LD_LIBRARY_PATH=$(CURDIR)/$(VG_LIB) $(WATCHDOG) $(VALGRIND) $(OUT)/tests/$$t >/dev/null || exit 1; done
+	@for e in $(EXAMPLES); do echo "--- valgrind examples-c/$$e"; LD_LIBRARY_PATH=$(CURDIR)/$(VG_LIB) $(WATCHDOG) $(VALGRIND) $(OUT)/examples/$$e >/dev/null || exit 1; done
 
 asan: $(LIB)
 	@mkdir -p $(OUT)/asan
 	@for t in $(C_TESTS); do \
 	  $(CC) $(TEST_CFLAGS) -fsanitize=address,undefined -fno-omit-frame-pointer -fuse-ld=lld Tests/c/$$t.c -L$(OUT)/lib -lripple -lpthread \
 	    -Wl,-rpath,$(CURDIR)/$(OUT)/lib -o $(OUT)/asan/$$t || exit 1; \
-	  echo "--- asan $$t"; ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp $(OUT)/asan/$$t >/dev/null || exit 1; done
+	  echo "--- asan $$t"; ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp $(WATCHDOG) $(OUT)/asan/$$t >/dev/null || exit 1; done
 
 # TSan needs the runtime instrumented too (its atomics hand data between
 # threads), so the library is rebuilt with -sanitize=thread for this run.
@@ -191,7 +196,7 @@ tsan:
 	  $(CC) $(TEST_CFLAGS) -fsanitize=thread Tests/c/$$t.c -L$(TSAN_SCRATCH)/release -lripple -lpthread \
 	    -L$(SWIFT_LIBDIR) -ldispatch -lBlocksRuntime -Wl,-rpath,$(SWIFT_LIBDIR) \
 	    -Wl,-rpath,$(CURDIR)/$(TSAN_SCRATCH)/release -o $(OUT)/tsan/$$t || exit 1; \
-	  echo "--- tsan $$t"; RIPPLE_TEST_QUICK=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" $(OUT)/tsan/$$t >/dev/null || exit 1; done
+	  echo "--- tsan $$t"; RIPPLE_TEST_QUICK=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" $(WATCHDOG) $(OUT)/tsan/$$t >/dev/null || exit 1; done
 
 # ---------------------------------------------------------------------------
 # Static checks of the artefact.

@@ -24,6 +24,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ripple_support.h"
+
+unsigned ripple_fork_generation;
+
 #define ULOCK_TID_SYMBOL "_ZZN5swift14threading_impl5linux13ulock_get_tidEvE3tid"
 
 #ifdef RIPPLE_STATIC_SWIFT_RUNTIME
@@ -96,6 +100,7 @@ static void ripple_fork_prepare(void) { forking_thread_tid = ulock_tid_address()
 /* Runs in the child, on its only thread, before fork() returns there. */
 static void ripple_fork_child(void) {
     if (forking_thread_tid) *forking_thread_tid = 0;
+    __atomic_add_fetch(&ripple_fork_generation, 1, __ATOMIC_RELAXED);
 }
 
 __attribute__((constructor)) static void ripple_fork_install(void) {

@@ -29,7 +29,7 @@
 const char *__asan_default_options(void);
 const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
 const char *__tsan_default_options(void);
-const char *__tsan_default_options(void) { return "allocator_may_return_null=1"; }
+const char *__tsan_default_options(void) { return "allocator_may_return_null=1:die_after_fork=0"; }
 
 static int under_valgrind(void) {
     const char *p = getenv("LD_PRELOAD");
@@ -256,9 +256,23 @@ static rpl_value twice(void *ctx, const rpl_value *v) { (void)ctx; return rpl_in
 
 /* First use of the runtime in the child, from two threads at once: the
    runtime's one-time initializations take its locks under contention. */
+static void bump(void *ctx) { atomic_fetch_add((atomic_int *)ctx, 1); }
+
+/* Runs one job on the background pool and waits for it (10 s at most). */
+static int background_job_runs(void) {
+    atomic_int ran = 0;
+    rpl_disposable_t *d = rpl_scheduler_schedule(rpl_scheduler_background(), bump, &ran, NULL);
+    struct timespec pause = { 0, 1000 * 1000 };
+    for (int i = 0; i < 10000 && !atomic_load(&ran); i++) nanosleep(&pause, NULL);
+    rpl_release(d);
+    return atomic_load(&ran) == 1;
+}
+
 static void *fork_worker(void *arg) {
     (void)arg;
     pthread_barrier_wait(&fork_barrier);
+    /* The pool's workers stayed in the parent: the child's pool starts its own. */
+    if (!background_job_runs()) return NULL;
     int64_t sum = 0;
     for (int round = 0; round < 20; round++) {
         rpl_subject_t *subj = rpl_subject_create();
@@ -299,6 +313,7 @@ static void test_fork(void) {
             rpl_disposable_t *d = rpl_signal_subscribe_next(rpl_subject_as_signal(subj), add_next, &sum);
             rpl_subject_send_next(subj, rpl_int(1));
             CHECK_EQ_INT(sum, 1);
+            CHECK(background_job_runs());
             rpl_release(d);
             rpl_release(subj);
         }

@@ -38,6 +38,14 @@ static inline ripple_stripe *ripple_stripe_for(const void *addr) {
     return &ripple_stripes[((a >> 4) ^ (a >> 10)) % RIPPLE_STRIPES];
 }
 
+/* Incremented in the child of every fork(): the parent's threads do not
+   exist there, so thread-backed state recorded under an older generation
+   (a scheduler's worker counts) is stale. */
+extern unsigned ripple_fork_generation __attribute__((visibility("hidden")));
+static inline unsigned ripple_current_fork_generation(void) {
+    return __atomic_load_n(&ripple_fork_generation, __ATOMIC_RELAXED);
+}
+
 /* Whether malloc can give n bytes right now (it is freed again). For callers
    about to make an allocation of that size through Swift, whose allocator
    aborts the process on failure. */

@@ -8,12 +8,19 @@
  *   - at the end of the input, after every subscription is disposed and every
  *     handle released, every observer and every operator context has been
  *     released exactly once (and LeakSanitizer sees no block left).
- * A violation aborts, so libFuzzer keeps the input as a crash.
+ * A violation aborts, so libFuzzer keeps the input as a crash; an input that
+ * runs for more than -timeout seconds (a hang) is kept too.
  *
- * Not in the operation set yet (known defects of issue 10 owned by the core
- * rewrite, which would be found at once): repeat/retry/concat of a signal
- * with itself (D4, reference cycles) and take_last/collect/aggregate/
- * materialize with dispose inside on_next (D5). */
+ * The operations cover subjects (plain, behavior, replay), value and
+ * combining operators, signals of signals (flatten, switch_to_latest), the
+ * time operators on a test scheduler the input advances, dispose from inside
+ * on_next and re-entrant sends from on_next.
+ *
+ * Left out until the core rewrite fixes them (known defects of issue 10,
+ * found at once otherwise): repeat/retry/concat/then/catch_to of a signal
+ * with itself (D4, reference cycles), and dispose inside on_next downstream
+ * of take_last/collect/aggregate/materialize (D5: those are in the set, but
+ * their subscribers never dispose from on_next). */
 #include <ripple.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,11 +41,15 @@ typedef struct obs {
     int in_callback;
     long nexts;
     int dispose_in_next;  /* dispose its own subscription on the next value */
+    int send_in_next;     /* sends left into a subject from on_next (re-entrant send);
+                             a budget, since a queued re-entrant send returns at once */
     int slot;             /* its subscription slot, or -1 */
 } obs_t;
 
 static rpl_signal_t *sigs[NSIG];
 static rpl_subject_t *subjects[NSIG];   /* subjects[i] set when sigs[i] is a subject */
+static int d5[NSIG];                    /* sigs[i] has take_last/collect/aggregate/materialize upstream */
+static rpl_scheduler_t *clock_;          /* one test scheduler per input, for the time operators */
 static rpl_disposable_t *subs[NSUB];
 static int sub_obs[NSUB];
 static obs_t observers[NOBS];
@@ -52,11 +63,22 @@ static void obs_enter(obs_t *o, const char *what) {
     if (o->in_callback) FAIL("%s while a callback of the same subscriber runs", what);
 }
 
+static rpl_subject_t *pick_subject(uint8_t b);
+static int reentry;
+
 static void on_next(void *ctx, const rpl_value *v) {
     obs_t *o = ctx;
     obs_enter(o, "next");
     (void)rpl_value_type(v);
     o->nexts++;
+    if (o->send_in_next > 0 && reentry < 2) {
+        o->send_in_next--;
+        rpl_subject_t *subj = pick_subject((uint8_t)o->nexts);
+        reentry++;
+        if (subj) rpl_subject_send_next(subj, rpl_int(o->nexts));
+        reentry--;
+        if (o->released) FAIL("released during its own on_next");
+    }
     if (o->dispose_in_next && o->slot >= 0 && subs[o->slot]) {
         o->in_callback = 1;
         rpl_disposable_dispose(subs[o->slot]);
@@ -107,19 +129,27 @@ static rpl_value op_reduce(void *ctx, const rpl_value *acc, const rpl_value *v) 
     return rpl_int(rpl_value_int(acc) + rpl_value_int(v));
 }
 
+/* The d5 flag of the signal being derived (set by the caller). */
+static int derived_d5;
+
 static int put_signal(rpl_signal_t *s, rpl_subject_t *subj) {
-    if (!s) return -1;
+    int flag = derived_d5;
+    derived_d5 = 0;
+    if (!s) FAIL("an operator failed: %s", rpl_last_error_message());
     for (int i = 0; i < NSIG; i++)
-        if (!sigs[i]) { sigs[i] = s; subjects[i] = subj; return i; }
+        if (!sigs[i]) { sigs[i] = s; subjects[i] = subj; d5[i] = flag; return i; }
     rpl_release(s);
     return -1;
 }
+static int pick_index(uint8_t b) {
+    for (int i = 0; i < NSIG; i++)
+        if (sigs[(b + i) % NSIG]) return (b + i) % NSIG;
+    return -1;
+}
 static rpl_signal_t *pick_signal(uint8_t b) {
-    for (int i = 0; i < NSIG; i++) {
-        rpl_signal_t *s = sigs[(b + i) % NSIG];
-        if (s) return s;
-    }
-    return NULL;
+    int i = pick_index(b);
+    if (i >= 0) derived_d5 |= d5[i];
+    return i >= 0 ? sigs[i] : NULL;
 }
 static rpl_subject_t *pick_subject(uint8_t b) {
     for (int i = 0; i < NSIG; i++) {
@@ -137,7 +167,9 @@ static void subscribe(rpl_signal_t *s, uint8_t b) {
     memset(o, 0, sizeof *o);
     o->used = 1;
     o->slot = slot;
-    o->dispose_in_next = (b & 7) == 0;
+    o->dispose_in_next = (b & 7) == 0 && !derived_d5;
+    o->send_in_next = (b & 7) == 1 ? 3 : 0;
+    derived_d5 = 0;
     sub_obs[slot] = nobs++;
     rpl_observer ob = RPL_OBSERVER_INIT;
     ob.on_next = on_next;
@@ -163,8 +195,10 @@ static void dispose_slot(int slot) {
 }
 
 static void run(const uint8_t *data, size_t size) {
+    clock_ = rpl_test_scheduler_create();
     for (size_t i = 0; i + 1 < size; i += 2) {
-        uint8_t op = data[i] % 24, b = data[i + 1];
+        uint8_t op = data[i] % 40, b = data[i + 1];
+        derived_d5 = 0;
         rpl_signal_t *s = pick_signal(b), *t = pick_signal((uint8_t)(b >> 3));
         rpl_subject_t *subj = pick_subject(b);
         switch (op) {
@@ -198,13 +232,41 @@ static void run(const uint8_t *data, size_t size) {
             break;
         }
         case 23: if (s) put_signal(rpl_signal_take_while(s, op_pred, new_ctx(b), ctx_release), NULL); break;
+        /* Time operators on the virtual clock, and the clock itself. */
+        case 24: if (s) put_signal(rpl_signal_delay(s, (uint64_t)b * 10, clock_), NULL); break;
+        case 25: if (s) put_signal(rpl_signal_throttle(s, (uint64_t)b * 10, clock_), NULL); break;
+        case 26: if (s) put_signal(rpl_signal_timeout(s, (uint64_t)b * 10, clock_), NULL); break;
+        case 27: if (s) put_signal(rpl_signal_deliver_on(s, clock_), NULL); break;
+        case 28: if (s) put_signal(rpl_signal_subscribe_on(s, clock_), NULL); break;
+        case 29: put_signal(rpl_signal_interval(10 + (uint64_t)b * 10, clock_), NULL); break;
+        case 30: case 31: rpl_test_scheduler_advance_by(clock_, (uint64_t)b * 8); break;
+        /* Signals of signals. */
+        case 32: if (subj) {
+            /* A fresh inner signal: a value referring back to the subject
+               (which may store it) would be a cycle the program made. */
+            rpl_signal_t *inner = b % 3 == 0 ? rpl_signal_return(rpl_int(b))
+                                : b % 3 == 1 ? rpl_signal_empty() : rpl_signal_interval(5 + b, clock_);
+            rpl_subject_send_next(subj, rpl_signal_value(inner));
+            rpl_release(inner);
+        } break;
+        case 33: if (s) put_signal(rpl_signal_switch_to_latest(s), NULL); break;
+        case 34: if (s) put_signal(rpl_signal_flatten(s), NULL); break;
+        /* Operators with the dispose-in-next defect (D5): never disposed
+           from inside on_next downstream of them. */
+        case 35: if (s) { derived_d5 = 1; put_signal(rpl_signal_take_last(s, b % 4), NULL); } break;
+        case 36: if (s) { derived_d5 = 1; put_signal(rpl_signal_collect(s), NULL); } break;
+        case 37: if (s) { derived_d5 = 1; put_signal(rpl_signal_materialize(s), NULL); } break;
+        case 38: if (s) put_signal(rpl_signal_skip_while(s, op_pred, new_ctx(b), ctx_release), NULL); break;
+        case 39: if (s) put_signal(rpl_signal_replay_last(s), NULL); break;
         }
     }
 }
 
 static void finish(void) {
     for (int i = 0; i < NSUB; i++) dispose_slot(i);
-    for (int i = 0; i < NSIG; i++) { rpl_release(sigs[i]); sigs[i] = NULL; subjects[i] = NULL; }
+    for (int i = 0; i < NSIG; i++) { rpl_release(sigs[i]); sigs[i] = NULL; subjects[i] = NULL; d5[i] = 0; }
+    rpl_release(clock_);
+    clock_ = NULL;
     for (int i = 0; i < nobs; i++)
         if (observers[i].released != 1) FAIL("observer %d released %d times at the end", i, observers[i].released);
     if (ctx_made != ctx_released) FAIL("%ld operator contexts made, %ld released", ctx_made, ctx_released);

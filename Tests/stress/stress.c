@@ -1,5 +1,6 @@
 /* Stress: N threads (default 8) of random sends, subscribes, disposes and
- * operator chains on shared subjects for a given time. Every observer checks
+ * operator chains (including hops to a serial scheduler and the background
+ * pool) on shared subjects for a given time. Every observer checks
  * the contract as events arrive, from any thread:
  *   - never two callbacks of one subscriber at the same time;
  *   - the grammar: nothing after error or completed;
@@ -27,6 +28,7 @@ typedef struct obs {
 } obs_t;
 
 static rpl_subject_t *subjects[NSUBJ];
+static rpl_scheduler_t *serial;
 static atomic_long violations, events, sends, subscriptions, disposes, released_obs, made_obs;
 static atomic_long ctx_made, ctx_released;
 static atomic_int stop;
@@ -99,7 +101,7 @@ static rpl_signal_t *chain(unsigned *r) {
     for (int i = 0; i < n; i++) {
         rpl_signal_t *t = NULL;
         int k = (int)(next_rand(r) % 100);
-        switch (next_rand(r) % 7) {
+        switch (next_rand(r) % 9) {
         case 0: t = rpl_signal_map(s, op_map, new_ctx(k), ctx_release); break;
         case 1: t = rpl_signal_filter(s, op_pred, new_ctx(k), ctx_release); break;
         case 2: t = rpl_signal_take(s, (size_t)(k % 50)); break;
@@ -115,6 +117,9 @@ static rpl_signal_t *chain(unsigned *r) {
             t = rpl_signal_combine_latest(two, 2);
             break;
         }
+        /* Hops to worker threads. */
+        case 7: t = rpl_signal_deliver_on(s, k % 2 ? serial : rpl_scheduler_background()); break;
+        case 8: t = rpl_signal_subscribe_on(s, serial); break;
         }
         rpl_release(s);
         s = t;
@@ -176,6 +181,7 @@ int main(int argc, char **argv) {
     double seconds = argc > 1 ? atof(argv[1]) : 5;
     int nthreads = argc > 2 ? atoi(argv[2]) : 8;
     if (nthreads < 1 || nthreads > 64) nthreads = 8;
+    serial = rpl_scheduler_create_serial("stress");
     for (int i = 0; i < NSUBJ; i++) subjects[i] = i % 3 == 2 ? rpl_behavior_subject_create(rpl_int(i)) : rpl_subject_create();
     pthread_t th[64];
     double t0 = now_s();
@@ -187,6 +193,15 @@ int main(int argc, char **argv) {
     for (int i = 0; i < nthreads; i++) pthread_join(th[i], (void **)&lists[i]);
     double took = now_s() - t0;
     for (int i = 0; i < NSUBJ; i++) { rpl_subject_send_completed(subjects[i]); rpl_release(subjects[i]); }
+    /* A callback running on a worker thread when its subscription was
+       disposed releases the observer when it returns: wait for those (10 s
+       at most) before checking and freeing. */
+    for (int i = 0; i < 1000 && (atomic_load(&released_obs) != atomic_load(&made_obs) ||
+                                 atomic_load(&ctx_released) != atomic_load(&ctx_made)); i++) {
+        struct timespec ms = { 0, 10 * 1000 * 1000 };
+        nanosleep(&ms, NULL);
+    }
+    rpl_release(serial);
     long unreleased = 0;
     for (int i = 0; i < nthreads; i++) {
         for (obs_t **p = lists[i]; *p; p++) {

@@ -70,7 +70,7 @@ public func rpl_tuple(_ items: UnsafeMutablePointer<rpl_value>?, _ count: Int) -
     // Swift's allocator aborts when it fails, and the header promises nil:
     // try the same amount with malloc first, so running out of memory is
     // reported (the items are still consumed).
-    if count > 4096 && ripple_can_allocate(count * MemoryLayout<Value>.stride + 64) == 0 {
+    if count > 4096 && ripple_can_allocate(count * MemoryLayout<Value>.stride) == 0 {  // no overflow: checked above
         for i in 0..<count { toValue(items[i]).release() }
         setError(RPL_ERR_NOMEM, "rpl_tuple: out of memory for \(count) items")
         return cnil()

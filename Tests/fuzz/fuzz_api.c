@@ -13,7 +13,8 @@
  *
  * The operations cover subjects (plain, behavior, replay), value and
  * combining operators, signals of signals (flatten, switch_to_latest), the
- * time operators on a test scheduler the input advances, dispose from inside
+ * time operators on a test scheduler the input advances, multicast
+ * connections (publish, connect, autoconnect), dispose from inside
  * on_next and re-entrant sends from on_next.
  *
  * Left out until the core rewrite fixes them (known defects of issue 10,
@@ -50,6 +51,9 @@ static rpl_signal_t *sigs[NSIG];
 static rpl_subject_t *subjects[NSIG];   /* subjects[i] set when sigs[i] is a subject */
 static int d5[NSIG];                    /* sigs[i] has take_last/collect/aggregate/materialize upstream */
 static rpl_scheduler_t *clock_;          /* one test scheduler per input, for the time operators */
+#define NCONN 4
+static rpl_connection_t *conns[NCONN];  /* multicast connections */
+static rpl_disposable_t *connected[NCONN];
 static rpl_disposable_t *subs[NSUB];
 static int sub_obs[NSUB];
 static obs_t observers[NOBS];
@@ -197,7 +201,7 @@ static void dispose_slot(int slot) {
 static void run(const uint8_t *data, size_t size) {
     clock_ = rpl_test_scheduler_create();
     for (size_t i = 0; i + 1 < size; i += 2) {
-        uint8_t op = data[i] % 40, b = data[i + 1];
+        uint8_t op = data[i] % 44, b = data[i + 1];
         derived_d5 = 0;
         rpl_signal_t *s = pick_signal(b), *t = pick_signal((uint8_t)(b >> 3));
         rpl_subject_t *subj = pick_subject(b);
@@ -258,6 +262,28 @@ static void run(const uint8_t *data, size_t size) {
         case 37: if (s) { derived_d5 = 1; put_signal(rpl_signal_materialize(s), NULL); } break;
         case 38: if (s) put_signal(rpl_signal_skip_while(s, op_pred, new_ctx(b), ctx_release), NULL); break;
         case 39: if (s) put_signal(rpl_signal_replay_last(s), NULL); break;
+        /* Multicast connections. */
+        case 40: if (s) {
+            int k = b % NCONN;
+            if (connected[k]) { rpl_disposable_dispose(connected[k]); rpl_release(connected[k]); connected[k] = NULL; }
+            rpl_release(conns[k]);
+            conns[k] = rpl_signal_publish(s);
+            put_signal(rpl_retain(rpl_connection_signal(conns[k])), NULL);
+        } break;
+        case 41: {
+            int k = b % NCONN;
+            if (!conns[k]) break;
+            rpl_disposable_t *d = rpl_connection_connect(conns[k]);
+            if (!d) FAIL("connect failed: %s", rpl_last_error_message());
+            if (connected[k] && connected[k] != d) FAIL("a second connect did not return the live connection");
+            rpl_release(connected[k]);
+            connected[k] = d;
+        } break;
+        case 42: {
+            int k = b % NCONN;
+            if (connected[k]) { rpl_disposable_dispose(connected[k]); rpl_release(connected[k]); connected[k] = NULL; }
+        } break;
+        case 43: if (conns[b % NCONN]) put_signal(rpl_connection_autoconnect(conns[b % NCONN]), NULL); break;
         }
     }
 }
@@ -265,6 +291,11 @@ static void run(const uint8_t *data, size_t size) {
 static void finish(void) {
     for (int i = 0; i < NSUB; i++) dispose_slot(i);
     for (int i = 0; i < NSIG; i++) { rpl_release(sigs[i]); sigs[i] = NULL; subjects[i] = NULL; d5[i] = 0; }
+    for (int k = 0; k < NCONN; k++) {
+        if (connected[k]) { rpl_disposable_dispose(connected[k]); rpl_release(connected[k]); connected[k] = NULL; }
+        rpl_release(conns[k]);
+        conns[k] = NULL;
+    }
     rpl_release(clock_);
     clock_ = NULL;
     for (int i = 0; i < nobs; i++)

@@ -264,7 +264,10 @@ FUZZ_BIN     := $(OUT)/fuzz/fuzz_api
 FUZZ_SWIFT   := -Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,trace-cmp \
     -Xswiftc -Xllvm -Xswiftc -sanitizer-coverage-inline-8bit-counters -Xswiftc -Xllvm -Xswiftc -sanitizer-coverage-pc-table \
     -Xcc -fsanitize=address -Xcc -fsanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table
-FUZZ_ENV     := ASAN_OPTIONS=detect_leaks=1:quarantine_size_mb=64 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp
+# SWIFT_BACKTRACE: the Swift runtime's own crash handler would take the fatal
+# signal first (and can hang on it): leave crashes to libFuzzer and the sanitizers.
+FUZZ_ENV     := SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:quarantine_size_mb=64 \
+    LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp
 
 $(FUZZ_BIN): Tests/fuzz/fuzz_api.c $(HEADER) $(SOURCES)
 	$(SWIFT) build -c release --product ripple --scratch-path $(FUZZ_SCRATCH) $(FUZZ_SWIFT) -Xswiftc -use-ld=lld \
@@ -294,7 +297,7 @@ stress-check: tsan
 	$(CC) $(TEST_CFLAGS) -fsanitize=thread Tests/stress/stress.c -L$(TSAN_SCRATCH)/release -lripple -lpthread \
 	    -L$(SWIFT_LIBDIR) -ldispatch -lBlocksRuntime -Wl,-rpath,$(SWIFT_LIBDIR) \
 	    -Wl,-rpath,$(CURDIR)/$(TSAN_SCRATCH)/release -o $(OUT)/tsan/stress
-	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" timeout --kill-after=10 $$(( $(STRESS_SECONDS) + 120 )) \
+	SWIFT_BACKTRACE=enable=no TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" timeout --kill-after=10 $$(( $(STRESS_SECONDS) + 120 )) \
 	    $(OUT)/tsan/stress $(STRESS_SECONDS) $(STRESS_THREADS)
 
 soak: $(LIB)

@@ -198,10 +198,32 @@ static void dispose_slot(int slot) {
     subs[slot] = NULL;
 }
 
+/* FUZZ_TRACE=1 prints each operation, to turn a saved input into a repro. */
+static const char *const op_names[44] = {
+    "subject", "behavior_subject", "replay_subject", "map", "filter", "take", "skip", "scan",
+    "distinct_until_changed", "merge", "combine_latest", "zip", "take_until", "start_with", "return/empty",
+    "subscribe", "subscribe", "send_next", "send_next", "send_completed", "send_error", "dispose",
+    "release_signal", "take_while", "delay", "throttle", "timeout", "deliver_on", "subscribe_on",
+    "interval", "advance_by", "advance_by", "send_signal_value", "switch_to_latest", "flatten",
+    "take_last", "collect", "materialize", "skip_while", "replay_last", "publish", "connect",
+    "dispose_connection", "autoconnect",
+};
+
+static void trace(uint8_t op, uint8_t b) {
+    static int on = -1;
+    if (on < 0) on = getenv("FUZZ_TRACE") != NULL;
+    if (!on) return;
+    int s = -1, t = -1;
+    for (int i = 0; i < NSIG && s < 0; i++) if (sigs[(b + i) % NSIG]) s = (b + i) % NSIG;
+    for (int i = 0; i < NSIG && t < 0; i++) if (sigs[((b >> 3) + i) % NSIG]) t = ((b >> 3) + i) % NSIG;
+    fprintf(stderr, "fuzz_api: %-22s b=%3d  s=sig%d t=sig%d\n", op_names[op], b, s, t);
+}
+
 static void run(const uint8_t *data, size_t size) {
     clock_ = rpl_test_scheduler_create();
     for (size_t i = 0; i + 1 < size; i += 2) {
         uint8_t op = data[i] % 44, b = data[i + 1];
+        trace(op, b);
         derived_d5 = 0;
         rpl_signal_t *s = pick_signal(b), *t = pick_signal((uint8_t)(b >> 3));
         rpl_subject_t *subj = pick_subject(b);

@@ -57,6 +57,7 @@ STAGE       := $(CURDIR)/$(OUT)/stage
 # The flags that shape the shipped artefact live here, not in Package.swift.
 SWIFT_BUILD := $(SWIFT) build -c release --product ripple --scratch-path $(SCRATCH) \
     --disable-local-rpath -Xswiftc -static-stdlib -Xswiftc -no-toolchain-stdlib-rpath -Xswiftc -use-ld=lld \
+    -Xcc -DRIPPLE_STATIC_SWIFT_RUNTIME \
     -Xlinker -soname -Xlinker $(SONAME) \
     -Xlinker --version-script -Xlinker $(CURDIR)/ripple.map \
     -Xswiftc -Xfrontend -Xswiftc -disable-implicit-concurrency-module-import \
@@ -81,7 +82,7 @@ BENCH_SRC   := $(wildcard bench/*.c)
 
 .PHONY: all lib dist deps install uninstall demo check bench clean swift-test c-tests \
         check-header check-symbols check-install valgrind asan tsan examples bindings-check FORCE \
-        abi abi-deps abi-check abi-baseline sdt-deps check-probes \
+        abi abi-deps abi-check abi-baseline fuzz fuzz-check stress-check soak sdt-deps check-probes \
         dist set-version check-version deb deb-deps check-deb docs
 
 all: lib
@@ -225,8 +226,13 @@ $(OUT)/tests/%: Tests/c/%.c Tests/c/check.h $(HEADER) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $< -L$(OUT)/lib -lripple -lpthread -Wl,-rpath,$(CURDIR)/$(OUT)/lib -o $@
 
+# Every test program runs under a watchdog, so a hang fails the run instead
+# of stalling it (timeout exits 124; a second signal follows if TERM is ignored).
+TEST_TIMEOUT ?= 300
+WATCHDOG    = timeout --kill-after=10 $(TEST_TIMEOUT)
+
 c-tests: $(addprefix $(OUT)/tests/,$(C_TESTS))
-	@for t in $(C_TESTS); do echo "--- $$t"; $(OUT)/tests/$$t || exit 1; done
+	@for t in $(C_TESTS); do echo "--- $$t"; $(WATCHDOG) $(OUT)/tests/$$t || exit 1; done
 
 VALGRIND := valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite \
     --suppressions=$(CURDIR)/Tests/valgrind.supp
@@ -235,15 +241,15 @@ VALGRIND := valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-
 VG_LIB := $(OUT)/valgrind-lib
 valgrind: deps c-tests examples
 	@mkdir -p $(VG_LIB) && objcopy --strip-debug $(LIB) $(VG_LIB)/$(SONAME)
-	@for t in $(C_TESTS); do echo "--- valgrind $$t"; RIPPLE_TEST_QUICK=1 LD_LIBRARY_PATH=$(CURDIR)/$(VG_LIB) $(VALGRIND) $(OUT)/tests/$$t >/dev/null || exit 1; done
-	@for e in $(EXAMPLES); do echo "--- valgrind examples-c/$$e"; LD_LIBRARY_PATH=$(CURDIR)/$(VG_LIB) $(VALGRIND) $(OUT)/examples/$$e >/dev/null || exit 1; done
+	@for t in $(C_TESTS); do echo "--- valgrind $$t"; RIPPLE_TEST_QUICK=1 LD_LIBRARY_PATH=$(CURDIR)/$(VG_LIB) $(WATCHDOG) $(VALGRIND) $(OUT)/tests/$$t >/dev/null || exit 1; done
+	@for e in $(EXAMPLES); do echo "--- valgrind examples-c/$$e"; LD_LIBRARY_PATH=$(CURDIR)/$(VG_LIB) $(WATCHDOG) $(VALGRIND) $(OUT)/examples/$$e >/dev/null || exit 1; done
 
 asan: $(LIB)
 	@mkdir -p $(OUT)/asan
 	@for t in $(C_TESTS); do \
 	  $(CC) $(TEST_CFLAGS) -fsanitize=address,undefined -fno-omit-frame-pointer -fuse-ld=lld Tests/c/$$t.c -L$(OUT)/lib -lripple -lpthread \
 	    -Wl,-rpath,$(CURDIR)/$(OUT)/lib -o $(OUT)/asan/$$t || exit 1; \
-	  echo "--- asan $$t"; ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp $(OUT)/asan/$$t >/dev/null || exit 1; done
+	  echo "--- asan $$t"; ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp $(WATCHDOG) $(OUT)/asan/$$t >/dev/null || exit 1; done
 
 # TSan needs the runtime instrumented too (its atomics hand data between
 # threads), so the library is rebuilt with -sanitize=thread for this run.
@@ -260,7 +266,7 @@ tsan:
 	  $(CC) $(TEST_CFLAGS) -fsanitize=thread Tests/c/$$t.c -L$(TSAN_SCRATCH)/release -lripple -lpthread \
 	    -L$(SWIFT_LIBDIR) -ldispatch -lBlocksRuntime -Wl,-rpath,$(SWIFT_LIBDIR) \
 	    -Wl,-rpath,$(CURDIR)/$(TSAN_SCRATCH)/release -o $(OUT)/tsan/$$t || exit 1; \
-	  echo "--- tsan $$t"; RIPPLE_TEST_QUICK=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" $(OUT)/tsan/$$t >/dev/null || exit 1; done
+	  echo "--- tsan $$t"; RIPPLE_TEST_QUICK=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" $(WATCHDOG) $(OUT)/tsan/$$t >/dev/null || exit 1; done
 
 # ---------------------------------------------------------------------------
 # Static checks of the artefact.
@@ -420,8 +426,72 @@ bindings-check: stage
 	  STAGE=$(STAGE) OUT=$(CURDIR)/$(OUT) SONAME=$(SONAME) CC=$(CC) CXX=$(CXX) PYTHON=$(PYTHON) bash $$s || exit 1; done
 
 SHELL := /bin/bash
-check: deps lib check-header check-symbols check-probes check-version c-tests check-install check-deb docs swift-test valgrind asan tsan bindings-check
+check: deps lib check-header check-symbols check-probes check-version c-tests check-install check-deb docs swift-test valgrind \
+       asan tsan bindings-check fuzz-check stress-check abi-check
 	@echo "make check: all passed"
+
+# ---------------------------------------------------------------------------
+# Reliability: the API-sequence fuzzer (Tests/fuzz) and the stress program
+# (Tests/stress); each run is under a watchdog.
+#   make fuzz [FUZZ_SECONDS=600]    libFuzzer against an ASan + coverage build
+#                                   of the library; corpus in build/fuzz/corpus
+#   make fuzz-check                 the same for FUZZ_CHECK_SECONDS (60), in make check
+#   make stress-check               STRESS_THREADS (8) threads for STRESS_SECONDS (20)
+#                                   under TSan, in make check
+#   make soak [SOAK_SECONDS=600]    the stress program against the shipped library
+FUZZ_SECONDS       ?= 600
+FUZZ_CHECK_SECONDS ?= 60
+STRESS_SECONDS     ?= 20
+STRESS_THREADS     ?= 8
+SOAK_SECONDS       ?= 600
+FUZZ_SCRATCH := .build-fuzz
+FUZZ_BIN     := $(OUT)/fuzz/fuzz_api
+# Swift code gets libFuzzer's inline 8-bit counters through LLVM options
+# (swiftc's own -sanitize-coverage gives trace-pc-guard, which libFuzzer dropped).
+FUZZ_SWIFT   := -Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,trace-cmp \
+    -Xswiftc -Xllvm -Xswiftc -sanitizer-coverage-inline-8bit-counters -Xswiftc -Xllvm -Xswiftc -sanitizer-coverage-pc-table \
+    -Xcc -fsanitize=address -Xcc -fsanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table
+# SWIFT_BACKTRACE: the Swift runtime's own crash handler would take the fatal
+# signal first (and can hang on it): leave crashes to libFuzzer and the sanitizers.
+FUZZ_ENV     := SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:quarantine_size_mb=64 \
+    LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp
+
+$(FUZZ_BIN): Tests/fuzz/fuzz_api.c $(HEADER) $(SOURCES)
+	$(SWIFT) build -c release --product ripple --scratch-path $(FUZZ_SCRATCH) $(FUZZ_SWIFT) -Xswiftc -use-ld=lld \
+	    -Xlinker --version-script -Xlinker $(CURDIR)/ripple.map \
+	    -Xswiftc -Xfrontend -Xswiftc -disable-implicit-concurrency-module-import
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g $(WARN) -IInclude -fsanitize=fuzzer,address,undefined -fuse-ld=lld $< \
+	    -L$(FUZZ_SCRATCH)/release -lripple -lm -Wl,-rpath,$(CURDIR)/$(FUZZ_SCRATCH)/release \
+	    -Wl,-rpath,$(SWIFT_LIBDIR) -o $@
+
+define run-fuzz
+	@mkdir -p $(OUT)/fuzz/corpus $(OUT)/fuzz/artifacts
+	cd $(OUT)/fuzz && $(FUZZ_ENV) timeout --kill-after=10 $$(( $(1) + 180 )) ./fuzz_api -max_total_time=$(1) \
+	    -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix=artifacts/ corpus 2>&1 | \
+	    grep -E '^(#[0-9]+[[:space:]]+DONE|Done |stat::number_of_executed_units|INFO: Loaded)|ERROR|SUMMARY|fuzz_api:|Test unit'; \
+	    test $${PIPESTATUS[0]} -eq 0
+endef
+
+fuzz: $(FUZZ_BIN)
+	$(call run-fuzz,$(FUZZ_SECONDS))
+
+fuzz-check: $(FUZZ_BIN)
+	$(call run-fuzz,$(FUZZ_CHECK_SECONDS))
+
+stress-check: tsan
+	@mkdir -p $(OUT)/tsan
+	$(CC) $(TEST_CFLAGS) -fsanitize=thread Tests/stress/stress.c -L$(TSAN_SCRATCH)/release -lripple -lpthread \
+	    -L$(SWIFT_LIBDIR) -ldispatch -lBlocksRuntime -Wl,-rpath,$(SWIFT_LIBDIR) \
+	    -Wl,-rpath,$(CURDIR)/$(TSAN_SCRATCH)/release -o $(OUT)/tsan/stress
+	SWIFT_BACKTRACE=enable=no TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" timeout --kill-after=10 $$(( $(STRESS_SECONDS) + 120 )) \
+	    $(OUT)/tsan/stress $(STRESS_SECONDS) $(STRESS_THREADS)
+
+soak: $(LIB)
+	@mkdir -p $(OUT)/stress
+	$(CC) -O2 -g $(WARN) -IInclude Tests/stress/stress.c -L$(OUT)/lib -lripple -lpthread \
+	    -Wl,-rpath,$(CURDIR)/$(OUT)/lib -o $(OUT)/stress/stress
+	timeout --kill-after=10 $$(( $(SOAK_SECONDS) + 120 )) $(OUT)/stress/stress $(SOAK_SECONDS) $(STRESS_THREADS)
 
 # ---------------------------------------------------------------------------
 # ABI snapshots with libabigail. The library's DWARF is Swift, which
@@ -470,4 +540,4 @@ bench: $(LIB) stage
 	RIPPLE_LIBRARY=$(STAGE)/lib/$(SONAME) PYTHONPATH=$(CURDIR)/bindings/python $(PYTHON) bindings/python/bench.py
 
 clean:
-	rm -rf $(OUT) $(SCRATCH) $(TSAN_SCRATCH)
+	rm -rf $(OUT) $(SCRATCH) $(TSAN_SCRATCH) $(FUZZ_SCRATCH)

@@ -227,7 +227,8 @@ RPL_LAYOUT_CHECK_(offsetof(rpl_value, as) == 8, "rpl_value's payload is at offse
 #endif
 
 /* Constructors. Scalars never fail. Boxed constructors return nil when out of
-   memory. */
+   memory (RPL_ERR_NOMEM). A length or count above PTRDIFF_MAX (no object can be
+   that large) gives nil and RPL_ERR_INVALID. */
 rpl_value rpl_nil(void);
 rpl_value rpl_bool(bool b);
 rpl_value rpl_int(int64_t i);
@@ -241,10 +242,11 @@ rpl_value rpl_bytes(const void *RPL_NULLABLE data, size_t len);
 /* Wraps a user pointer; dtor(ptr), if not NULL, runs when the last reference
    to the value drops, on whichever thread drops it. */
 rpl_value rpl_pointer(void *RPL_NULLABLE ptr, rpl_release_fn RPL_NULLABLE dtor);
-/* A tuple of count values. Consumes every value in items (also on failure).
-   items may be NULL only when count is 0. An item of a type rpl_type does not
-   list refuses the whole tuple: nil, RPL_ERR_INVALID, the other items
-   released. */
+/* A tuple of count values. Consumes every value in items (also on failure),
+   except when count exceeds PTRDIFF_MAX / sizeof(rpl_value) (RPL_ERR_INVALID):
+   then items is not read. items may be NULL only when count is 0. An item of
+   a type rpl_type does not list refuses the whole tuple: nil,
+   RPL_ERR_INVALID, the other items released. */
 rpl_value rpl_tuple(rpl_value *RPL_NULLABLE items, size_t count);
 /* A value carrying a signal; retains s. NULL or a non-signal gives nil and
    sets the last error. */

@@ -15,12 +15,20 @@ public final class Lock: @unchecked Sendable {
         pthread_mutex_init(mutex, nil)
         cond = .allocate(capacity: 1)
         cond.initialize(to: pthread_cond_t())
+        initCondition()
+    }
+
+    private func initCondition() {
         var attr = pthread_condattr_t()
         pthread_condattr_init(&attr)
         pthread_condattr_setclock(&attr, CLOCK_MONOTONIC)
         pthread_cond_init(cond, &attr)
         pthread_condattr_destroy(&attr)
     }
+
+    /// In a forked child, with the mutex held: the condition's copied state
+    /// may count waiters that stayed in the parent.
+    public func resetConditionAfterFork() { initCondition() }
 
     deinit {
         pthread_cond_destroy(cond)

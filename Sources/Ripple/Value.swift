@@ -47,11 +47,13 @@ public struct Value: Sendable {
         var copy = s
         return copy.withUTF8 { buf in .string(bytes: UnsafeRawBufferPointer(buf)) }
     }
+    /// nil when the copy cannot be allocated.
     public static func string(bytes: UnsafeRawBufferPointer) -> Value {
-        .boxed(.string, BytesBox(copying: bytes))
+        BytesBox(copying: bytes).map { .boxed(.string, $0) } ?? .nil
     }
+    /// nil when the copy cannot be allocated.
     public static func bytes(_ bytes: UnsafeRawBufferPointer) -> Value {
-        .boxed(.bytes, BytesBox(copying: bytes))
+        BytesBox(copying: bytes).map { .boxed(.bytes, $0) } ?? .nil
     }
     public static func pointer(_ p: UnsafeMutableRawPointer?, destructor: RawCallback?) -> Value {
         .boxed(.pointer, PointerBox(p, destructor))
@@ -127,8 +129,20 @@ public struct Value: Sendable {
             return x.count == y.count && (x.count == 0 || memcmp(x.base, y.base, x.count) == 0)
         case .pointer: return a.pointerValue == b.pointerValue
         case .tuple:
-            guard let x = a.tupleItems, let y = b.tupleItems, x.count == y.count else { return false }
-            for i in 0..<x.count where !equal(x[i], y[i]) { return false }
+            // Nested tuples are compared with a work list, not recursion:
+            // their depth is the caller's. The items stay alive through a
+            // and b (tuples are immutable), so they are not retained here.
+            var work: [(Value, Value)] = [(copy a, copy b)]
+            while let (x, y) = work.popLast() {
+                guard x.rawType == y.rawType else { return false }
+                guard x.rawType == ValueType.tuple.rawValue else {
+                    if !equal(x, y) { return false }
+                    continue
+                }
+                if x.bits == y.bits { continue }
+                guard let xs = x.tupleItems, let ys = y.tupleItems, xs.count == ys.count else { return false }
+                for i in 0..<xs.count { work.append((xs[i], ys[i])) }
+            }
             return true
         case .signal, .event: return a.bits == b.bits
         }
@@ -143,14 +157,18 @@ public final class BytesBox: RippleObject {
     public let base: UnsafeMutablePointer<UInt8>
     public let count: Int
 
-    init(copying bytes: UnsafeRawBufferPointer) {
+    /// Fails when the buffer cannot be allocated: malloc, because Swift's own
+    /// allocator aborts the process on failure and the C API promises nil.
+    init?(copying bytes: UnsafeRawBufferPointer) {
+        let (size, overflow) = bytes.count.addingReportingOverflow(1)
+        guard !overflow, let p = malloc(size) else { return nil }
         count = bytes.count
-        base = .allocate(capacity: count + 1)
+        base = p.bindMemory(to: UInt8.self, capacity: size)
         if let src = bytes.baseAddress, count > 0 { memcpy(base, src, count) }
         base[count] = 0
         super.init(kind: .box)
     }
-    deinit { base.deallocate() }
+    deinit { free(base) }
     public var buffer: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
 }
 
@@ -173,7 +191,23 @@ public final class TupleBox: RippleObject {
         self.items = items
         super.init(kind: .box)
     }
-    deinit { for v in items { v.release() } }
+    /// Iterative, so a deeply nested tuple (a user-controlled depth) cannot
+    /// overflow the stack: a nested tuple this box holds the last reference
+    /// to has its items moved onto a local work list before it is released,
+    /// so its own deinit only drops references that are not the last.
+    deinit {
+        var work = items
+        while let v = work.popLast() {
+            guard v.rawType == ValueType.tuple.rawValue, let p = v.objectPointer else {
+                v.release()
+                continue
+            }
+            var child = Unmanaged<RippleObject>.fromOpaque(p).takeRetainedValue()  // v's reference
+            if isKnownUniquelyReferenced(&child), let t = child as? TupleBox {
+                for item in t.items { work.append(item.retained()) }
+            }
+        }
+    }
 }
 
 /// A signal event as a value: what `materialize` sends.

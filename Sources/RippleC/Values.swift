@@ -2,6 +2,7 @@
 import CRipple
 import Glibc
 import Ripple
+import RippleSupport
 
 @inline(__always) func cnil() -> rpl_value { toC(.nil) }
 
@@ -10,28 +11,40 @@ import Ripple
 @c @implementation public func rpl_int(_ i: Int64) -> rpl_value { toC(.int(i)) }
 @c @implementation public func rpl_double(_ d: Double) -> rpl_value { toC(.double(d)) }
 
+/// A string or bytes value copied from `len` bytes at `p`. size_t arrives as
+/// Int, so a length above PTRDIFF_MAX is negative here: no object can be that
+/// large, and it must not reach the buffer arithmetic.
+private func copiedBytes(_ type: ValueType, _ p: UnsafeRawPointer?, _ len: Int, _ fn: StaticString) -> rpl_value {
+    guard len >= 0 else {
+        setError(RPL_ERR_INVALID, "\(fn): length \(UInt(bitPattern: len)) is larger than PTRDIFF_MAX")
+        return cnil()
+    }
+    guard p != nil || len == 0 else {
+        setError(RPL_ERR_NULL, "\(fn): the data pointer is NULL with a non-zero length")
+        return cnil()
+    }
+    let buf = UnsafeRawBufferPointer(start: len == 0 ? nil : p, count: len)
+    let v: Value = type == .string ? .string(bytes: buf) : .bytes(buf)
+    if v.rawType == ValueType.nil.rawValue {
+        setError(RPL_ERR_NOMEM, "\(fn): out of memory copying \(len) bytes")
+    }
+    return toC(v)
+}
+
 @c @implementation
 public func rpl_string(_ utf8: UnsafePointer<CChar>?) -> rpl_value {
     guard let utf8 else { return cnil() }
-    return toC(.string(bytes: UnsafeRawBufferPointer(start: utf8, count: strlen(utf8))))
+    return copiedBytes(.string, utf8, strlen(utf8), "rpl_string")
 }
 
 @c @implementation
 public func rpl_string_n(_ utf8: UnsafePointer<CChar>?, _ len: Int) -> rpl_value {
-    guard let utf8 else {
-        if len != 0 { setError(RPL_ERR_NULL, "rpl_string_n: utf8 is NULL with a non-zero length") }
-        return len == 0 ? toC(.string(bytes: UnsafeRawBufferPointer(start: nil, count: 0))) : cnil()
-    }
-    return toC(.string(bytes: UnsafeRawBufferPointer(start: utf8, count: len)))
+    copiedBytes(.string, utf8, len, "rpl_string_n")
 }
 
 @c @implementation
 public func rpl_bytes(_ data: UnsafeRawPointer?, _ len: Int) -> rpl_value {
-    if data == nil && len != 0 {
-        setError(RPL_ERR_NULL, "rpl_bytes: data is NULL with a non-zero length")
-        return cnil()
-    }
-    return toC(.bytes(UnsafeRawBufferPointer(start: data, count: len)))
+    copiedBytes(.bytes, data, len, "rpl_bytes")
 }
 
 @c @implementation
@@ -48,10 +61,24 @@ public func rpl_tuple(_ items: UnsafeMutablePointer<rpl_value>?, _ count: Int) -
         }
         return toC(.tuple([]))
     }
+    // size_t arrives as Int: a count no array of rpl_value can have (negative
+    // here, or past the address space) is refused without reading items.
+    guard count >= 0 && count <= Int.max / MemoryLayout<rpl_value>.stride else {
+        setError(RPL_ERR_INVALID, "rpl_tuple: count \(UInt(bitPattern: count)) is larger than any array of rpl_value")
+        return cnil()
+    }
     // Rule 19a: one refused item refuses the tuple; every item is consumed.
     for i in 0..<count where !isListed(items[i]) {
         refuseValue(items[i].type, "rpl_tuple", what: "an item")
         for j in 0..<count { dropValue(items[j]) }
+        return cnil()
+    }
+    // Swift's allocator aborts when it fails, and the header promises nil:
+    // try the same amount with malloc first, so running out of memory is
+    // reported (the items are still consumed).
+    if count > 4096 && ripple_can_allocate(count * MemoryLayout<Value>.stride) == 0 {  // no overflow: checked above
+        for i in 0..<count { toValue(items[i]).release() }
+        setError(RPL_ERR_NOMEM, "rpl_tuple: out of memory for \(count) items")
         return cnil()
     }
     var list: [Value] = []

@@ -2,6 +2,7 @@
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <stdlib.h>
 
 __thread ripple_thread_state ripple_tls
     __attribute__((tls_model("initial-exec"), visibility("hidden")));
@@ -32,4 +33,12 @@ void ripple_heavy_fence(void) {
         __atomic_store_n(&ripple_light_release, 0, __ATOMIC_SEQ_CST);
     }
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+int ripple_can_allocate(size_t n) {
+    /* volatile: the compiler may not drop an unused malloc/free pair. */
+    void *volatile p = malloc(n);
+    int ok = p != NULL;
+    free(p);
+    return ok;
 }

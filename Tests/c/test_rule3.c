@@ -688,12 +688,12 @@ static int run_case(const test_case *c) {
     int ok = !hung && WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (ok) printf("ok    %s\n", c->name);
     else if (hung)
-        printf("FAIL  %s: hung (watchdog, %u s)\n", c->name, WATCHDOG_S);
+        fprintf(stderr, "FAIL  %s: hung (watchdog, %u s)\n", c->name, WATCHDOG_S);
     else if (WIFSIGNALED(status))
-        printf("FAIL  %s: killed by signal %d\n", c->name, WTERMSIG(status));
+        fprintf(stderr, "FAIL  %s: killed by signal %d\n", c->name, WTERMSIG(status));
     else
-        printf("FAIL  %s\n", c->name);
-    if (!ok) printf("%s%s", out, len && out[len - 1] != '\n' ? "\n" : "");
+        fprintf(stderr, "FAIL  %s\n", c->name);
+    if (!ok) fprintf(stderr, "%s%s", out, len && out[len - 1] != '\n' ? "\n" : "");
     return ok;
 }
 

@@ -75,7 +75,11 @@ public final class ScheduledAction: Job, @unchecked Sendable {
             s = cur
         }
         invoke()
-        if interval == 0 {
+        // A next occurrence past the end of the clock never falls due: end
+        // here. (Saturating it at UInt64.max would make it due again at
+        // once, and a test scheduler advanced to the top would never return.)
+        let (next, pastEnd) = deadline.addingReportingOverflow(interval)
+        if interval == 0 || pastEnd {
             // One-shot: nobody else drops the closure once RUNNING was set.
             state.bitwiseOr(ScheduledAction.finished, ordering: .acquiringAndReleasing)
             drop()
@@ -87,7 +91,7 @@ public final class ScheduledAction: Job, @unchecked Sendable {
             drop()
             return
         }
-        deadline = Scheduler.add(deadline, interval)
+        deadline = next
         scheduler.enqueue(self, at: deadline)
     }
 

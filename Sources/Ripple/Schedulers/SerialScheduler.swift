@@ -25,6 +25,8 @@ public class WorkerScheduler: Scheduler, @unchecked Sendable {
     @exclusivity(unchecked) var timers = TimerHeap()
     @exclusivity(unchecked) var threads = 0
     @exclusivity(unchecked) var idle = 0
+    /// The fork generation `threads` and `idle` were counted in.
+    @exclusivity(unchecked) var forkGeneration = ripple_current_fork_generation()
 
     init(label: String, maxThreads: Int, linger: UInt64) {
         self.label = label
@@ -49,6 +51,15 @@ public class WorkerScheduler: Scheduler, @unchecked Sendable {
 
     /// Under `lock`: makes sure a worker will look at the queues.
     private func wakeOrSpawn() {
+        let generation = ripple_current_fork_generation()
+        if generation != forkGeneration {
+            // A forked child: the workers counted here stayed in the parent,
+            // and the condition may record their waits. Start afresh.
+            forkGeneration = generation
+            threads = 0
+            idle = 0
+            lock.resetConditionAfterFork()
+        }
         if idle > 0 {
             lock.signal()
         } else if threads < maxThreads {
@@ -79,9 +90,7 @@ public class WorkerScheduler: Scheduler, @unchecked Sendable {
 
     /// A worker's loop; returns (and drops its reference) after lingering idle.
     private func work() {
-        var name = Array(label.utf8.prefix(15)).map { CChar(bitPattern: $0) }
-        name.append(0)
-        pthread_setname_np(pthread_self(), name)
+        nameThread()
         lock.lock()
         var idleSince: UInt64 = 0
         while true {
@@ -113,6 +122,16 @@ public class WorkerScheduler: Scheduler, @unchecked Sendable {
             _ = lock.wait(until: wake)
             idle -= 1
         }
+    }
+
+    /// A separate function, so the name's buffer is freed before the worker
+    /// idles: in a forked child an idle parent worker's stack is gone, and
+    /// what only it referenced would be lost.
+    @inline(never)
+    private func nameThread() {
+        var name = Array(label.utf8.prefix(15)).map { CChar(bitPattern: $0) }
+        name.append(0)
+        pthread_setname_np(pthread_self(), name)
     }
 
     /// Runs `jobs` with the lock released; the jobs are dropped before the

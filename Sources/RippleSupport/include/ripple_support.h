@@ -55,4 +55,18 @@ void ripple_heavy_fence(void) __attribute__((visibility("hidden")));
 static inline void ripple_compiler_barrier(void) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
 static inline int ripple_light_release_ok(void) { return ripple_light_release; }
 
+/* Incremented in the child of every fork(): the parent's threads do not
+   exist there, so thread-backed state recorded under an older generation
+   (a scheduler's worker counts) is stale. */
+extern unsigned ripple_fork_generation __attribute__((visibility("hidden")));
+static inline unsigned ripple_current_fork_generation(void) {
+    return __atomic_load_n(&ripple_fork_generation, __ATOMIC_RELAXED);
+}
+
+/* Whether malloc can give n bytes right now (it is freed again). For callers
+   about to make an allocation of that size through Swift, whose allocator
+   aborts the process on failure. */
+#include <stddef.h>
+int ripple_can_allocate(size_t n) __attribute__((visibility("hidden")));
+
 #endif

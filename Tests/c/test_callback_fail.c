@@ -153,7 +153,6 @@ static void test_terminal_callbacks_fail(void) {
     rpl_release(err);
     rpl_release(orig);  /* rpl_signal_error borrows it */
     rpl_release(empty);
-    rpl_release(orig);
 }
 
 /* NULL is a generic ripple-domain error. */

@@ -4,7 +4,7 @@ import Ripple
 import RippleSupport
 
 /// The end of a sink chain that calls a C observer.
-final class CObserverSink: Sink {
+final class CObserverSink: ObserverSink {
     let next: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<rpl_value>) -> Void)?
     let error: (@convention(c) (UnsafeMutableRawPointer?, OpaquePointer) -> Void)?
     let completed: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?
@@ -25,11 +25,11 @@ final class CObserverSink: Sink {
     }
 
     override func onNext(_ value: borrowing Value) {
-        guard let next else { return }
+        guard let next, !isCancelled else { return }
         withCValue(value) { next(ctx, cValue($0)) }
     }
-    override func onError(_ e: RippleError) { error?(ctx, handle(e)) }
-    override func onCompleted() { completed?(ctx) }
+    override func onError(_ e: RippleError) { if !isCancelled { error?(ctx, handle(e)) } }
+    override func onCompleted() { if !isCancelled { completed?(ctx) } }
     override func finish() { release?(ctx) }
 }
 

@@ -4,7 +4,7 @@ import Ripple
 import RippleSupport
 
 /// The end of a sink chain that calls a C observer.
-final class CObserverSink: Sink {
+final class CObserverSink: ObserverSink {
     let next: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<rpl_value>) -> Void)?
     let error: (@convention(c) (UnsafeMutableRawPointer?, OpaquePointer) -> Void)?
     let completed: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?
@@ -28,17 +28,22 @@ final class CObserverSink: Sink {
 
     // Each event is reported (if anybody watches) just before the callback.
     override func onNext(_ value: borrowing Value) {
+        guard !isCancelled else { return }
         if ripple_trace_next_on() != 0 {
             withCValue(value) { trace.emit(RPL_TRACE_NEXT, cValue($0), nil) }
         }
         guard let next else { return }
         withCValue(value) { next(ctx, cValue($0)) }
     }
+    // Nothing reaches a cancelled subscription's observer, so nothing of it
+    // is reported either; its DISPOSE comes with finish.
     override func onError(_ e: RippleError) {
+        guard !isCancelled else { return }
         if ripple_trace_any_on() != 0 { trace.emit(RPL_TRACE_ERROR, nil, handle(e)) }
         error?(ctx, handle(e))
     }
     override func onCompleted() {
+        guard !isCancelled else { return }
         if ripple_trace_any_on() != 0 { trace.emit(RPL_TRACE_COMPLETED, nil, nil) }
         completed?(ctx)
     }

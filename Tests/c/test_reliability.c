@@ -331,6 +331,68 @@ static void test_fork(void) {
 static const char *only;
 #define RUN_SOME(fn) do { if (!only || strstr(#fn, only)) RUN(fn); } while (0)
 
+/* D5: disposing your own subscription from on_next, while an operator emits
+   from the source's terminal event (take_last, collect, aggregate,
+   materialize), ends delivery: nothing arrives after dispose returned. */
+typedef struct {
+    rpl_disposable_t *self;
+    int nexts, completed, errors, released, after_dispose;
+    int disposed;
+} d5_t;
+static void d5_next(void *ctx, const rpl_value *v) {
+    (void)v;
+    d5_t *c = ctx;
+    if (c->disposed) c->after_dispose++;
+    c->nexts++;
+    rpl_disposable_dispose(c->self);
+    c->disposed = 1;
+}
+static void d5_error(void *ctx, const rpl_error_t *e) { (void)e; d5_t *c = ctx; c->after_dispose += c->disposed; c->errors++; }
+static void d5_completed(void *ctx) { d5_t *c = ctx; c->after_dispose += c->disposed; c->completed++; }
+static void d5_release(void *ctx) { ((d5_t *)ctx)->released++; }
+static rpl_value d5_add(void *ctx, const rpl_value *a, const rpl_value *v) {
+    (void)ctx;
+    return rpl_int(rpl_value_int(a) + rpl_value_int(v));
+}
+static void test_no_events_after_dispose(void) {
+    for (int k = 0; k < 5; k++) {
+        rpl_subject_t *s = rpl_subject_create();
+        rpl_signal_t *src = (rpl_signal_t *)s;
+        rpl_signal_t *inner = k == 4 ? rpl_signal_materialize(src) : NULL;
+        rpl_signal_t *op = k == 0 ? rpl_signal_take_last(src, 3)
+                         : k == 1 ? rpl_signal_collect(src)
+                         : k == 2 ? rpl_signal_aggregate(src, rpl_int(0), d5_add, NULL, NULL)
+                         : k == 3 ? rpl_signal_materialize(src)
+                                  : rpl_signal_take_last(inner, 3);
+        d5_t c;
+        memset(&c, 0, sizeof c);
+        rpl_observer o = RPL_OBSERVER_INIT;
+        o.on_next = d5_next;
+        o.on_error = d5_error;
+        o.on_completed = d5_completed;
+        o.release = d5_release;
+        o.ctx = &c;
+        c.self = rpl_signal_subscribe(op, &o);
+        if (k == 3) {
+            /* materialize sends each event at once: the first value ends it */
+            rpl_subject_send_next(s, rpl_int(1));
+            rpl_subject_send_next(s, rpl_int(2));
+        } else {
+            for (int i = 1; i <= 3; i++) rpl_subject_send_next(s, rpl_int(i));
+            rpl_subject_send_completed(s);
+        }
+        CHECK_EQ_INT(c.nexts, 1);
+        CHECK_EQ_INT(c.after_dispose, 0);
+        CHECK_EQ_INT(c.completed, 0);
+        CHECK_EQ_INT(c.errors, 0);
+        CHECK_EQ_INT(c.released, 1);
+        rpl_release(op);
+        rpl_release(inner);
+        rpl_release(c.self);
+        rpl_release(s);
+    }
+}
+
 int main(int argc, char **argv) {
     only = argc > 1 ? argv[1] : NULL;
     /* Fork first, while this process has one thread and has not used Ripple. */
@@ -340,5 +402,6 @@ int main(int argc, char **argv) {
     RUN_SOME(test_out_of_memory);
     RUN_SOME(test_clock_top);
     RUN_SOME(test_deep_tuples);
+    RUN_SOME(test_no_events_after_dispose);
     CHECK_DONE();
 }

@@ -17,11 +17,9 @@
  * connections (publish, connect, autoconnect), dispose from inside
  * on_next and re-entrant sends from on_next.
  *
- * Left out until the core rewrite fixes them (known defects of issue 10,
- * found at once otherwise): repeat/retry/concat/then/catch_to of a signal
- * with itself (D4, reference cycles), and dispose inside on_next downstream
- * of take_last/collect/aggregate/materialize (D5: those are in the set, but
- * their subscribers never dispose from on_next). */
+ * Left out until the core fixes it (a known defect of issue 10, found at
+ * once otherwise): repeat/retry/concat/then/catch_to of a signal with itself
+ * (D4, reference cycles). */
 #include <ripple.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,7 +47,6 @@ typedef struct obs {
 
 static rpl_signal_t *sigs[NSIG];
 static rpl_subject_t *subjects[NSIG];   /* subjects[i] set when sigs[i] is a subject */
-static int d5[NSIG];                    /* sigs[i] has take_last/collect/aggregate/materialize upstream */
 static rpl_scheduler_t *clock_;          /* one test scheduler per input, for the time operators */
 #define NCONN 4
 static rpl_connection_t *conns[NCONN];  /* multicast connections */
@@ -133,15 +130,10 @@ static rpl_value op_reduce(void *ctx, const rpl_value *acc, const rpl_value *v) 
     return rpl_int(rpl_value_int(acc) + rpl_value_int(v));
 }
 
-/* The d5 flag of the signal being derived (set by the caller). */
-static int derived_d5;
-
 static int put_signal(rpl_signal_t *s, rpl_subject_t *subj) {
-    int flag = derived_d5;
-    derived_d5 = 0;
     if (!s) FAIL("an operator failed: %s", rpl_last_error_message());
     for (int i = 0; i < NSIG; i++)
-        if (!sigs[i]) { sigs[i] = s; subjects[i] = subj; d5[i] = flag; return i; }
+        if (!sigs[i]) { sigs[i] = s; subjects[i] = subj; return i; }
     rpl_release(s);
     return -1;
 }
@@ -152,7 +144,6 @@ static int pick_index(uint8_t b) {
 }
 static rpl_signal_t *pick_signal(uint8_t b) {
     int i = pick_index(b);
-    if (i >= 0) derived_d5 |= d5[i];
     return i >= 0 ? sigs[i] : NULL;
 }
 static rpl_subject_t *pick_subject(uint8_t b) {
@@ -171,9 +162,8 @@ static void subscribe(rpl_signal_t *s, uint8_t b) {
     memset(o, 0, sizeof *o);
     o->used = 1;
     o->slot = slot;
-    o->dispose_in_next = (b & 7) == 0 && !derived_d5;
+    o->dispose_in_next = (b & 7) == 0;
     o->send_in_next = (b & 7) == 1 ? 3 : 0;
-    derived_d5 = 0;
     sub_obs[slot] = nobs++;
     rpl_observer ob = RPL_OBSERVER_INIT;
     ob.on_next = on_next;
@@ -224,7 +214,6 @@ static void run(const uint8_t *data, size_t size) {
     for (size_t i = 0; i + 1 < size; i += 2) {
         uint8_t op = data[i] % 44, b = data[i + 1];
         trace(op, b);
-        derived_d5 = 0;
         rpl_signal_t *s = pick_signal(b), *t = pick_signal((uint8_t)(b >> 3));
         rpl_subject_t *subj = pick_subject(b);
         switch (op) {
@@ -277,11 +266,9 @@ static void run(const uint8_t *data, size_t size) {
         } break;
         case 33: if (s) put_signal(rpl_signal_switch_to_latest(s), NULL); break;
         case 34: if (s) put_signal(rpl_signal_flatten(s), NULL); break;
-        /* Operators with the dispose-in-next defect (D5): never disposed
-           from inside on_next downstream of them. */
-        case 35: if (s) { derived_d5 = 1; put_signal(rpl_signal_take_last(s, b % 4), NULL); } break;
-        case 36: if (s) { derived_d5 = 1; put_signal(rpl_signal_collect(s), NULL); } break;
-        case 37: if (s) { derived_d5 = 1; put_signal(rpl_signal_materialize(s), NULL); } break;
+        case 35: if (s) put_signal(rpl_signal_take_last(s, b % 4), NULL); break;
+        case 36: if (s) put_signal(rpl_signal_collect(s), NULL); break;
+        case 37: if (s) put_signal(rpl_signal_materialize(s), NULL); break;
         case 38: if (s) put_signal(rpl_signal_skip_while(s, op_pred, new_ctx(b), ctx_release), NULL); break;
         case 39: if (s) put_signal(rpl_signal_replay_last(s), NULL); break;
         /* Multicast connections. */
@@ -312,7 +299,7 @@ static void run(const uint8_t *data, size_t size) {
 
 static void finish(void) {
     for (int i = 0; i < NSUB; i++) dispose_slot(i);
-    for (int i = 0; i < NSIG; i++) { rpl_release(sigs[i]); sigs[i] = NULL; subjects[i] = NULL; d5[i] = 0; }
+    for (int i = 0; i < NSIG; i++) { rpl_release(sigs[i]); sigs[i] = NULL; subjects[i] = NULL; }
     for (int k = 0; k < NCONN; k++) {
         if (connected[k]) { rpl_disposable_dispose(connected[k]); rpl_release(connected[k]); connected[k] = NULL; }
         rpl_release(conns[k]);

@@ -37,6 +37,25 @@ open class Sink {
     open func finish() {}
 }
 
+/// The end of a chain that calls the user's callbacks. Operators upstream may
+/// still emit after the user disposed the subscription from inside a callback
+/// (take_last, collect, aggregate and materialize emit from the source's
+/// terminal event, when the subscription is already ending); this end drops
+/// every event once `dispose` was called, so no callback runs after
+/// `dispose` returns (rule 6), whatever the operators above do.
+open class ObserverSink: Sink {
+    /// The subscription (it owns this sink, so it outlives every call).
+    @exclusivity(unchecked) public final unowned(unsafe) var subscription: Subscriber?
+
+    public override init() {}
+
+    open override func attach(_ subscriber: Subscriber) { subscription = subscriber }
+
+    /// True once the user disposed the subscription.
+    @inlinable @inline(__always)
+    public final var isCancelled: Bool { subscription?.isCancelled ?? false }
+}
+
 /// A sink that forwards everything to a downstream sink; operator sinks
 /// subclass it and override what they change.
 open class ForwardingSink: Sink {
@@ -51,7 +70,7 @@ open class ForwardingSink: Sink {
 }
 
 /// A sink built from closures: the simplest way to observe from Swift.
-public final class ClosureSink: Sink {
+public final class ClosureSink: ObserverSink {
     let next: ((borrowing Value) -> Void)?
     let error: ((RippleError) -> Void)?
     let completed: (() -> Void)?
@@ -65,8 +84,8 @@ public final class ClosureSink: Sink {
         self.finished = finished
     }
 
-    public override func onNext(_ value: borrowing Value) { next?(value) }
-    public override func onError(_ e: RippleError) { error?(e) }
-    public override func onCompleted() { completed?() }
+    public override func onNext(_ value: borrowing Value) { if !isCancelled { next?(value) } }
+    public override func onError(_ e: RippleError) { if !isCancelled { error?(e) } }
+    public override func onCompleted() { if !isCancelled { completed?() } }
     public override func finish() { finished?() }
 }

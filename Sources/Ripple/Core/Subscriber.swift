@@ -28,6 +28,9 @@ public final class Subscriber: Gate {
     let hub: SubjectHub?
     /// Position in the hub's registry (hub owner only).
     @exclusivity(unchecked) var hubSlot = -1
+    /// Set by `dispose`, even when the subscription is already ending: the
+    /// observer end of the chain drops everything after it (ObserverSink).
+    @usableFromInline let cancelled = Atomic<Bool>(false)
 
     /// Resources disposed when the subscription ends, under the stripe lock.
     @exclusivity(unchecked) var resources = DisposableBag()
@@ -107,6 +110,10 @@ public final class Subscriber: Gate {
     /// True once the subscription has terminated or been disposed.
     public override var isDisposed: Bool { isClosed }
 
+    /// True once `dispose` was called.
+    @inlinable @inline(__always)
+    public var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+
     /// Delivers one message while its gate is owned (by this subscriber's
     /// own owner, or by its hub); consumes it.
     public override func deliver(_ message: Message) {
@@ -152,6 +159,7 @@ public final class Subscriber: Gate {
     /// callback running on another thread: that thread finalizes when it
     /// returns.
     public override func dispose() {
+        cancelled.store(true, ordering: .releasing)
         guard let mustFinalize = close() else { return }
         disposeResources()  // for a hub's subscriber this also tells the hub
         if hub == nil && mustFinalize { finalize() }

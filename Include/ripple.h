@@ -491,8 +491,12 @@ rpl_error_t *RPL_NULLABLE rpl_last_signal_error(void);
  * it at once (after the replay, for replay subjects), and sends after it are
  * ignored (they return RPL_OK and release their value).
  * Disposing a subscription removes it from the subject. A subject is freed
- * with its last reference; its subscriptions then end without a terminal
- * event (each observer's release runs) unless something else holds them.
+ * with its last reference; operators built on it (map(subject), concat,
+ * repeat, ...) do not count, since they only subscribe to it and can never
+ * send into it. Its subscriptions then end without a terminal event (each
+ * observer's release runs) unless something else holds them, and a later
+ * subscriber through such an operator gets what the subject would still
+ * replay and its terminal event if it had one, else ends at once.
  * Costs: subscribing and disposing take the same time beside 100,000 other
  * subscribers as beside none; a send costs O(current subscribers) and takes
  * one atomic operation in all when uncontended, however many subscribers

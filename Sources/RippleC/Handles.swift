@@ -72,7 +72,10 @@ func signalArg(_ p: OpaquePointer?, _ fn: StaticString, what: StaticString = "a 
         setError(RPL_ERR_KIND, "\(fn): expected \(what), got \(kindName(o.kind))")
         return nil
     }
-    return unsafeDowncast(o, to: Signal.self)
+    // A subject passed where a signal is expected is kept by its
+    // subscribe-only side: whatever keeps it to subscribe later forms no
+    // cycle with the subject's subscriptions (rule 6a).
+    return unsafeDowncast(o, to: Signal.self).asSource
 }
 
 @inline(__always)

@@ -393,6 +393,59 @@ static void test_no_events_after_dispose(void) {
     }
 }
 
+/* D4: repeat, retry, concat, then and catch_to of a subject with itself
+   (also through an operator) keep nothing in a cycle: once every handle is
+   released, the subscription ends and its release runs. A subject that has
+   ended still gives late subscribers its terminal event, and a replay
+   subject nobody can send into still replays what it kept. */
+static int d4_released;
+static void d4_release(void *ctx) { (void)ctx; d4_released++; }
+static void d4_next(void *ctx, const rpl_value *v) { (void)ctx; (void)v; }
+static rpl_value d4_id(void *ctx, const rpl_value *v) { (void)ctx; return rpl_value_copy(v); }
+static void test_no_cycles_through_subjects(void) {
+    for (int k = 0; k < 6; k++) {
+        rpl_subject_t *s = rpl_subject_create();
+        rpl_signal_t *src = (rpl_signal_t *)s;
+        rpl_signal_t *m = rpl_signal_map(src, d4_id, NULL, NULL);
+        rpl_signal_t *op = k == 0 ? rpl_signal_repeat(src, 3)
+                         : k == 1 ? rpl_signal_retry(src, 3)
+                         : k == 2 ? rpl_signal_concat(src, src)
+                         : k == 3 ? rpl_signal_then(src, src)
+                         : k == 4 ? rpl_signal_catch_to(src, src)
+                                  : rpl_signal_concat(m, src);
+        d4_released = 0;
+        rpl_observer o = RPL_OBSERVER_INIT;
+        o.on_next = d4_next;
+        o.release = d4_release;
+        rpl_disposable_t *d = rpl_signal_subscribe(op, &o);
+        CHECK_EQ_INT(rpl_subject_send_next(s, rpl_int(1)), RPL_OK);
+        rpl_release(d);
+        rpl_release(op);
+        rpl_release(m);
+        CHECK_EQ_INT(d4_released, 0);  /* the subject can still send */
+        rpl_release(s);
+        CHECK_EQ_INT(d4_released, 1);  /* now nothing can: it ends */
+    }
+    /* A completed subject kept only by an operator: late subscribers still
+       get the completion. */
+    rpl_subject_t *s = rpl_subject_create();
+    rpl_signal_t *m = rpl_signal_map((rpl_signal_t *)s, d4_id, NULL, NULL);
+    rpl_subject_send_completed(s);
+    rpl_release(s);
+    CHECK_EQ_INT(rpl_signal_wait(m, RPL_FOREVER), RPL_OK);
+    rpl_release(m);
+    /* A replay subject nobody can send into: its replay, then the end. */
+    rpl_subject_t *r = rpl_replay_subject_create(RPL_REPLAY_UNLIMITED);
+    rpl_subject_send_next(r, rpl_int(7));
+    rpl_subject_send_next(r, rpl_int(8));
+    rpl_signal_t *rm = rpl_signal_map((rpl_signal_t *)r, d4_id, NULL, NULL);
+    rpl_release(r);
+    rpl_value first;
+    CHECK_EQ_INT(rpl_signal_first(rm, &first, RPL_FOREVER), RPL_OK);
+    CHECK_EQ_INT(rpl_value_int(&first), 7);
+    rpl_release(rm);
+}
+
 int main(int argc, char **argv) {
     only = argc > 1 ? argv[1] : NULL;
     /* Fork first, while this process has one thread and has not used Ripple. */
@@ -403,5 +456,6 @@ int main(int argc, char **argv) {
     RUN_SOME(test_clock_top);
     RUN_SOME(test_deep_tuples);
     RUN_SOME(test_no_events_after_dispose);
+    RUN_SOME(test_no_cycles_through_subjects);
     CHECK_DONE();
 }

@@ -16,10 +16,8 @@
  * time operators on a test scheduler the input advances, multicast
  * connections (publish, connect, autoconnect), dispose from inside
  * on_next and re-entrant sends from on_next.
- *
- * Left out until the core fixes it (a known defect of issue 10, found at
- * once otherwise): repeat/retry/concat/then/catch_to of a signal with itself
- * (D4, reference cycles). */
+ * repeat, retry, concat, then and catch_to often take a signal with itself
+ * (issue 10's D4: such pairs once formed reference cycles). */
 #include <ripple.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -189,14 +187,14 @@ static void dispose_slot(int slot) {
 }
 
 /* FUZZ_TRACE=1 prints each operation, to turn a saved input into a repro. */
-static const char *const op_names[44] = {
+static const char *const op_names[49] = {
     "subject", "behavior_subject", "replay_subject", "map", "filter", "take", "skip", "scan",
     "distinct_until_changed", "merge", "combine_latest", "zip", "take_until", "start_with", "return/empty",
     "subscribe", "subscribe", "send_next", "send_next", "send_completed", "send_error", "dispose",
     "release_signal", "take_while", "delay", "throttle", "timeout", "deliver_on", "subscribe_on",
     "interval", "advance_by", "advance_by", "send_signal_value", "switch_to_latest", "flatten",
     "take_last", "collect", "materialize", "skip_while", "replay_last", "publish", "connect",
-    "dispose_connection", "autoconnect",
+    "dispose_connection", "autoconnect", "concat", "then", "catch_to", "repeat", "retry",
 };
 
 static void trace(uint8_t op, uint8_t b) {
@@ -212,7 +210,7 @@ static void trace(uint8_t op, uint8_t b) {
 static void run(const uint8_t *data, size_t size) {
     clock_ = rpl_test_scheduler_create();
     for (size_t i = 0; i + 1 < size; i += 2) {
-        uint8_t op = data[i] % 44, b = data[i + 1];
+        uint8_t op = data[i] % 49, b = data[i + 1];
         trace(op, b);
         rpl_signal_t *s = pick_signal(b), *t = pick_signal((uint8_t)(b >> 3));
         rpl_subject_t *subj = pick_subject(b);
@@ -293,6 +291,11 @@ static void run(const uint8_t *data, size_t size) {
             if (connected[k]) { rpl_disposable_dispose(connected[k]); rpl_release(connected[k]); connected[k] = NULL; }
         } break;
         case 43: if (conns[b % NCONN]) put_signal(rpl_connection_autoconnect(conns[b % NCONN]), NULL); break;
+        case 44: if (s && t) put_signal(rpl_signal_concat(s, t), NULL); break;
+        case 45: if (s && t) put_signal(rpl_signal_then(s, t), NULL); break;
+        case 46: if (s && t) put_signal(rpl_signal_catch_to(s, t), NULL); break;
+        case 47: if (s) put_signal(rpl_signal_repeat(s, b % 4), NULL); break;
+        case 48: if (s) put_signal(rpl_signal_retry(s, b % 4), NULL); break;
         }
     }
 }

@@ -20,6 +20,11 @@ open class Signal: RippleObject {
     open func subscribe(_ sink: Sink) -> Subscriber {
         fatalError("Signal.subscribe must be overridden")
     }
+
+    /// What an operator keeps of this signal to subscribe to it later: the
+    /// signal itself, except for a subject, whose subscribe-only side keeps
+    /// its subscribers reachable but not the subject (see `SubjectSource`).
+    open var asSource: Signal { self }
 }
 
 extension Signal {

@@ -6,16 +6,22 @@
 /// subscribed, and a late subscriber gets the terminal event at once.
 public class Subject: Signal, @unchecked Sendable {
     let hub: SubjectHub
+    /// The subscribe-only side operators keep (`asSource`).
+    public final let source: SubjectSource
 
     public override init() {
         hub = SubjectHub(replay: nil)
+        source = SubjectSource(hub)
         super.init(kind: .subject)
     }
 
     init(hub: SubjectHub) {
         self.hub = hub
+        source = SubjectSource(hub)
         super.init(kind: .subject)
     }
+
+    public final override var asSource: Signal { source }
 
     deinit { hub.post(.close) }
 
@@ -29,11 +35,7 @@ public class Subject: Signal, @unchecked Sendable {
     /// Sends any event; consumes it.
     public final func send(_ event: Event) { hub.send(Message(event)) }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        let x = Subscriber(sink, hub: hub)
-        hub.post(.join(x))  // behind another thread's delivery: joins when it lets go
-        return x
-    }
+    public override func subscribe(_ sink: Sink) -> Subscriber { source.subscribe(sink) }
 
     /// Subscribes this subject to `source`, as its subscriber, and returns
     /// that subscription. The first terminal event from any source terminates
@@ -49,6 +51,28 @@ public class Subject: Signal, @unchecked Sendable {
 
     /// True once the subject has sent its terminal event.
     public final var isTerminated: Bool { hub.isTerminated }
+}
+
+/// A subject as something to subscribe to, without the subject: it keeps the
+/// hub (the subscribers and the replay buffer) but not the subject, so
+/// operators that keep it to subscribe again later (repeat, retry, concat,
+/// catch_to, ...) form no cycle with the subscriptions the subject holds.
+/// Once nobody can send into the subject any more (its last reference, all
+/// of them senders, is gone), it is freed and its subscriptions end (rule
+/// 6a); a later subscriber gets the terminal event, if there was one, or
+/// ends at once without an event.
+public final class SubjectSource: Signal, @unchecked Sendable {
+    let hub: SubjectHub
+    init(_ hub: SubjectHub) {
+        self.hub = hub
+        super.init()
+    }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        let x = Subscriber(sink, hub: hub)
+        hub.post(.join(x))  // behind another thread's delivery: joins when it lets go
+        return x
+    }
 }
 
 /// Forwards a source's events into a subject (the subject as a subscriber).

@@ -187,17 +187,21 @@ public final class SubjectHub: Gate, @unchecked Sendable {
             x.finalize()  // disposed before it joined
             return
         }
-        if closed {
-            if x.markDone() { x.disposeResources(leavingHub: false) }
-            x.finalize()
-            return
-        }
         if let t = terminal {
             if !isBehavior { replay(to: x) }
             let saved = current
             current = Unmanaged.passUnretained(x).toOpaque()
             x.deliver(Message(t))  // ends it; its leave is queued and finalizes it
             current = saved
+            return
+        }
+        if closed {
+            // The subject is gone and never ended: the replay (or the
+            // current value) is all that can ever arrive; then it ends
+            // without an event (rule 6a).
+            replay(to: x)
+            if x.markDone() { x.disposeResources(leavingHub: false) }
+            x.finalize()
             return
         }
         replay(to: x)

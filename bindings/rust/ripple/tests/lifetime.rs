@@ -14,7 +14,8 @@ use std::time::Duration;
 fn an_operator_closure_lives_as_long_as_its_signal_and_subscriptions() {
     let token = Arc::new(());
     let t = token.clone();
-    let mapped = Subject::new().map(move |v| {
+    let subject = Subject::new();
+    let mapped = subject.map(move |v| {
         let _ = &t;
         v.clone()
     });
@@ -24,6 +25,22 @@ fn an_operator_closure_lives_as_long_as_its_signal_and_subscriptions() {
     assert_eq!(Arc::strong_count(&token), 2, "the subscription keeps the operator");
     sub.dispose();
     assert_eq!(Arc::strong_count(&token), 1);
+}
+
+#[test]
+fn a_subject_nobody_can_send_into_ends_its_subscriptions() {
+    // Once the last handle of a subject is gone, nothing can ever arrive: a
+    // subscription to an operator over it ends at once and frees its closure.
+    let token = Arc::new(());
+    let t = token.clone();
+    let mapped = Subject::new().map(move |v| {
+        let _ = &t;
+        v.clone()
+    });
+    let sub = mapped.subscribe_next(|_| {});
+    drop(mapped);
+    assert_eq!(Arc::strong_count(&token), 1);
+    drop(sub);
 }
 
 #[test]

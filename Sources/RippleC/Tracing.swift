@@ -67,7 +67,7 @@ public func rpl_signal_name(_ sig: OpaquePointer?) -> UnsafePointer<CChar>? {
 /// and returns its +1 handle.
 @inline(__always)
 func named(_ s: Signal, _ origin: SignalOrigin) -> OpaquePointer {
-    s.origin = origin
+    s.setOrigin(origin)
     return retainedHandle(s)
 }
 
@@ -77,9 +77,9 @@ func named(_ s: Signal, _ origin: SignalOrigin) -> OpaquePointer {
 /// cycle. Only connecting operators (publish, replay) need this.
 @discardableResult
 func nameNow<S: Signal>(_ s: S, _ origin: SignalOrigin) -> S {
-    s.origin = origin
+    s.setOrigin(origin)
     _ = s.cName
-    s.origin = .none
+    s.setOrigin(.none)
     return s
 }
 

@@ -118,7 +118,13 @@ static void test_set_name(void) {
     CHECK_EQ_INT(rpl_signal_set_name(m, ""), RPL_OK); /* empty is a name */
     CHECK(strcmp(rpl_signal_name(m), "") == 0);
     rpl_release(m);
+    /* An operator keeps only the subject's subscribe side; the subject's
+       name lives there, so it is still the input's name once the subject
+       is gone. */
+    rpl_signal_t *t = rpl_signal_take(sig, 1);
     rpl_release(s);
+    CHECK(strcmp(rpl_signal_name(t), "[clicks] -take: 1") == 0);
+    rpl_release(t);
 }
 
 static void test_long_chain(void) {

@@ -11,6 +11,11 @@ import Synchronization
 // as long as the signal lives, so a name replaced by set_name is kept (on the
 // block's link) until the signal is freed; one compare-exchange publishes a
 // block, so readers on any thread see a whole name.
+//
+// A subject's name lives on its subscribe-only side (`asSource`), which is
+// what operators keep: the subject, its handle and every operator over it
+// see one name, and the name outlives the subject as long as anything can
+// still subscribe.
 
 /// How a signal came to be, for its default name.
 public enum SignalOrigin {
@@ -37,20 +42,27 @@ private let embeddedNameLimit = 256
 extension Signal {
     /// The name as a C string (never NULL), valid while the signal lives.
     public final var cName: UnsafePointer<CChar> {
-        if let block = nameBlock.load(ordering: .acquiring) { return Signal.characters(block) }
-        return buildDefaultName()
+        let holder = asSource
+        if let block = holder.nameBlock.load(ordering: .acquiring) { return Signal.characters(block) }
+        return holder.buildDefaultName()
     }
+
+    /// Records what the default name is built from (before the signal is
+    /// handed out).
+    public final func setOrigin(_ o: SignalOrigin) { asSource.origin = o }
 
     /// The name as a Swift string.
     public final var name: String { String(cString: cName) }
 
     /// Sets the name (a copy of `name`). A name lent earlier stays valid.
     public final func setName(_ name: UnsafePointer<CChar>) {
+        let holder = asSource
         let block = Signal.makeBlock(name, strlen(name))
-        var current = nameBlock.load(ordering: .acquiring)
+        var current = holder.nameBlock.load(ordering: .acquiring)
         while true {
             block.storeBytes(of: current, as: UnsafeMutableRawPointer?.self)
-            let (done, seen) = nameBlock.compareExchange(expected: current, desired: block, ordering: .acquiringAndReleasing)
+            let (done, seen) = holder.nameBlock.compareExchange(expected: current, desired: block,
+                                                                ordering: .acquiringAndReleasing)
             if done { return }
             current = seen
         }
@@ -90,7 +102,7 @@ extension Signal {
     /// The single input whose name starts this one's, if any.
     private var primaryInput: Signal? {
         switch origin {
-        case .unary(let s, _), .unaryArg(let s, _, _), .binary(let s, _, _): s
+        case .unary(let s, _), .unaryArg(let s, _, _), .binary(let s, _, _): s.asSource
         default: nil
         }
     }

@@ -129,6 +129,7 @@ open class Gate: Disposable {
 
     /// Delivers queued messages and then `message`, and lets go; the caller
     /// owns the gate.
+    @usableFromInline
     final func deliverAsOwner(_ message: Message, _ t: UnsafeMutablePointer<ripple_thread_state>, _ me: UInt) {
         t.pointee.delivering &+= 1
         drain()

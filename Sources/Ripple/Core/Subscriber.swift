@@ -81,9 +81,16 @@ public final class Subscriber: Gate {
         let t = ripple_thread()!
         let me = UInt(bitPattern: t)
         if tryAcquire(me) {
-            if isClosed {  // disposed, not yet finalized: letting go finalizes
-                releaseOwnership(me)
-                value.release()
+            let f = flags.load(ordering: .acquiring)
+            if f & (Gate.done | Gate.pending) != 0 {
+                if f & Gate.done != 0 {  // disposed, not yet finalized: letting go finalizes
+                    releaseOwnership(me)
+                    value.release()
+                    return
+                }
+                // A message this thread queued earlier (while another owner
+                // was delivering) goes first: one sender's order holds.
+                deliverAsOwner(.next(value), t, me)
                 return
             }
             t.pointee.delivering &+= 1

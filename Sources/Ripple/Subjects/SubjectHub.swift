@@ -68,6 +68,12 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         let t = ripple_thread()!
         let me = UInt(bitPattern: t)
         if tryAcquire(me) {
+            // Messages queued before this one (this thread's, sent while
+            // another owner was delivering) go first: one sender's order holds.
+            if flags.load(ordering: .acquiring) & Gate.pending != 0 {
+                deliverAsOwner(.next(value), t, me)
+                return
+            }
             t.pointee.delivering &+= 1
             next(value)
             t.pointee.delivering &-= 1

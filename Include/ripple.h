@@ -1156,12 +1156,13 @@ const char *RPL_NULLABLE rpl_signal_name(const rpl_signal_t *RPL_NULLABLE sig);
  * on (no SUBSCRIBE), with signal_name "(subscribed before tracing)", since
  * the signal may be gone by then.
  * The same five events are USDT probes, provider "ripple": subscribe, next,
- * error, completed, dispose, each with arg1 the signal's name (a C string)
- * and arg2 the subscription id (uint64_t), so perf, bpftrace or SystemTap can
+ * error, completed, dispose, each with two arguments, the signal's name (a C
+ * string) and the subscription id (uint64_t) - arg0 and arg1 in bpftrace -
+ * so perf, bpftrace or SystemTap can
  * trace a running program (see the README). A probe has a semaphore: while
  * no tracer is attached nothing is computed for it.
- * Cost while neither a hook nor a probe is on: one load of a global flag and
- * one predictable branch per event. */
+ * Cost while neither a hook nor a probe is on: two loads of global words (the
+ * hook flag, the next probe's semaphore) and one predictable branch per event. */
 typedef enum {
     RPL_TRACE_SUBSCRIBE = 0,
     RPL_TRACE_NEXT = 1,

@@ -127,12 +127,15 @@ open class Gate: Disposable {
         }
     }
 
-    /// Delivers queued messages and then `message`, and lets go; the caller
-    /// owns the gate.
+    /// Delivers what was queued before this thread took its turn, then
+    /// `message`, and lets go; the caller owns the gate. Only one batch goes
+    /// first: messages queued meanwhile (another thread inside a callback
+    /// keeps sending) come after, so this thread's own message is never
+    /// starved behind them (it may be a terminal event that ends them).
     @usableFromInline
     final func deliverAsOwner(_ message: Message, _ t: UnsafeMutablePointer<ripple_thread_state>, _ me: UInt) {
         t.pointee.delivering &+= 1
-        drain()
+        drainOnce()
         deliver(message)
         t.pointee.delivering &-= 1
         releaseOwnership(me)
@@ -201,17 +204,23 @@ open class Gate: Disposable {
         }
     }
 
-    /// Delivers queued messages while owning the gate.
+    /// Delivers queued messages while owning the gate, until none is left.
     final func drain() {
-        while flags.load(ordering: .sequentiallyConsistent) & Gate.pending != 0 {
-            let lock = slowLock
-            lock.lock()
-            let items = queue
-            queue = []
-            flags.bitwiseAnd(~Gate.pending, ordering: .sequentiallyConsistent)
-            lock.unlock()
-            for m in items { deliver(m) }
-        }
+        while drainOnce() {}
+    }
+
+    /// Delivers the messages queued now (one batch); false if there were none.
+    @discardableResult
+    final func drainOnce() -> Bool {
+        if flags.load(ordering: .sequentiallyConsistent) & Gate.pending == 0 { return false }
+        let lock = slowLock
+        lock.lock()
+        let items = queue
+        queue = []
+        flags.bitwiseAnd(~Gate.pending, ordering: .sequentiallyConsistent)
+        lock.unlock()
+        for m in items { deliver(m) }
+        return true
     }
 
     /// Drops queued messages (the gate is closed, so no more can be queued).

@@ -109,9 +109,10 @@ deps: sdt-deps
 # ---------------------------------------------------------------------------
 # The library. SwiftPM does not rebuild Swift code when the header changes, so
 # the @c @implementation check would be skipped: touch the sources instead.
-$(STAMP): $(HEADER) Include/module.modulemap
+$(STAMP): $(HEADER) Include/module.modulemap $(wildcard Sources/RippleSupport/include/*.h)
 	@mkdir -p $(SCRATCH)
 	@find Sources -name '*.swift' -exec touch {} +
+	@rm -rf $(SCRATCH)/release/ModuleCache $(SCRATCH)/*/release/ModuleCache
 	@touch $@
 
 $(SCRATCH)/release/$(LIBNAME): $(STAMP) $(SOURCES) | sdt-deps

@@ -112,7 +112,7 @@ deps: sdt-deps
 $(STAMP): $(HEADER) Include/module.modulemap $(wildcard Sources/RippleSupport/include/*.h)
 	@mkdir -p $(SCRATCH)
 	@find Sources -name '*.swift' -exec touch {} +
-	@rm -rf $(SCRATCH)/release/ModuleCache $(SCRATCH)/*/release/ModuleCache
+	@find . -maxdepth 4 -path './.build*' -type d -name ModuleCache -prune -exec rm -rf {} +
 	@touch $@
 
 $(SCRATCH)/release/$(LIBNAME): $(STAMP) $(SOURCES) | sdt-deps

@@ -223,7 +223,7 @@ demo: examples
 # C tests: Tests/c/test_*.c, each a program that exits 0 and prints
 # "N passed, 0 failed". Built three ways: plain, ASan and TSan.
 TEST_CFLAGS := -O1 -g -gdwarf-4 $(WARN) -IInclude -ITests/c
-$(OUT)/tests/%: Tests/c/%.c Tests/c/check.h $(HEADER) $(LIB)
+$(OUT)/tests/%: Tests/c/%.c $(wildcard Tests/c/*.h) $(HEADER) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $< -L$(OUT)/lib -lripple -lpthread -Wl,-rpath,$(CURDIR)/$(OUT)/lib -o $@
 

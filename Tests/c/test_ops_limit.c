@@ -6,22 +6,6 @@
 #include "ops_common.h"
 #include <pthread.h>
 
-static void check_twice(rpl_signal_t *op, const int64_t *expected, int n) {
-    for (int round = 0; round < 2; round++) {
-        rec_t r;
-        rpl_disposable_t *d = rec_subscribe(op, &r);
-        CHECK(rec_is(&r, expected, n));
-        CHECK_COMPLETED(r);
-        CHECK_EQ_INT(r.released, 1);
-        rpl_release(d);
-        rec_clear(&r);
-    }
-}
-#define CHECK_TWICE(op, ...) do { \
-    const int64_t tw_e_[] = {__VA_ARGS__}; \
-    check_twice((op), tw_e_, (int)(sizeof tw_e_ / sizeof tw_e_[0])); \
-} while (0)
-
 static bool less_than_k(void *ctx, const rpl_value *v) {
     fnctx_t *c = ctx;
     c->calls++;

@@ -36,6 +36,8 @@ public final class SubjectHub: Gate, @unchecked Sendable {
     @exclusivity(unchecked) var currentValue: Value = .nil
     /// Subscriptions of the subject to sources, disposed when it terminates.
     @exclusivity(unchecked) var sources: [WeakDisposable] = []
+    /// Size of `sources` at which ended entries are swept, under `lock`.
+    @exclusivity(unchecked) var sourcesSweepAt = 8
 
     /// A plain subject's hub (`replay` nil), a replay subject's (the number
     /// of values to keep), or a behavior subject's (`behavior`, consumed).
@@ -99,7 +101,12 @@ public final class SubjectHub: Gate, @unchecked Sendable {
             d.dispose()
             return
         }
-        sources.removeAll { $0.isDisposed }
+        // Dead entries (ended source subscriptions) are dropped when the list
+        // has doubled since the last sweep: amortized O(1) per add (rule 23).
+        if sources.count >= sourcesSweepAt {
+            sources.removeAll { $0.isDisposed }
+            sourcesSweepAt = max(8, sources.count * 2)
+        }
         sources.append(WeakDisposable(d))
         lock.unlock()
     }

@@ -1115,6 +1115,37 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_timeout(rpl_signal_t *RPL_NULLABLE sig, ui
 rpl_signal_t *RPL_NULLABLE rpl_signal_interval(uint64_t ns, rpl_scheduler_t *RPL_NULLABLE s);
 
 /* ===========================================================================
+ * Operators added in 0.2: the rest of ReactiveCocoa's catalogue and the Rx
+ * operators users reach for
+ * ---------------------------------------------------------------------------
+ * The conventions of the operator sections above hold here too: each returns
+ * a new signal (+1) and borrows its signal arguments; a callback comes as
+ * (fn, ctx, release) last and may fail through rpl_callback_fail; by-value
+ * values are consumed, also on failure; time operators take (ns, s) and run
+ * their timers on s; bad input returns NULL and sets the last error. Each
+ * comment says which peer (ReactiveObjC or RxSwift) the operator follows.
+ * ======================================================================== */
+
+/* ---- Creating and sharing, and time ------------------------------------------
+ * (from_array, range, timer, start_eagerly, start_lazily, share,
+ *  delay_subscription, throttle_first, throttle_if, buffer_with_time)
+ * ------------------------------------------------------------------------ */
+
+/* ---- Transforming, testing, and side effects of a subscription's life --------
+ * (map_replace, ignore, ignore_values, reduce_each, combine_previous,
+ *  distinct_until_changed_with, buffer, not, and, or, any, all,
+ *  default_if_empty, initially, finally, do_dispose)
+ * ------------------------------------------------------------------------ */
+
+/* ---- Flattening and choosing between signals -----------------------------------
+ * (flatten_max, concat_map, concat_all, switch_if_empty, if, switch_cases)
+ * ------------------------------------------------------------------------ */
+
+/* ---- Combining with a second signal, and grouping ----------------------------
+ * (with_latest_from, sample, take_until_replacement, skip_until, group_by)
+ * ------------------------------------------------------------------------ */
+
+/* ===========================================================================
  * Names, tracing and counting: seeing what a running program's signals do
  * ---------------------------------------------------------------------------
  * Names. Every signal has a name (never NULL). Constructors and operators

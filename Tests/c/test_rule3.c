@@ -609,6 +609,12 @@ static void c_to_array_timeout(void) {
     rpl_release(src);
 }
 
+/* ---- The 0.2 operators, one file per group ------------------------------------ */
+#include "rule3_creating.h"
+#include "rule3_transforming.h"
+#include "rule3_flattening.h"
+#include "rule3_combining.h"
+
 /* ---- The runner ---------------------------------------------------------------- */
 typedef struct { const char *name; void (*fn)(void); } test_case;
 #define CASE(n) { #n, c_##n }
@@ -632,6 +638,10 @@ static const test_case cases[] = {
     CASE(dispose_in_next_plain), CASE(dispose_in_next_map), CASE(dispose_in_next_take_until),
     CASE(dispose_in_next_flatten_map), CASE(dispose_in_next_deliver_on),
     CASE(repeat_subscribe_on_serial), CASE(repeat_subscribe_on_background),
+    RULE3_CREATING_CASES
+    RULE3_TRANSFORMING_CASES
+    RULE3_FLATTENING_CASES
+    RULE3_COMBINING_CASES
 };
 
 static int selected(const char *name, int argc, char **argv) {

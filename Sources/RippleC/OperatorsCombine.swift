@@ -5,30 +5,6 @@ import CRipple
 import Ripple
 import RippleSupport
 
-/// Reads `count` signals from `sigs`, or records why it cannot.
-private func signalArray(_ sigs: UnsafePointer<OpaquePointer?>?, _ count: Int, _ fn: StaticString) -> [Signal]? {
-    guard count >= 0 else {
-        setError(RPL_ERR_INVALID, "\(fn): count \(UInt(bitPattern: count)) is too large")
-        return nil
-    }
-    guard count > 0 else { return [] }
-    guard let sigs else {
-        setError(RPL_ERR_NULL, "\(fn): sigs is NULL with a non-zero count")
-        return nil
-    }
-    var list: [Signal] = []
-    list.reserveCapacity(count)
-    for i in 0..<count {
-        guard let p = sigs[i] else {
-            setError(RPL_ERR_NULL, "\(fn): sigs[\(i)] is NULL")
-            return nil
-        }
-        guard let s = signalArg(p, fn, what: "a signal in sigs") else { return nil }
-        list.append(s)
-    }
-    return list
-}
-
 @c @implementation
 public func rpl_signal_bind(_ sig: OpaquePointer?, _ bind: rpl_bind_fn?, _ ctx: UnsafeMutableRawPointer?,
                             _ release: rpl_release_fn?) -> OpaquePointer? {

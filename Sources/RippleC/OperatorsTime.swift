@@ -3,14 +3,6 @@
 import CRipple
 import Ripple
 
-/// The checked (signal, scheduler) pair of a scheduling operator.
-private func operands(_ sig: OpaquePointer?, _ s: OpaquePointer?, _ fn: StaticString,
-                      timers: Bool = false) -> (Signal, Scheduler)? {
-    guard let signal = signalArg(sig, fn), let scheduler = schedulerArg(s, fn) else { return nil }
-    if timers && !timerScheduler(scheduler, fn) { return nil }
-    return (signal, scheduler)
-}
-
 @c @implementation
 public func rpl_signal_subscribe_on(_ sig: OpaquePointer?, _ s: OpaquePointer?) -> OpaquePointer? {
     operands(sig, s, "rpl_signal_subscribe_on").map { named(SubscribeOnSignal($0, $1), .unary($0, "-subscribeOn:")) }

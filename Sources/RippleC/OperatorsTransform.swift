@@ -5,36 +5,6 @@
 import CRipple
 import Ripple
 
-/// A callback operator: the checks of `checkedCallback`, then `make`.
-@inline(__always)
-private func callbackOperator<F>(
-    _ sig: OpaquePointer?, _ fn: F?, _ ctx: UnsafeMutableRawPointer?, _ release: rpl_release_fn?,
-    _ name: StaticString, _ op: StaticString, _ make: (Signal, F, CallbackContext) -> Signal
-) -> OpaquePointer? {
-    checkedCallback(sig, fn, ctx, release, name).map { named(make($0, $1, $2), .unary($0, op)) }
-}
-
-@inline(__always)
-private func plainOperator(_ sig: OpaquePointer?, _ name: StaticString, _ op: StaticString,
-                           _ make: (Signal) -> Signal) -> OpaquePointer? {
-    guard let source = signalArg(sig, name) else { return nil }
-    return named(make(source), .unary(source, op))
-}
-
-/// A plainOperator whose name shows its count argument.
-@inline(__always)
-private func countOperator(_ sig: OpaquePointer?, _ n: Int, _ name: StaticString, _ op: StaticString,
-                           _ make: (Signal, UInt) -> Signal) -> OpaquePointer? {
-    guard let source = signalArg(sig, name) else { return nil }
-    return named(make(source, UInt(bitPattern: n)), .unaryArg(source, op, UInt64(UInt(bitPattern: n))))
-}
-
-@inline(__always) private func mapFunction(_ f: rpl_map_fn) -> MapFunction { unsafeBitCast(f, to: MapFunction.self) }
-@inline(__always) private func predicateFunction(_ f: rpl_predicate_fn) -> PredicateFunction {
-    unsafeBitCast(f, to: PredicateFunction.self)
-}
-@inline(__always) private func reduceFunction(_ f: rpl_reduce_fn) -> ReduceFunction { unsafeBitCast(f, to: ReduceFunction.self) }
-
 @c @implementation
 public func rpl_signal_map(_ sig: OpaquePointer?, _ fn: rpl_map_fn?, _ ctx: UnsafeMutableRawPointer?,
                            _ release: rpl_release_fn?) -> OpaquePointer? {

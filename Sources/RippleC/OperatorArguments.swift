@@ -1,0 +1,68 @@
+// Argument checks shared by every operator entry point: the (signal,
+// callback) triple, a (signal, scheduler) pair, an array of signals, and the
+// casts of C function types to the runtime's. One place, so every operator
+// checks in the same order and reports in the same words.
+import CRipple
+import Ripple
+
+/// A callback operator: the checks of `checkedCallback`, then `make`.
+@inline(__always)
+func callbackOperator<F>(
+    _ sig: OpaquePointer?, _ fn: F?, _ ctx: UnsafeMutableRawPointer?, _ release: rpl_release_fn?,
+    _ name: StaticString, _ op: StaticString, _ make: (Signal, F, CallbackContext) -> Signal
+) -> OpaquePointer? {
+    checkedCallback(sig, fn, ctx, release, name).map { named(make($0, $1, $2), .unary($0, op)) }
+}
+
+@inline(__always)
+func plainOperator(_ sig: OpaquePointer?, _ name: StaticString, _ op: StaticString,
+                           _ make: (Signal) -> Signal) -> OpaquePointer? {
+    guard let source = signalArg(sig, name) else { return nil }
+    return named(make(source), .unary(source, op))
+}
+
+/// A plainOperator whose name shows its count argument.
+@inline(__always)
+func countOperator(_ sig: OpaquePointer?, _ n: Int, _ name: StaticString, _ op: StaticString,
+                           _ make: (Signal, UInt) -> Signal) -> OpaquePointer? {
+    guard let source = signalArg(sig, name) else { return nil }
+    return named(make(source, UInt(bitPattern: n)), .unaryArg(source, op, UInt64(UInt(bitPattern: n))))
+}
+
+@inline(__always) func mapFunction(_ f: rpl_map_fn) -> MapFunction { unsafeBitCast(f, to: MapFunction.self) }
+@inline(__always) func predicateFunction(_ f: rpl_predicate_fn) -> PredicateFunction {
+    unsafeBitCast(f, to: PredicateFunction.self)
+}
+@inline(__always) func reduceFunction(_ f: rpl_reduce_fn) -> ReduceFunction { unsafeBitCast(f, to: ReduceFunction.self) }
+
+/// The checked (signal, scheduler) pair of a scheduling operator.
+func operands(_ sig: OpaquePointer?, _ s: OpaquePointer?, _ fn: StaticString,
+                      timers: Bool = false) -> (Signal, Scheduler)? {
+    guard let signal = signalArg(sig, fn), let scheduler = schedulerArg(s, fn) else { return nil }
+    if timers && !timerScheduler(scheduler, fn) { return nil }
+    return (signal, scheduler)
+}
+
+/// Reads `count` signals from `sigs`, or records why it cannot.
+func signalArray(_ sigs: UnsafePointer<OpaquePointer?>?, _ count: Int, _ fn: StaticString) -> [Signal]? {
+    guard count >= 0 else {
+        setError(RPL_ERR_INVALID, "\(fn): count \(UInt(bitPattern: count)) is too large")
+        return nil
+    }
+    guard count > 0 else { return [] }
+    guard let sigs else {
+        setError(RPL_ERR_NULL, "\(fn): sigs is NULL with a non-zero count")
+        return nil
+    }
+    var list: [Signal] = []
+    list.reserveCapacity(count)
+    for i in 0..<count {
+        guard let p = sigs[i] else {
+            setError(RPL_ERR_NULL, "\(fn): sigs[\(i)] is NULL")
+            return nil
+        }
+        guard let s = signalArg(p, fn, what: "a signal in sigs") else { return nil }
+        list.append(s)
+    }
+    return list
+}

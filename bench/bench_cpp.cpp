@@ -1,0 +1,124 @@
+// C++ rows of `make bench` (issue 13): what ripple.hpp costs per event over
+// the C API, on the same workloads, measured side by side in one process.
+//
+//   subject -> 1 subscriber           ns per delivery
+//   subject -> map -> filter -> scan  ns per source event
+//   subject -> 100 subscribers        ns per delivery
+//
+// Each row runs the C-API version and the ripple.hpp version (the same
+// arithmetic, lambdas taking int64_t) in alternating rounds and keeps the best
+// round of each, so a burst of load on a shared machine hits both alike.
+// Built by `make bench` once per compiler (g++ and clang++, -O2); the target
+// is ripple.hpp within 10% of the C API on every row.
+#include <ripple.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+double now_s() {
+    timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+}
+
+// ---- The C-API side, written as a C user would (as bench/bench_*.c) ------
+void on_int(void *ctx, const rpl_value *v) { *static_cast<int64_t *>(ctx) += v->as.i; }
+rpl_value plus1(void *, const rpl_value *v) { return rpl_int(v->as.i + 1); }
+bool even(void *, const rpl_value *v) { return (v->as.i & 1) == 0; }
+rpl_value sum(void *, const rpl_value *acc, const rpl_value *v) { return rpl_int(acc->as.i + v->as.i); }
+
+rpl_signal_t *c_chain(rpl_signal_t *src) {
+    rpl_signal_t *m = rpl_signal_map(src, plus1, nullptr, nullptr);
+    rpl_signal_t *f = rpl_signal_filter(m, even, nullptr, nullptr);
+    rpl_signal_t *s = rpl_signal_scan(f, rpl_int(0), sum, nullptr, nullptr);
+    rpl_release(f);
+    rpl_release(m);
+    return s;
+}
+
+// One round through the C API: `subs` subscribers on a fresh subject (through
+// the chain when `chained`), `events` sends; ns per unit (delivery or event).
+double c_round(int subs, bool chained, long events, int64_t &total) {
+    rpl_subject_t *subject = rpl_subject_create();
+    rpl_signal_t *sig = chained ? c_chain(reinterpret_cast<rpl_signal_t *>(subject))
+                                : static_cast<rpl_signal_t *>(rpl_retain(subject));
+    std::vector<rpl_disposable_t *> ds;
+    for (int i = 0; i < subs; i++) ds.push_back(rpl_signal_subscribe_next(sig, on_int, &total));
+    double t0 = now_s();
+    for (long i = 0; i < events; i++) rpl_subject_send_next(subject, rpl_int(i));
+    double ns = (now_s() - t0) * 1e9 / double(chained ? events : events * subs);
+    for (auto *d : ds) rpl_release(d);
+    rpl_release(sig);
+    rpl_release(subject);
+    return ns;
+}
+
+// ---- The same through ripple.hpp ------------------------------------------
+double cpp_round(int subs, bool chained, long events, int64_t &total) {
+    ripple::Subject subject;
+    ripple::Signal sig = subject;
+    if (chained)
+        sig = subject.map([](int64_t x) { return x + 1; })
+                  .filter([](int64_t x) { return (x & 1) == 0; })
+                  .scan(0, [](int64_t acc, int64_t x) { return acc + x; });
+    std::vector<ripple::Disposable> ds;
+    for (int i = 0; i < subs; i++) ds.push_back(sig.subscribe([&total](int64_t x) { total += x; }));
+    double t0 = now_s();
+    for (long i = 0; i < events; i++) subject.send_next(i);
+    return (now_s() - t0) * 1e9 / double(chained ? events : events * subs);
+}
+
+struct Result {
+    double c = 1e30, cpp = 1e30;
+};
+
+Result row(const char *name, int subs, bool chained, long events, int rounds) {
+    Result r;
+    int64_t c_total = 0, cpp_total = 0;
+    for (int i = 0; i < rounds; i++) {
+        r.c = std::min(r.c, c_round(subs, chained, events, c_total));
+        r.cpp = std::min(r.cpp, cpp_round(subs, chained, events, cpp_total));
+    }
+    if (c_total != cpp_total || c_total == 0)
+        std::fprintf(stderr, "bench_cpp: %s: C and C++ disagree (%lld vs %lld)\n", name, (long long)c_total,
+                     (long long)cpp_total);
+    double ratio = r.cpp / r.c;
+    std::printf("%-40s %9.2f %9.2f %9.3f  %s\n", name, r.c, r.cpp, ratio, ratio <= 1.10 ? "ok" : "OVER 10%");
+    return r;
+}
+
+std::string loadavg() {
+    std::ifstream f("/proc/loadavg");
+    std::string s;
+    std::getline(f, s);
+    return s;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    // Rounds per row (best kept); an argument overrides, for a quicker look.
+    int rounds = argc > 1 ? std::atoi(argv[1]) : 9;
+#if defined(__clang__)
+    const char *compiler = "clang++ " __clang_version__;
+#elif defined(__GNUC__)
+    const char *compiler = "g++ " __VERSION__;
+#else
+    const char *compiler = "unknown compiler";
+#endif
+    std::printf("ripple.hpp vs the C API, %s, -O2 (best of %d rounds each, alternating)\n", compiler, rounds);
+    std::printf("load before: %s\n", loadavg().c_str());
+    std::printf("%-40s %9s %9s %9s\n", "ns per unit", "C API", "C++", "C++ / C");
+    row("subject -> 1 subscriber (2M)", 1, false, 2000000L, rounds);
+    row("subject -> map -> filter -> scan (2M)", 1, true, 2000000L, rounds);
+    row("subject -> 100 subscribers (20k x 100)", 100, false, 20000L, rounds);
+    std::printf("load after:  %s\n", loadavg().c_str());
+    return 0;
+}

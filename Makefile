@@ -540,5 +540,18 @@ bench: $(LIB) stage
 	@echo "Python binding (bindings/python/bench.py):"
 	RIPPLE_LIBRARY=$(STAGE)/lib/$(SONAME) PYTHONPATH=$(CURDIR)/bindings/python $(PYTHON) bindings/python/bench.py
 
+# ripple.hpp against the C API (bench/bench_cpp.cpp), built with each C++
+# compiler present: subject -> 1, map -> filter -> scan, 100 subscribers, each
+# row next to its C baseline from the same run (target: within 10%).
+BENCH_CXXS ?= g++ clang++
+.PHONY: bench-cpp
+bench-cpp: $(LIB)
+	@mkdir -p $(OUT)
+	@for cxx in $(BENCH_CXXS); do \
+	  if ! command -v $$cxx >/dev/null 2>&1; then echo "bench-cpp: no $$cxx, skipped"; continue; fi; \
+	  $$cxx -O2 -g -std=c++17 -Wall -Wextra -Werror -IInclude -Ibindings/cpp bench/bench_cpp.cpp -L$(OUT)/lib -lripple -lpthread \
+	    -Wl,-rpath,$(CURDIR)/$(OUT)/lib -o $(OUT)/bench_cpp_$$cxx && echo && $(OUT)/bench_cpp_$$cxx || exit 1; done
+bench: bench-cpp
+
 clean:
 	rm -rf $(OUT) $(SCRATCH) $(TSAN_SCRATCH) $(FUZZ_SCRATCH)

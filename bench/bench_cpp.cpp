@@ -107,7 +107,9 @@ int main(int argc, char **argv) {
     // Rounds per row (best kept); an argument overrides, for a quicker look.
     int rounds = argc > 1 ? std::atoi(argv[1]) : 9;
 #if defined(__clang__)
-    const char *compiler = "clang++ " __clang_version__;
+#define RIPPLE_STR2(x) #x
+#define RIPPLE_STR(x) RIPPLE_STR2(x)
+    const char *compiler = "clang++ " RIPPLE_STR(__clang_major__) "." RIPPLE_STR(__clang_minor__) "." RIPPLE_STR(__clang_patchlevel__);
 #elif defined(__GNUC__)
     const char *compiler = "g++ " __VERSION__;
 #else

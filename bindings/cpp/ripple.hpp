@@ -15,16 +15,18 @@
 //
 // Exceptions never cross into C. A lambda that throws is caught at the C
 // trampoline and the exception is routed
-//   - to the signal's error path where the callback has one: the subscribe
-//     lambda of Signal::create (sent to its subscriber), the factory of
-//     Signal::defer, the lambdas of flatten_map / bind / catch_error (they
-//     return Signal::error(...) instead) and the lambda of try_map;
-//   - otherwise (observers, map, filter, scan, aggregate, take_while,
-//     skip_while, do_*, scheduled work, Disposable::create) to the exception
-//     handler (set_exception_handler), which by default prints the exception
-//     to stderr. The callback then produces a neutral result: map -> nil,
-//     filter / take_while / skip_while -> false, scan / aggregate -> the
-//     accumulator unchanged.
+//   - for every operator callback (map, filter, scan, aggregate, take_while,
+//     skip_while, do_*, bind, flatten_map, catch_error, and the 0.2 ones):
+//     through rpl_callback_fail, so the operator fails with the exception's
+//     error, which reaches on_error, and upstream is disposed (ripple.h,
+//     semantics rule 24); a type mismatch in a typed lambda is such an
+//     exception, so it is an error too, never a nil that flows on;
+//   - for the subscribe lambda of Signal::create (and start_eagerly /
+//     start_lazily): sent to its subscriber as an error; for the factory of
+//     Signal::defer: that subscription fails with it;
+//   - otherwise (observers, scheduled work, Disposable::create, the trace
+//     hook), to the exception handler (set_exception_handler), which by
+//     default prints the exception to stderr.
 // An exception becomes an error with domain kExceptionDomain ("ripple.cpp")
 // and code RPL_ERROR_CALLBACK, message what(); a thrown ripple::Error that
 // carries a SignalError is sent as that error.
@@ -187,6 +189,7 @@ inline void report(std::exception_ptr e, const char *where) noexcept {
     } catch (...) {
     }
 }
+RIPPLE_COLD inline void report_current(const char *where) noexcept { report(std::current_exception(), where); }
 }  // namespace detail
 
 /// Installs h (nullptr restores the default, which prints to stderr) and
@@ -679,21 +682,21 @@ struct Observer {
         try {
             call_with(static_cast<Observer *>(ctx)->on_next, Value::view(v));
         } catch (...) {
-            report(std::current_exception(), "on_next");
+            report_current("on_next");
         }
     }
     static void error(void *ctx, const rpl_error_t *e) {
         try {
             static_cast<Observer *>(ctx)->on_error(SignalError::borrow(e));
         } catch (...) {
-            report(std::current_exception(), "on_error");
+            report_current("on_error");
         }
     }
     static void completed(void *ctx) {
         try {
             static_cast<Observer *>(ctx)->on_completed();
         } catch (...) {
-            report(std::current_exception(), "on_completed");
+            report_current("on_completed");
         }
     }
     static void release(void *ctx) { delete static_cast<Observer *>(ctx); }
@@ -709,56 +712,58 @@ struct Ignore {
 inline void fail(std::exception_ptr e, const char *where) noexcept {
     if (rpl_callback_fail(error_from(e)) != RPL_OK) report(e, where);
 }
+// The catch blocks call these out of line, so a trampoline's hot path keeps
+// no stack frame for the exception_ptr.
+RIPPLE_COLD inline void fail_current(const char *where) noexcept { fail(std::current_exception(), where); }
 
-/// C trampolines for operator callbacks holding an F in a Box. An exception
-/// fails the operator (see fail); the callback returns a neutral result.
+/// Runs body() for an operator callback: an exception fails the operator
+/// (see fail) and fallback() is returned instead, which the runtime discards.
+template <class Body, class Fallback>
+auto guarded(const char *where, Body &&body, Fallback &&fallback) noexcept -> decltype(body()) {
+    try {
+        return body();
+    } catch (...) {
+        fail_current(where);
+        return fallback();
+    }
+}
+inline rpl_value nil_value() noexcept { return rpl_nil(); }
+inline bool false_value() noexcept { return false; }
+inline void no_value() noexcept {}
+
+/// C trampolines for operator callbacks holding an F in a Box, one per C
+/// callback shape. Every one runs the lambda through guarded: an exception
+/// reaches on_error through rpl_callback_fail.
 template <class F>
 struct Tramp {
     static F &fn(void *ctx) { return unbox<F>(ctx); }
+    /// rpl_map_fn: map, group_by's key.
     static rpl_value map(void *ctx, const rpl_value *v) {
-        try {
-            return to_c(call_with(fn(ctx), Value::view(v)));
-        } catch (...) {
-            fail(std::current_exception(), "map");
-            return rpl_nil();
-        }
+        return guarded("map", [&] { return to_c(call_with(fn(ctx), Value::view(v))); }, nil_value);
     }
+    /// rpl_predicate_fn: filter, take_while, skip_while, any, all, throttle_if.
     static bool predicate(void *ctx, const rpl_value *v) {
-        try {
-            return static_cast<bool>(call_with(fn(ctx), Value::view(v)));
-        } catch (...) {
-            fail(std::current_exception(), "predicate");
-            return false;
-        }
+        return guarded("predicate", [&] { return static_cast<bool>(call_with(fn(ctx), Value::view(v))); }, false_value);
     }
+    /// Two values to a bool: distinct_until_changed_with's equal.
+    static bool equal(void *ctx, const rpl_value *a, const rpl_value *b) {
+        return guarded("equal", [&] { return static_cast<bool>(call_with2(fn(ctx), Value::view(a), Value::view(b))); },
+                       false_value);
+    }
+    /// rpl_reduce_fn: scan, aggregate, combine_previous.
     static rpl_value reduce(void *ctx, const rpl_value *acc, const rpl_value *v) {
-        try {
-            return to_c(call_with2(fn(ctx), Value::view(acc), Value::view(v)));
-        } catch (...) {
-            fail(std::current_exception(), "reduce");
-            return rpl_value_copy(acc);
-        }
+        return guarded("reduce", [&] { return to_c(call_with2(fn(ctx), Value::view(acc), Value::view(v))); },
+                       [acc] { return rpl_value_copy(acc); });
     }
     static void do_next(void *ctx, const rpl_value *v) {
-        try {
-            call_with(fn(ctx), Value::view(v));
-        } catch (...) {
-            fail(std::current_exception(), "do_next");
-        }
+        guarded("do_next", [&] { call_with(fn(ctx), Value::view(v)); }, no_value);
     }
     static void do_error(void *ctx, const rpl_error_t *e) {
-        try {
-            fn(ctx)(SignalError::borrow(e));
-        } catch (...) {
-            fail(std::current_exception(), "do_error");
-        }
+        guarded("do_error", [&] { fn(ctx)(SignalError::borrow(e)); }, no_value);
     }
-    static void do_completed(void *ctx) {
-        try {
-            fn(ctx)();
-        } catch (...) {
-            fail(std::current_exception(), "do_completed");
-        }
+    /// No argument: do_completed, initially, finally, do_dispose.
+    static void action(void *ctx) {
+        guarded("action", [&] { fn(ctx)(); }, no_value);
     }
     /// try_map: the result as a next event, or the exception as an error event.
     static rpl_value map_event(void *ctx, const rpl_value *v) {
@@ -772,6 +777,10 @@ struct Tramp {
         }
     }
 };
+/// The trampolines of callbacks returning a signal (flatten_map, concat_map,
+/// bind, catch_error), defined once Signal is complete.
+template <class F>
+struct SignalTramp;
 }  // namespace detail
 
 // ===========================================================================
@@ -856,10 +865,9 @@ class Signal : public detail::Handle<rpl_signal_t> {
     /// subscription with the exception's error.
     template <class F>
     static Signal defer(F &&f) {
-        using B = std::decay_t<decltype(*detail::box(std::forward<F>(f)))>;
-        return adopt(detail::check(rpl_signal_defer(
-            [](void *c) -> rpl_signal_t * { return signal_result([&] { return static_cast<B *>(c)->f(); }); },
-            detail::box(std::forward<F>(f)), &B::release)));
+        using B = detail::Box<std::decay_t<F>>;
+        return adopt(detail::check(rpl_signal_defer(&detail::SignalTramp<std::decay_t<F>>::factory,
+                                                    detail::box(std::forward<F>(f)), &B::release)));
     }
 
     // ---- Subscribing ----------------------------------------------------
@@ -919,21 +927,20 @@ class Signal : public detail::Handle<rpl_signal_t> {
     // ---- Operators: single-input (fused) --------------------------------
 
     /// f(v) for each value. f may take `const Value &` or a typed argument and
-    /// return anything convertible to Value. A throw goes to the exception
-    /// handler and sends nil; use try_map to fail the signal instead.
+    /// return anything convertible to Value. A throw fails the signal with
+    /// the exception's error (as does every operator lambda).
     template <class F>
     Signal map(F &&f) const { return with_fn<F>(rpl_signal_map, &detail::Tramp<std::decay_t<F>>::map, std::forward<F>(f)); }
-    /// Like map, but a throw fails the signal with the exception's error.
-    /// Costs one event box per value (map to events, then dematerialize).
+    /// map by way of events (map to events, then dematerialize): a throw
+    /// fails the signal as in map; kept for 0.1 code. Costs one event box per value.
     template <class F>
     Signal try_map(F &&f) const {
         return with_fn<F>(rpl_signal_map, &detail::Tramp<std::decay_t<F>>::map_event, std::forward<F>(f)).dematerialize();
     }
-    /// The values for which f(v) is true (a throw counts as false).
+    /// The values for which f(v) is true.
     template <class F>
     Signal filter(F &&f) const { return with_fn<F>(rpl_signal_filter, &detail::Tramp<std::decay_t<F>>::predicate, std::forward<F>(f)); }
-    /// Running accumulations f(acc, v), starting from initial (not sent). A
-    /// throw keeps the accumulator unchanged.
+    /// Running accumulations f(acc, v), starting from initial (not sent).
     template <class F>
     Signal scan(Value initial, F &&f) const {
         using B = detail::Box<std::decay_t<F>>;
@@ -958,24 +965,24 @@ class Signal : public detail::Handle<rpl_signal_t> {
     Signal take(size_t n) const { return adopt(detail::check(rpl_signal_take(h_, n))); }
     Signal skip(size_t n) const { return adopt(detail::check(rpl_signal_skip(h_, n))); }
     Signal take_last(size_t n) const { return adopt(detail::check(rpl_signal_take_last(h_, n))); }
-    /// Values while f(v) is true, then completes (a throw counts as false).
+    /// Values while f(v) is true, then completes.
     template <class F>
     Signal take_while(F &&f) const {
         return with_fn<F>(rpl_signal_take_while, &detail::Tramp<std::decay_t<F>>::predicate, std::forward<F>(f));
     }
-    /// Drops values while f(v) is true (a throw counts as false).
+    /// Drops values while f(v) is true.
     template <class F>
     Signal skip_while(F &&f) const {
         return with_fn<F>(rpl_signal_skip_while, &detail::Tramp<std::decay_t<F>>::predicate, std::forward<F>(f));
     }
-    /// Side effects before each event is forwarded; throws go to the handler.
+    /// Side effects before each event is forwarded.
     template <class F>
     Signal do_next(F &&f) const { return with_fn<F>(rpl_signal_do_next, &detail::Tramp<std::decay_t<F>>::do_next, std::forward<F>(f)); }
     template <class F>
     Signal do_error(F &&f) const { return with_fn<F>(rpl_signal_do_error, &detail::Tramp<std::decay_t<F>>::do_error, std::forward<F>(f)); }
     template <class F>
     Signal do_completed(F &&f) const {
-        return with_fn<F>(rpl_signal_do_completed, &detail::Tramp<std::decay_t<F>>::do_completed, std::forward<F>(f));
+        return with_fn<F>(rpl_signal_do_completed, &detail::Tramp<std::decay_t<F>>::action, std::forward<F>(f));
     }
 
     // ---- Subjects and multicast -----------------------------------------
@@ -1015,26 +1022,12 @@ class Signal : public detail::Handle<rpl_signal_t> {
     /// signals run merged. Returning an empty Signal, or setting stop, ends
     /// the source side. A throw fails the result with the exception's error.
     template <class F>
-    Signal bind(F &&f) const {
-        using B = detail::Box<std::decay_t<F>>;
-        return adopt(detail::check(rpl_signal_bind(
-            h_,
-            [](void *c, const rpl_value *v, bool *stop) -> rpl_signal_t * {
-                return signal_result([&] { return detail::call_with(detail::unbox<std::decay_t<F>>(c), Value::view(v), *stop); });
-            },
-            detail::box(std::forward<F>(f)), &B::release)));
-    }
+    Signal bind(F &&f) const { return with_fn<F>(rpl_signal_bind, &detail::SignalTramp<std::decay_t<F>>::bind, std::forward<F>(f)); }
     /// f(v) -> Signal for each value; merges every returned signal. An empty
     /// Signal is an empty inner signal; a throw fails the result.
     template <class F>
     Signal flatten_map(F &&f) const {
-        using B = detail::Box<std::decay_t<F>>;
-        return adopt(detail::check(rpl_signal_flatten_map(
-            h_,
-            [](void *c, const rpl_value *v) -> rpl_signal_t * {
-                return signal_result([&] { return detail::call_with(detail::unbox<std::decay_t<F>>(c), Value::view(v)); });
-            },
-            detail::box(std::forward<F>(f)), &B::release)));
+        return with_fn<F>(rpl_signal_flatten_map, &detail::SignalTramp<std::decay_t<F>>::flat, std::forward<F>(f));
     }
     /// For a signal of signal values: merges the inner signals.
     Signal flatten() const { return adopt(detail::check(rpl_signal_flatten(h_))); }
@@ -1063,13 +1056,7 @@ class Signal : public detail::Handle<rpl_signal_t> {
     /// Signal passes the error on; a throw fails with the exception's error.
     template <class F>
     Signal catch_error(F &&f) const {
-        using B = detail::Box<std::decay_t<F>>;
-        return adopt(detail::check(rpl_signal_catch(
-            h_,
-            [](void *c, const rpl_error_t *e) -> rpl_signal_t * {
-                return signal_result([&] { return detail::unbox<std::decay_t<F>>(c)(SignalError::borrow(e)); });
-            },
-            detail::box(std::forward<F>(f)), &B::release)));
+        return with_fn<F>(rpl_signal_catch, &detail::SignalTramp<std::decay_t<F>>::catch_error, std::forward<F>(f));
     }
     /// On an error, continues with replacement.
     Signal catch_to(const Signal &replacement) const { return adopt(detail::check(rpl_signal_catch_to(h_, replacement.h_))); }
@@ -1092,21 +1079,6 @@ class Signal : public detail::Handle<rpl_signal_t> {
         for (auto &x : sigs) r.push_back(x.get());
         return r;
     }
-
-    /// Runs f() -> Signal for a C callback that returns a +1 signal; an
-    /// exception becomes Signal::error.
-    template <class F>
-    static rpl_signal_t *signal_result(F &&f) noexcept {
-        try {
-            Signal s = f();
-            return s.release();
-        } catch (...) {
-            rpl_error_t *e = detail::error_from(std::current_exception());
-            rpl_signal_t *r = rpl_signal_error(e);
-            rpl_release(e);
-            return r;
-        }
-    }
 };
 
 inline Value::Value(const Signal &s) : v_(rpl_signal_value(s.get())) {}
@@ -1116,6 +1088,50 @@ inline Signal Value::as_signal() const {
 }
 template <>
 struct Convert<Signal> { static Signal to(const Value &v) { return v.as_signal(); } };
+
+namespace detail {
+/// An exception from a callback returning a signal fails the operator through
+/// rpl_callback_fail (the callback then returns NULL, discarded). Where the
+/// runtime refuses (Signal::defer's factory runs at subscription, for no
+/// operator), the callback returns a signal failing with the exception's error.
+inline rpl_signal_t *failed_signal(std::exception_ptr ep) noexcept {
+    rpl_error_t *e = error_from(ep);
+    if (rpl_callback_fail(static_cast<rpl_error_t *>(rpl_retain(e))) == RPL_OK) {
+        rpl_release(e);
+        return nullptr;
+    }
+    rpl_signal_t *r = rpl_signal_error(e);
+    rpl_release(e);
+    return r;
+}
+/// Runs body() -> Signal for a C callback returning a +1 signal.
+template <class Body>
+rpl_signal_t *signal_result(Body &&body) noexcept {
+    try {
+        return Signal(body()).release();
+    } catch (...) {
+        return failed_signal(std::current_exception());
+    }
+}
+template <class F>
+struct SignalTramp {
+    static F &fn(void *ctx) { return unbox<F>(ctx); }
+    /// rpl_flatten_map_fn: flatten_map, concat_map.
+    static rpl_signal_t *flat(void *ctx, const rpl_value *v) {
+        return signal_result([&] { return call_with(fn(ctx), Value::view(v)); });
+    }
+    static rpl_signal_t *bind(void *ctx, const rpl_value *v, bool *stop) {
+        return signal_result([&] { return call_with(fn(ctx), Value::view(v), *stop); });
+    }
+    static rpl_signal_t *catch_error(void *ctx, const rpl_error_t *e) {
+        return signal_result([&] { return fn(ctx)(SignalError::borrow(e)); });
+    }
+    /// Signal::defer's factory.
+    static rpl_signal_t *factory(void *ctx) {
+        return signal_result([&] { return fn(ctx)(); });
+    }
+};
+}  // namespace detail
 
 namespace detail {
 template <class R>
@@ -1221,7 +1237,7 @@ struct Work {
         try {
             unbox<F>(ctx)();
         } catch (...) {
-            report(std::current_exception(), "scheduled work");
+            report_current("scheduled work");
         }
     }
 };
@@ -1345,7 +1361,7 @@ Disposable Disposable::create(F &&f) {
             try {
                 static_cast<Ctx *>(c)->f();
             } catch (...) {
-                detail::report(std::current_exception(), "dispose");
+                detail::report_current("dispose");
             }
         }
         static void release(void *c) { delete static_cast<Ctx *>(c); }
@@ -1390,7 +1406,7 @@ class Trace {
         try {
             (*static_cast<Hook *>(ctx))(*e);
         } catch (...) {
-            detail::report(std::current_exception(), "trace hook");
+            detail::report_current("trace hook");
         }
     }
     Hook *hook_;

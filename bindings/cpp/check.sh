@@ -15,6 +15,18 @@ for std in c++17 c++20; do
     -fno-sanitize-recover=undefined $ld -I"$here" -I"$STAGE/include" "$here/test_ripple.cpp" \
     -L"$STAGE/lib" -lripple -lpthread -o "$OUT/cpp/test_ripple_$std"
 done
+# The typed layer rejects mismatched lambdas at compile time: compile_fail.cpp
+# compiles as is (CASE=0) and fails to compile with each CASE=1..CASES.
+cases=$(sed -n 's/^#define CASES \([0-9]*\)$/\1/p' "$here/compile_fail.cpp")
+for std in c++17 c++20; do
+  "$CXX" -std=$std -fsyntax-only -Wall -Wextra -Werror -I"$here" -I"$STAGE/include" -DCASE=0 "$here/compile_fail.cpp"
+  for n in $(seq 1 "$cases"); do
+    if "$CXX" -std=$std -fsyntax-only -I"$here" -I"$STAGE/include" -DCASE=$n "$here/compile_fail.cpp" 2>/dev/null; then
+      echo "compile_fail.cpp: CASE=$n compiles with $std, but must not"; exit 1
+    fi
+  done
+done
+echo "--- compile_fail.cpp: $cases mismatched uses rejected at compile time (c++17, c++20)"
 # The test prints "N passed, M failed" and exits non-zero on any failure.
 for std in c++17 c++20; do
   echo "--- test_ripple ($std, ASan+UBSan)"

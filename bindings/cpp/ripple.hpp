@@ -1372,6 +1372,323 @@ Disposable Disposable::create(F &&f) {
     return adopt(d);
 }
 
+// ===========================================================================
+// The typed layer: Observable<T>
+// ===========================================================================
+//
+// Observable<T> is a Signal whose values are known, at compile time, to be T:
+// int64_t, double, bool, std::string, ripple::Value (any), or a std::tuple or
+// std::vector of these. Its operators take lambdas of T and give the result
+// type from the lambda, so a lambda that cannot take T does not compile:
+//
+//     ripple::SubjectOf<int64_t> clicks;
+//     auto sums = clicks.map([](int64_t x) { return x * 0.5; })        // Observable<double>
+//                       .scan(0.0, [](double acc, double x) { return acc + x; });
+//     sums.subscribe([](double total) { ... });
+//     clicks.map([](const std::string &s) { ... });                  // error: no matching map
+//
+// A lambda's result is carried as its Value type: any integer as int64_t, a
+// float as double, a string (char pointer, string_view) as std::string. The
+// layer costs nothing per event over Signal: it is the same signal, with the
+// same lambdas, read with the inline type checks of Value::as.
+// Converting: Observable<T>(signal) views an untyped signal as T without a
+// check (a value of another type throws in the typed lambda that reads it:
+// an operator then fails, as any exception does; a subscribe lambda reports
+// it to the exception handler); Observable<T>::checked(signal) adds a check
+// that fails the signal on such a value instead. An Observable<T> converts
+// to `const Signal &` (signal()), so every untyped operator stays available.
+
+template <class T>
+class Observable;
+
+namespace detail {
+/// The types an Observable may carry.
+template <class T>
+struct is_carried
+    : std::bool_constant<std::is_same_v<T, bool> || std::is_same_v<T, int64_t> || std::is_same_v<T, double> ||
+                         std::is_same_v<T, std::string> || std::is_same_v<T, Value>> {};
+template <class... A>
+struct is_carried<std::tuple<A...>> : std::bool_constant<(is_carried<A>::value && ...)> {};
+template <class A>
+struct is_carried<std::vector<A>> : is_carried<A> {};
+
+/// The carried type of a lambda's result R (void when R cannot be carried).
+template <class R, class = void>
+struct carried { using type = void; };
+template <class R>
+struct carried<R, std::enable_if_t<is_carried<R>::value>> { using type = R; };
+template <class R>
+struct carried<R, std::enable_if_t<std::is_integral_v<R> && !std::is_same_v<R, bool> && !std::is_same_v<R, int64_t>>> {
+    using type = int64_t;
+};
+template <class R>
+struct carried<R, std::enable_if_t<std::is_floating_point_v<R> && !std::is_same_v<R, double>>> { using type = double; };
+template <>
+struct carried<std::string_view> { using type = std::string; };
+template <>
+struct carried<const char *> { using type = std::string; };
+template <>
+struct carried<char *> { using type = std::string; };
+template <class... A>
+struct carried<std::tuple<A...>, std::enable_if_t<!is_carried<std::tuple<A...>>::value>> {
+    using type = std::tuple<typename carried<std::decay_t<A>>::type...>;
+};
+template <class A>
+struct carried<std::vector<A>, std::enable_if_t<!is_carried<std::vector<A>>::value>> {
+    using type = std::vector<typename carried<A>::type>;
+};
+template <class R>
+using carried_t = typename carried<std::decay_t<R>>::type;
+
+template <class O>
+struct observable_of { using type = void; };
+template <class T>
+struct observable_of<Observable<T>> { using type = T; };
+/// T for a lambda returning Observable<T> (or a typed subject of T).
+template <class F, class... A>
+using observable_result_t = typename observable_of<std::decay_t<decltype(
+    std::declval<std::invoke_result_t<F &, A...>>().observable())>>::type;
+
+/// Reads a borrowed value as T (a view for Value itself).
+template <class T>
+decltype(auto) read(const Value &v) {
+    if constexpr (std::is_same_v<T, Value>) return (v);
+    else return v.template as<T>();
+}
+/// A lambda of T (and of A, for two-argument callbacks) as the untyped layer
+/// calls it: with borrowed Values.
+template <class T, class F>
+struct Typed {
+    F f;
+    template <class... Extra>
+    decltype(auto) operator()(const Value &v, Extra &...extra) { return f(read<T>(v), extra...); }
+};
+template <class A, class T, class F>
+struct Typed2 {
+    F f;
+    decltype(auto) operator()(const Value &a, const Value &v) { return f(read<A>(a), read<T>(v)); }
+};
+template <class T, class F>
+Typed<T, std::decay_t<F>> typed(F &&f) { return {std::forward<F>(f)}; }
+template <class A, class T, class F>
+Typed2<A, T, std::decay_t<F>> typed2(F &&f) { return {std::forward<F>(f)}; }
+
+template <class F, class T>
+using if_invocable = std::enable_if_t<std::is_invocable_v<F &, const T &>, int>;
+template <class F, class T>
+using if_predicate = std::enable_if_t<std::is_convertible_v<std::invoke_result_t<F &, const T &>, bool>, int>;
+/// The carried result of F(const T &...), only when there is one.
+template <class F, class... T>
+using map_result_t = std::enable_if_t<!std::is_void_v<carried_t<std::invoke_result_t<F &, const T &...>>>,
+                                      carried_t<std::invoke_result_t<F &, const T &...>>>;
+}  // namespace detail
+
+/// The receiving end of Observable<T>::create: sends T.
+template <class T>
+class SubscriberOf {
+  public:
+    explicit SubscriberOf(Subscriber s) noexcept : s_(std::move(s)) {}
+    void send_next(const T &v) const { s_.send_next(Value(v)); }
+    void send_error(const SignalError &e = {}) const { s_.send_error(e); }
+    void send_error(std::string_view message) const { s_.send_error(message); }
+    void send_completed() const { s_.send_completed(); }
+    bool is_disposed() const noexcept { return s_.is_disposed(); }
+    /// The untyped subscriber (the same subscription).
+    const Subscriber &untyped() const noexcept { return s_; }
+
+  private:
+    Subscriber s_;
+};
+
+/// A signal of T values; see "The typed layer" above.
+template <class T>
+class Observable {
+    static_assert(detail::is_carried<T>::value,
+                  "ripple::Observable<T>: T must be int64_t, double, bool, std::string, ripple::Value, "
+                  "or a std::tuple / std::vector of these");
+
+  public:
+    using value_type = T;
+    Observable() noexcept = default;
+    /// Views an untyped signal as carrying T, unchecked (see checked).
+    explicit Observable(Signal s) noexcept : s_(std::move(s)) {}
+    /// sig with a check that each value is a T: another value fails the
+    /// signal (an RPL_ERR_KIND message, domain "ripple.cpp").
+    static Observable checked(const Signal &sig) {
+        return Observable(sig.filter([](const Value &v) { return (void)v.template as<T>(), true; }));
+    }
+
+    /// The untyped signal (the same handle).
+    const Signal &signal() const noexcept { return s_; }
+    operator const Signal &() const noexcept { return s_; }
+    /// This observable (lets typed subjects be returned where an Observable is).
+    const Observable &observable() const noexcept { return *this; }
+    explicit operator bool() const noexcept { return static_cast<bool>(s_); }
+    std::string name() const { return s_.name(); }
+    const Observable &set_name(const std::string &n) const { s_.set_name(n); return *this; }
+    Observable log(const std::string &label = std::string()) const { return Observable(s_.log(label)); }
+
+    // ---- Creating -------------------------------------------------------
+
+    /// f(const SubscriberOf<T> &) runs per subscription (as Signal::create).
+    template <class F, std::enable_if_t<std::is_invocable_v<F &, const SubscriberOf<T> &>, int> = 0>
+    static Observable create(F &&f) {
+        return Observable(Signal::create([f = std::forward<F>(f)](const Subscriber &s) mutable -> decltype(auto) {
+            return f(SubscriberOf<T>(s));
+        }));
+    }
+    static Observable just(const T &v) { return Observable(Signal::just(Value(v))); }
+    static Observable of(std::vector<T> values) { return Observable(Signal::of(std::vector<Value>(values.begin(), values.end()))); }
+    static Observable of(std::initializer_list<T> values) { return of(std::vector<T>(values)); }
+    static Observable empty() { return Observable(Signal::empty()); }
+    static Observable never() { return Observable(Signal::never()); }
+    static Observable error(const SignalError &e = {}) { return Observable(Signal::error(e)); }
+    static Observable error(std::string_view message) { return Observable(Signal::error(message)); }
+    /// f() -> Observable<T> at each subscription.
+    template <class F, std::enable_if_t<std::is_same_v<detail::observable_result_t<F>, T>, int> = 0>
+    static Observable defer(F &&f) {
+        return Observable(Signal::defer([f = std::forward<F>(f)]() mutable { return Signal(f().signal()); }));
+    }
+
+    // ---- Subscribing and blocking ---------------------------------------
+
+    /// on_next(const T &); the other two as in Signal::subscribe.
+    template <class N, detail::if_invocable<N, T> = 0>
+    Disposable subscribe(N &&on_next, std::function<void(const SignalError &)> on_error = nullptr,
+                         std::function<void()> on_completed = nullptr) const {
+        return s_.subscribe(detail::typed<T>(std::forward<N>(on_next)), std::move(on_error), std::move(on_completed));
+    }
+    Disposable subscribe(std::nullptr_t = nullptr, std::function<void(const SignalError &)> on_error = nullptr,
+                         std::function<void()> on_completed = nullptr) const {
+        return s_.subscribe(nullptr, std::move(on_error), std::move(on_completed));
+    }
+    template <class N, detail::if_invocable<N, T> = 0>
+    ScopedSubscription subscribe_scoped(N &&on_next, std::function<void(const SignalError &)> on_error = nullptr,
+                                        std::function<void()> on_completed = nullptr) const {
+        return ScopedSubscription(subscribe(std::forward<N>(on_next), std::move(on_error), std::move(on_completed)));
+    }
+    T first(Duration timeout = forever) const { return s_.first(timeout).template as<T>(); }
+    void wait(Duration timeout = forever) const { s_.wait(timeout); }
+    std::vector<T> to_vector(Duration timeout = forever) const { return s_.template to_vector<T>(timeout); }
+
+    // ---- Operators ------------------------------------------------------
+
+    /// f(T) -> R: an Observable of R's carried type.
+    template <class F, class R = detail::map_result_t<F, T>>
+    Observable<R> map(F &&f) const { return Observable<R>(s_.map(detail::typed<T>(std::forward<F>(f)))); }
+    template <class F, detail::if_predicate<F, T> = 0>
+    Observable filter(F &&f) const { return Observable(s_.filter(detail::typed<T>(std::forward<F>(f)))); }
+    /// f(A acc, T v) -> A, from initial (A is initial's carried type).
+    template <class I, class F, class A = detail::carried_t<I>,
+              std::enable_if_t<std::is_convertible_v<detail::map_result_t<F, A, T>, A>, int> = 0>
+    Observable<A> scan(I &&initial, F &&f) const {
+        return Observable<A>(s_.scan(Value(A(std::forward<I>(initial))), detail::typed2<A, T>(std::forward<F>(f))));
+    }
+    template <class I, class F, class A = detail::carried_t<I>,
+              std::enable_if_t<std::is_convertible_v<detail::map_result_t<F, A, T>, A>, int> = 0>
+    Observable<A> aggregate(I &&initial, F &&f) const {
+        return Observable<A>(s_.aggregate(Value(A(std::forward<I>(initial))), detail::typed2<A, T>(std::forward<F>(f))));
+    }
+    template <class F, detail::if_predicate<F, T> = 0>
+    Observable take_while(F &&f) const { return Observable(s_.take_while(detail::typed<T>(std::forward<F>(f)))); }
+    template <class F, detail::if_predicate<F, T> = 0>
+    Observable skip_while(F &&f) const { return Observable(s_.skip_while(detail::typed<T>(std::forward<F>(f)))); }
+    template <class F, detail::if_invocable<F, T> = 0>
+    Observable do_next(F &&f) const { return Observable(s_.do_next(detail::typed<T>(std::forward<F>(f)))); }
+    template <class F>
+    Observable do_error(F &&f) const { return Observable(s_.do_error(std::forward<F>(f))); }
+    template <class F>
+    Observable do_completed(F &&f) const { return Observable(s_.do_completed(std::forward<F>(f))); }
+    Observable take(size_t n) const { return Observable(s_.take(n)); }
+    Observable skip(size_t n) const { return Observable(s_.skip(n)); }
+    Observable take_last(size_t n) const { return Observable(s_.take_last(n)); }
+    Observable distinct_until_changed() const { return Observable(s_.distinct_until_changed()); }
+    /// Every value, at completion, in one vector.
+    Observable<std::vector<T>> collect() const { return Observable<std::vector<T>>(s_.collect()); }
+    Observable start_with(const T &v) const { return Observable(s_.start_with(Value(v))); }
+    Observable concat(const Observable &next) const { return Observable(s_.concat(next.s_)); }
+    Observable then(const Observable &next) const { return Observable(s_.then(next.s_)); }
+    template <class... O>
+    Observable merge(const O &...others) const {
+        return Observable(Signal::merge({s_, static_cast<const Observable &>(others).signal()...}));
+    }
+    template <class U>
+    Observable take_until(const Observable<U> &trigger) const { return Observable(s_.take_until(trigger.signal())); }
+    /// Tuples of the latest value of this and each other observable.
+    template <class... U>
+    Observable<std::tuple<T, U...>> combine_latest(const Observable<U> &...others) const {
+        return Observable<std::tuple<T, U...>>(Signal::combine_latest({s_, others.signal()...}));
+    }
+    /// Tuples of the i-th values of this and each other observable.
+    template <class... U>
+    Observable<std::tuple<T, U...>> zip(const Observable<U> &...others) const {
+        return Observable<std::tuple<T, U...>>(Signal::zip({s_, others.signal()...}));
+    }
+    /// f(T) -> Observable<R>; merges the returned observables.
+    template <class F, class R = detail::observable_result_t<F, const T &>>
+    Observable<R> flatten_map(F &&f) const { return Observable<R>(s_.flatten_map(detail::typed<T>(std::forward<F>(f)))); }
+    /// On an error, f(SignalError) -> Observable<T> to continue with.
+    template <class F, std::enable_if_t<std::is_same_v<detail::observable_result_t<F, const SignalError &>, T>, int> = 0>
+    Observable catch_error(F &&f) const { return Observable(s_.catch_error(std::forward<F>(f))); }
+    Observable catch_to(const Observable &replacement) const { return Observable(s_.catch_to(replacement.s_)); }
+    Observable retry(size_t n = forever_count) const { return Observable(s_.retry(n)); }
+    Observable repeat(size_t n = forever_count) const { return Observable(s_.repeat(n)); }
+    Observable subscribe_on(const Scheduler &s) const { return Observable(s_.subscribe_on(s)); }
+    Observable deliver_on(const Scheduler &s) const { return Observable(s_.deliver_on(s)); }
+    Observable delay(Duration d, const Scheduler &s) const { return Observable(s_.delay(d, s)); }
+    Observable throttle(Duration d, const Scheduler &s) const { return Observable(s_.throttle(d, s)); }
+    Observable timeout(Duration d, const Scheduler &s) const { return Observable(s_.timeout(d, s)); }
+    Observable replay() const { return Observable(s_.replay()); }
+    Observable replay_last() const { return Observable(s_.replay_last()); }
+    Observable replay_lazily() const { return Observable(s_.replay_lazily()); }
+
+  protected:
+    Signal s_;
+};
+
+/// 0, 1, 2, ... every d on s (Signal::interval).
+inline Observable<int64_t> interval(Duration d, const Scheduler &s) { return Observable<int64_t>(Signal::interval(d, s)); }
+
+/// A subject of T: send T values in, observe them as Observable<T>.
+template <class T>
+class SubjectOf : public Observable<T> {
+  public:
+    SubjectOf() : SubjectOf(Subject()) {}
+    void send_next(const T &v) const { subject_.send_next(Value(v)); }
+    void send_error(const SignalError &e = {}) const { subject_.send_error(e); }
+    void send_error(std::string_view message) const { subject_.send_error(message); }
+    void send_completed() const { subject_.send_completed(); }
+    /// Sends source's events into this subject.
+    Disposable subscribe_to(const Observable<T> &source) const { return subject_.subscribe_to(source.signal()); }
+    size_t subscriber_count() const noexcept { return subject_.subscriber_count(); }
+    bool is_terminated() const noexcept { return subject_.is_terminated(); }
+    /// The untyped subject (the same handle).
+    const Subject &untyped() const noexcept { return subject_; }
+
+  protected:
+    explicit SubjectOf(Subject s) : Observable<T>(Signal(s)), subject_(std::move(s)) {}
+    Subject subject_;
+};
+
+/// A subject of T with a current value (BehaviorSubject).
+template <class T>
+class BehaviorSubjectOf : public SubjectOf<T> {
+  public:
+    explicit BehaviorSubjectOf(const T &initial) : SubjectOf<T>(BehaviorSubject(Value(initial))) {}
+    T value() const {
+        rpl_value out;
+        detail::check(rpl_behavior_subject_value(this->subject_.subject(), &out));
+        return Value::adopt(out).template as<T>();
+    }
+};
+
+/// A subject of T replaying the last `capacity` values (ReplaySubject).
+template <class T>
+class ReplaySubjectOf : public SubjectOf<T> {
+  public:
+    explicit ReplaySubjectOf(size_t capacity = ReplaySubject::unlimited) : SubjectOf<T>(ReplaySubject(capacity)) {}
+};
+
 // ---- Tracing and counting ---------------------------------------------------
 
 /// Runtime objects alive now (ripple.h rpl_live_objects): compare it before

@@ -1253,6 +1253,167 @@ static void test_names_and_trace() {
     CHECK_EQ(settled_live_objects(), base);
 }
 
+// ---------------------------------------------------------------------------
+// The typed layer. A lambda that cannot take the observable's type does not
+// compile: checked here by detection (the operators are SFINAE-constrained),
+// and by check.sh, which compiles compile_fail.cpp's cases and expects each
+// to fail.
+template <class O, class F, class = void>
+struct can_map : std::false_type {};
+template <class O, class F>
+struct can_map<O, F, std::void_t<decltype(std::declval<const O &>().map(std::declval<F>()))>> : std::true_type {};
+template <class O, class F, class = void>
+struct can_filter : std::false_type {};
+template <class O, class F>
+struct can_filter<O, F, std::void_t<decltype(std::declval<const O &>().filter(std::declval<F>()))>> : std::true_type {};
+template <class O, class F, class = void>
+struct can_subscribe : std::false_type {};
+template <class O, class F>
+struct can_subscribe<O, F, std::void_t<decltype(std::declval<const O &>().subscribe(std::declval<F>()))>> : std::true_type {};
+template <class O, class I, class F, class = void>
+struct can_scan : std::false_type {};
+template <class O, class I, class F>
+struct can_scan<O, I, F, std::void_t<decltype(std::declval<const O &>().scan(std::declval<I>(), std::declval<F>()))>>
+    : std::true_type {};
+template <class O, class F, class = void>
+struct can_flatten_map : std::false_type {};
+template <class O, class F>
+struct can_flatten_map<O, F, std::void_t<decltype(std::declval<const O &>().flatten_map(std::declval<F>()))>>
+    : std::true_type {};
+
+namespace typed_checks {
+using Ints = Observable<int64_t>;
+using Strings = Observable<std::string>;
+// Callables by type (declared only: these checks are unevaluated).
+struct TakeInt { int64_t operator()(int64_t) const; };
+struct TakeString { size_t operator()(const std::string &) const; };
+struct TakePair { int64_t operator()(const std::tuple<int64_t, std::string> &) const; };
+struct Half { double operator()(int64_t) const; };
+struct Text { const char *operator()(int64_t) const; };
+static_assert(can_map<Ints, TakeInt>::value, "int lambda on ints");
+static_assert(!can_map<Ints, TakeString>::value, "string lambda on ints must not compile");
+static_assert(!can_map<Strings, TakeInt>::value, "int lambda on strings must not compile");
+static_assert(can_map<Strings, TakeString>::value, "string lambda on strings");
+static_assert(std::is_same_v<decltype(std::declval<Strings>().map(TakeString{})), Observable<int64_t>>,
+              "size_t results are carried as int64_t");
+static_assert(!can_map<Ints, TakePair>::value, "tuple lambda on ints must not compile");
+static_assert(can_map<Observable<std::tuple<int64_t, std::string>>, TakePair>::value, "tuples");
+static_assert(!can_subscribe<Ints, void (*)(const std::string &)>::value, "subscribe with the wrong type");
+static_assert(can_subscribe<Ints, void (*)(int64_t)>::value, "subscribe with the right type");
+static_assert(!can_filter<Strings, bool (*)(int64_t)>::value, "filter with the wrong type");
+static_assert(!can_scan<Ints, int64_t, int64_t (*)(int64_t, const std::string &)>::value, "scan with the wrong value type");
+static_assert(!can_scan<Ints, std::string, int64_t (*)(int64_t, int64_t)>::value, "scan with the wrong accumulator");
+static_assert(can_scan<Ints, int, int64_t (*)(int64_t, int64_t)>::value, "scan from an int literal");
+static_assert(!can_map<Ints, std::vector<int> *(*)(int64_t)>::value, "a result that cannot be carried");
+static_assert(!can_flatten_map<Ints, Observable<int64_t> (*)(const std::string &)>::value, "flatten_map wrong input");
+static_assert(!can_flatten_map<Ints, Signal (*)(int64_t)>::value, "flatten_map must return an Observable");
+static_assert(std::is_same_v<decltype(std::declval<Ints>().map(Half{})), Observable<double>>, "doubles");
+static_assert(std::is_same_v<decltype(std::declval<Ints>().map(Text{})), Observable<std::string>>, "C strings");
+static_assert(std::is_same_v<decltype(std::declval<Ints>().zip(std::declval<Strings>())),
+                             Observable<std::tuple<int64_t, std::string>>>, "");
+}  // namespace typed_checks
+
+static void test_typed() {
+    // map / filter / scan with typed lambdas, result types from the lambdas.
+    auto halves = Observable<int64_t>::of({1, 2, 3, 4})
+                      .map([](int64_t x) { return x * 0.5; })
+                      .filter([](double x) { return x >= 1.0; })
+                      .scan(0.0, [](double acc, double x) { return acc + x; });
+    CHECK((halves.to_vector() == std::vector<double>{1.0, 2.5, 4.5}));
+    CHECK_EQ(halves.first(), 1.0);
+
+    // Strings and tuples.
+    auto words = Observable<std::string>::of({"a", "bb", "ccc"});
+    CHECK((words.map([](const std::string &s) { return s.size(); }).to_vector() == std::vector<int64_t>{1, 2, 3}));
+    auto pairs = words.zip(Observable<int64_t>::of({10, 20, 30}));
+    std::vector<std::tuple<std::string, int64_t>> got = pairs.to_vector();
+    CHECK_EQ(got.size(), size_t(3));
+    if (got.size() == 3) CHECK(got[2] == std::make_tuple(std::string("ccc"), int64_t(30)));
+    auto joined = pairs.map([](const std::tuple<std::string, int64_t> &t) {
+        return std::get<0>(t) + std::to_string(std::get<1>(t));
+    });
+    CHECK((joined.to_vector() == std::vector<std::string>{"a10", "bb20", "ccc30"}));
+    CHECK((words.collect().first() == std::vector<std::string>{"a", "bb", "ccc"}));
+    CHECK(Observable<bool>::just(true).map([](bool b) { return !b; }).first() == false);
+    // Generic lambdas get T.
+    CHECK((Observable<int64_t>::of({1, 2}).map([](auto x) { return x + 1; }).to_vector() == std::vector<int64_t>{2, 3}));
+
+    // Typed subjects, subscribe, aggregate, take_while, skip_while, do_next.
+    SubjectOf<int64_t> subject;
+    std::vector<int64_t> seen;
+    int64_t side = 0;
+    std::string error;
+    int completed = 0;
+    auto d = subject.do_next([&side](int64_t x) { side += x; })
+                 .skip_while([](int64_t x) { return x < 2; })
+                 .take_while([](int64_t x) { return x < 10; })
+                 .subscribe([&seen](int64_t x) { seen.push_back(x); },
+                            [&error](const SignalError &e) { error = e.message(); }, [&completed] { completed++; });
+    for (int64_t x : {1, 2, 3, 20, 4}) subject.send_next(x);
+    CHECK((seen == std::vector<int64_t>{2, 3}));
+    CHECK_EQ(side, int64_t(26));
+    CHECK_EQ(completed, 1);
+    CHECK_EQ(subject.subscriber_count(), size_t(0));
+    CHECK_EQ(Observable<int64_t>::of({1, 2, 3}).aggregate(10, [](int64_t a, int64_t x) { return a + x; }).first(), int64_t(16));
+
+    BehaviorSubjectOf<std::string> name("initial");
+    CHECK_EQ(name.value(), std::string("initial"));
+    name.send_next("next");
+    CHECK_EQ(name.value(), std::string("next"));
+    CHECK_EQ(name.first(), std::string("next"));
+    ReplaySubjectOf<double> replay(2);
+    replay.send_next(1.5);
+    replay.send_next(2.5);
+    replay.send_next(3.5);
+    replay.send_completed();
+    CHECK((replay.to_vector() == std::vector<double>{2.5, 3.5}));
+
+    // create, flatten_map, catch_error, merge, concat, combine_latest, start_with, take_until.
+    auto counted = Observable<int64_t>::create([](const SubscriberOf<int64_t> &s) {
+        for (int64_t i = 1; i <= 3; i++) s.send_next(i);
+        s.send_completed();
+    });
+    CHECK((counted.flatten_map([](int64_t x) { return Observable<std::string>::just(std::string(size_t(x), '*')); })
+               .to_vector() == std::vector<std::string>{"*", "**", "***"}));
+    auto recovered = Observable<int64_t>::error("bad").catch_error([](const SignalError &e) {
+        return Observable<int64_t>::just(int64_t(e.message().size()));
+    });
+    CHECK_EQ(recovered.first(), int64_t(3));
+    CHECK((counted.merge(Observable<int64_t>::just(9)).to_vector() == std::vector<int64_t>{1, 2, 3, 9}));
+    CHECK((counted.concat(counted).start_with(0).to_vector() == std::vector<int64_t>{0, 1, 2, 3, 1, 2, 3}));
+    SubjectOf<int64_t> a;
+    SubjectOf<std::string> b;
+    std::vector<std::tuple<int64_t, std::string>> latest;
+    auto d2 = a.combine_latest(b).subscribe([&latest](const std::tuple<int64_t, std::string> &t) { latest.push_back(t); });
+    a.send_next(1);
+    b.send_next("x");
+    a.send_next(2);
+    CHECK_EQ(latest.size(), size_t(2));
+    if (latest.size() == 2) CHECK(latest[1] == std::make_tuple(int64_t(2), std::string("x")));
+    d2.dispose();
+    CHECK((Observable<int64_t>::defer([] { return Observable<int64_t>::just(5); }).to_vector() == std::vector<int64_t>{5}));
+
+    // Conversions: to the untyped Signal and back; checked views.
+    Signal untyped = counted;  // the same signal
+    CHECK((untyped.to_vector<int>() == std::vector<int>{1, 2, 3}));
+    Observable<int64_t> back(untyped.map([](int64_t x) { return x * 2; }));
+    CHECK((back.to_vector() == std::vector<int64_t>{2, 4, 6}));
+    Signal mixed = Signal::of({Value(1), Value("two")});
+    CHECK_THROWS(Observable<int64_t>::checked(mixed).to_vector(), RPL_ERR_FAILED);
+    // Unchecked: the mismatch fails the typed operator that reads it (never a nil value).
+    auto l = std::make_shared<Log>();
+    record(Observable<int64_t>(mixed).map([](int64_t x) { return x; }), l);
+    CHECK_EQ(l->values.size(), size_t(1));
+    CHECK_EQ(l->errors, 1);
+    // An exception in a typed lambda reaches on_error.
+    auto lt = std::make_shared<Log>();
+    record(counted.map([](int64_t x) -> int64_t { if (x == 2) throw std::runtime_error("typed"); return x; }), lt);
+    CHECK_EQ(lt->errors, 1);
+    CHECK_EQ(lt->error_message, std::string("typed"));
+    // Names pass through.
+    CHECK_EQ(counted.map([](int64_t x) { return x; }).set_name("m").name(), std::string("m"));
+}
+
 int main() {
     std::fprintf(stderr, "ripple.hpp tests against libripple %s\n", ripple::version_string());
     CHECK(ripple::version_compatible());
@@ -1272,6 +1433,7 @@ int main() {
     RUN(test_schedulers);
     RUN(test_threads);
     RUN(test_names_and_trace);
+    RUN(test_typed);
     std::printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

@@ -15,6 +15,20 @@ for std in c++17 c++20; do
     -fno-sanitize-recover=undefined $ld -I"$here" -I"$STAGE/include" "$here/test_ripple.cpp" \
     -L"$STAGE/lib" -lripple -lpthread -o "$OUT/cpp/test_ripple_$std"
 done
+# The installed header is found through pkg-config and through CMake's
+# find_package(Ripple) (no -I into the source tree).
+PKG_CONFIG_PATH="$STAGE/lib/pkgconfig" pkg-config --exists ripple
+"$CXX" -std=c++17 -Wall -Wextra -Werror "$here/cmake/consumer.cpp" \
+  $(PKG_CONFIG_PATH="$STAGE/lib/pkgconfig" pkg-config --cflags --libs ripple) -o "$OUT/cpp/consumer_pkgconfig"
+LD_LIBRARY_PATH="$STAGE/lib" "$OUT/cpp/consumer_pkgconfig"
+if command -v cmake >/dev/null 2>&1; then
+  rm -rf "$OUT/cpp/cmake"
+  CXX="$CXX" cmake -S "$here/cmake" -B "$OUT/cpp/cmake" -DCMAKE_PREFIX_PATH="$STAGE" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$OUT/cpp/cmake" >/dev/null
+  "$OUT/cpp/cmake/cpp_consumer"
+else
+  echo "check.sh: no cmake, CMake consumer skipped"
+fi
 # The typed layer rejects mismatched lambdas at compile time: compile_fail.cpp
 # compiles as is (CASE=0) and fails to compile with each CASE=1..CASES.
 cases=$(sed -n 's/^#define CASES \([0-9]*\)$/\1/p' "$here/compile_fail.cpp")

@@ -42,7 +42,7 @@ public func rpl_signal_range(_ start: Int64, _ count: Int) -> OpaquePointer? {
 public func rpl_signal_timer(_ ns: UInt64, _ s: OpaquePointer?) -> OpaquePointer? {
     guard let scheduler = schedulerArg(s, "rpl_signal_timer"),
           timerScheduler(scheduler, "rpl_signal_timer") else { return nil }
-    return named(TimerSignal(ns, scheduler), .constructorArg("+timer:", ns))
+    return named(Signal.timer(ns, on: scheduler), .constructorArg("+timer:", ns))
 }
 
 /// start_eagerly and start_lazily: s, then fn; on failure release(ctx) runs.

@@ -29,6 +29,38 @@ static void check_name(rpl_signal_t *sig, const char *expected) {
 /* A handle of the wrong kind for every argument. */
 static rpl_disposable_t *not_a_signal(void) { return rpl_disposable_create(NULL, NULL); }
 
+/* A time operator's fixture: a test scheduler and a source the test sends
+   into (ops2_support.h). */
+typedef struct {
+    rpl_scheduler_t *ts;
+    src_t src;
+    rpl_signal_t *sig;
+} fx_t;
+static void fx_open(fx_t *f) {
+    f->ts = rpl_test_scheduler_create();
+    f->sig = src_make(&f->src, NULL);
+}
+static void fx_close(fx_t *f) {
+    src_drop(&f->src);
+    rpl_release(f->sig);
+    rpl_release(f->ts);
+}
+/* Subscribes r (initialized here) with f's clock. */
+static rpl_disposable_t *fx_subscribe(fx_t *f, rpl_signal_t *o, rec_t *r) {
+    rec_init(r);
+    r->clock = f->ts;
+    return rec_attach(o, r);
+}
+/* Another subscription to o, fed script by the source at once: it logs
+   expected (each subscription has its own state). */
+static void fx_again(fx_t *f, rpl_signal_t *o, const char *script, const char *expected) {
+    rec_t r;
+    rpl_disposable_t *d = rec_subscribe(o, &r);
+    src_send(&f->src, f->src.nsubs - 1, script);
+    CHECK_LOG(&r, expected);
+    rpl_release(d);
+}
+
 /* Bad (sig, s) pairs of a time operator; `immediate_ok` for one that accepts
    the immediate scheduler. */
 typedef rpl_signal_t *(*timed_op)(rpl_signal_t *sig, uint64_t ns, rpl_scheduler_t *s);
@@ -50,53 +82,53 @@ static void check_timed_bad_input(timed_op op, int immediate_ok) {
     rpl_release(never);
 }
 
+/* op(f's source, 10 ms) subscribed by r, once the clock has passed 10 ms
+   (delay_subscription subscribes then); *o is the operator's signal (+1). */
+static rpl_disposable_t *fx_start(fx_t *f, timed_op op, rpl_signal_t **o, rec_t *r) {
+    fx_open(f);
+    *o = op(f->sig, 10 * MS, f->ts);
+    rpl_disposable_t *d = fx_subscribe(f, *o, r);
+    rpl_test_scheduler_advance_by(f->ts, 10 * MS);
+    return d;
+}
+
 /* op(src) on a test scheduler: a source error passes at once, the
    subscription and the source's subscription end. */
 static void check_timed_error(timed_op op) {
-    rpl_scheduler_t *ts = rpl_test_scheduler_create();
-    src_t src;
-    rpl_signal_t *sig = src_make(&src, NULL);
-    rpl_signal_t *o = op(sig, 10 * MS, ts);
+    fx_t f;
+    rpl_signal_t *o;
     rec_t r;
-    rpl_disposable_t *d = rec_subscribe(o, &r);
-    rpl_test_scheduler_advance_by(ts, 10 * MS);  /* delay_subscription subscribes now */
-    src_send(&src, 0, "1 E7");
-    rpl_test_scheduler_advance_by(ts, 100 * MS);
+    rpl_disposable_t *d = fx_start(&f, op, &o, &r);
+    src_send(&f.src, 0, "1 E7");
+    rpl_test_scheduler_advance_by(f.ts, 100 * MS);
     CHECK(strcmp(r.log, "E7") == 0 || strcmp(r.log, "1 E7") == 0);
     CHECK_FAILED(r, 7);
-    CHECK_EQ_INT(src.disposed, 1);
+    CHECK_EQ_INT(f.src.disposed, 1);
     CHECK_EQ_INT(r.released, 1);
     rpl_release(d);
     rpl_release(o);
-    src_drop(&src);
-    rpl_release(sig);
-    rpl_release(ts);
+    fx_close(&f);
 }
 
 /* op(src): disposing the subscription disposes the source's subscription and
    cancels what is pending (no event later). */
 static void check_timed_dispose(timed_op op) {
-    rpl_scheduler_t *ts = rpl_test_scheduler_create();
-    src_t src;
-    rpl_signal_t *sig = src_make(&src, NULL);
-    rpl_signal_t *o = op(sig, 10 * MS, ts);
+    fx_t f;
+    rpl_signal_t *o;
     rec_t r;
-    rpl_disposable_t *d = rec_subscribe(o, &r);
-    rpl_test_scheduler_advance_by(ts, 10 * MS);
-    CHECK_EQ_INT(src.nsubs, 1);
-    rpl_subscriber_send_next(src.subs[0], rpl_string("pending"));  /* a box: a leak would show */
+    rpl_disposable_t *d = fx_start(&f, op, &o, &r);
+    CHECK_EQ_INT(f.src.nsubs, 1);
+    rpl_subscriber_send_next(f.src.subs[0], rpl_string("pending"));  /* a box: a leak would show */
     rpl_disposable_dispose(d);
-    CHECK_EQ_INT(src.disposed, 1);
+    CHECK_EQ_INT(f.src.disposed, 1);
     CHECK_EQ_INT(r.released, 1);
     int before = r.n;
-    rpl_test_scheduler_advance_by(ts, 100 * MS);
+    rpl_test_scheduler_advance_by(f.ts, 100 * MS);
     CHECK_EQ_INT(r.n, before);
     CHECK_OPEN(r);
     rpl_release(d);
     rpl_release(o);
-    src_drop(&src);
-    rpl_release(sig);
-    rpl_release(ts);
+    fx_close(&f);
 }
 
 /* ---- from_array -------------------------------------------------------------- */
@@ -545,67 +577,57 @@ static void test_share_bad_input(void) {
 
 /* ---- delay_subscription ------------------------------------------------------- */
 static void test_delay_subscription(void) {
-    rpl_scheduler_t *ts = rpl_test_scheduler_create();
-    src_t src;
-    rpl_signal_t *sig = src_make(&src, "1");
-    rpl_signal_t *o = rpl_signal_delay_subscription(sig, 10 * MS, ts);
+    fx_t f;
+    fx_open(&f);
+    f.src.sync = "1";
+    rpl_signal_t *o = rpl_signal_delay_subscription(f.sig, 10 * MS, f.ts);
     rec_t r;
-    rpl_disposable_t *d = rec_subscribe(o, &r);
-    rpl_test_scheduler_advance_by(ts, 10 * MS - 1);
-    CHECK_EQ_INT(src.nsubs, 0);
-    rpl_test_scheduler_advance_by(ts, 1);
-    CHECK_EQ_INT(src.nsubs, 1);
+    rpl_disposable_t *d = fx_subscribe(&f, o, &r);
+    rpl_test_scheduler_advance_by(f.ts, 10 * MS - 1);
+    CHECK_EQ_INT(f.src.nsubs, 0);
+    rpl_test_scheduler_advance_by(f.ts, 1);
+    CHECK_EQ_INT(f.src.nsubs, 1);
     CHECK_LOG(&r, "1");
-    src_send(&src, 0, "2 C");       /* then events come from where sig sends them */
+    src_send(&f.src, 0, "2 C");       /* then events come from where sig sends them */
     CHECK_LOG(&r, "1 2 C");
-    CHECK_EQ_INT(src.disposed, 1);
+    CHECK_EQ_INT(f.src.disposed, 1);
     CHECK_EQ_INT(r.released, 1);
     rpl_release(d);
     /* Disposed before the time: sig is never subscribed. */
-    rpl_disposable_t *d2 = rec_subscribe(o, &r);
+    rpl_disposable_t *d2 = fx_subscribe(&f, o, &r);
     rpl_disposable_dispose(d2);
     CHECK_EQ_INT(r.released, 1);
-    rpl_test_scheduler_advance_by(ts, 100 * MS);
-    CHECK_EQ_INT(src.nsubs, 1);
+    rpl_test_scheduler_advance_by(f.ts, 100 * MS);
+    CHECK_EQ_INT(f.src.nsubs, 1);
     rpl_release(d2);
     check_name(o, "[+create:] -delaySubscription: 10000000");
-    src_drop(&src);
-    rpl_release(sig);
-    rpl_release(ts);
+    fx_close(&f);
 }
 
 /* ---- throttle_first ------------------------------------------------------------ */
 static void test_throttle_first(void) {
-    rpl_scheduler_t *ts = rpl_test_scheduler_create();
-    src_t src;
-    rpl_signal_t *sig = src_make(&src, NULL);
-    rpl_signal_t *o = rpl_signal_throttle_first(sig, 10 * MS, ts);
+    fx_t f;
+    fx_open(&f);
+    rpl_signal_t *o = rpl_signal_throttle_first(f.sig, 10 * MS, f.ts);
     rec_t r;
-    rpl_disposable_t *d = rec_subscribe(o, &r);
-    src_send(&src, 0, "1");                       /* t=0: the first passes */
-    rpl_test_scheduler_advance_by(ts, 5 * MS);
-    src_send(&src, 0, "2");                       /* t=5: dropped */
-    rpl_test_scheduler_advance_by(ts, 5 * MS);
-    src_send(&src, 0, "3");                       /* t=10: exactly ns later passes (rule 27) */
-    rpl_test_scheduler_advance_by(ts, 10 * MS - 1);
-    src_send(&src, 0, "4");                       /* t=20-1ns: dropped */
-    rpl_test_scheduler_advance_by(ts, 1);
-    src_send(&src, 0, "5 6");                     /* t=20: 5 passes, 6 not */
-    src_send(&src, 0, "C");
+    rpl_disposable_t *d = fx_subscribe(&f, o, &r);
+    src_send(&f.src, 0, "1");                       /* t=0: the first passes */
+    rpl_test_scheduler_advance_by(f.ts, 5 * MS);
+    src_send(&f.src, 0, "2");                       /* t=5: dropped */
+    rpl_test_scheduler_advance_by(f.ts, 5 * MS);
+    src_send(&f.src, 0, "3");                       /* t=10: exactly ns later passes (rule 27) */
+    rpl_test_scheduler_advance_by(f.ts, 10 * MS - 1);
+    src_send(&f.src, 0, "4");                       /* t=20-1ns: dropped */
+    rpl_test_scheduler_advance_by(f.ts, 1);
+    src_send(&f.src, 0, "5 6");                     /* t=20: 5 passes, 6 not */
+    src_send(&f.src, 0, "C");
     CHECK_LOG(&r, "1 3 5 C");
     CHECK(r.current[0] == NULL);                  /* on the sender's thread, no hop */
-    CHECK_EQ_INT(src.disposed, 1);
+    CHECK_EQ_INT(f.src.disposed, 1);
     rpl_release(d);
-    /* Each subscription has its own clock state. */
-    rec_t r2;
-    rpl_disposable_t *d2 = rec_subscribe(o, &r2);
-    src_send(&src, 1, "7 C");
-    CHECK_LOG(&r2, "7 C");
-    rpl_release(d2);
+    fx_again(&f, o, "7 C", "7 C");  /* its own clock state */
     check_name(o, "[+create:] -throttleFirst: 10000000");
-    src_drop(&src);
-    rpl_release(sig);
-    rpl_release(ts);
+    fx_close(&f);
 }
 
 /* No timer: the immediate scheduler's clock is enough. */
@@ -646,66 +668,59 @@ static rpl_signal_t *throttle_if_odd(rpl_signal_t *sig, uint64_t ns, rpl_schedul
 }
 
 static void test_throttle_if(void) {
-    rpl_scheduler_t *ts = rpl_test_scheduler_create();
-    src_t src;
-    rpl_signal_t *sig = src_make(&src, NULL);
+    fx_t f;
+    fx_open(&f);
     pred_t p = {0};
-    rpl_signal_t *o = rpl_signal_throttle_if(sig, 10 * MS, ts, is_odd, &p, pred_release);
+    rpl_signal_t *o = rpl_signal_throttle_if(f.sig, 10 * MS, f.ts, is_odd, &p, pred_release);
     rec_t r;
-    rpl_disposable_t *d = rec_subscribe(o, &r);
-    r.clock = ts;
-    src_send(&src, 0, "1");
-    rpl_test_scheduler_advance_by(ts, 5 * MS);
-    src_send(&src, 0, "3");                    /* replaces 1, restarts the wait */
-    rpl_test_scheduler_advance_by(ts, 10 * MS - 1);
+    rpl_disposable_t *d = fx_subscribe(&f, o, &r);
+        src_send(&f.src, 0, "1");
+    rpl_test_scheduler_advance_by(f.ts, 5 * MS);
+    src_send(&f.src, 0, "3");                    /* replaces 1, restarts the wait */
+    rpl_test_scheduler_advance_by(f.ts, 10 * MS - 1);
     CHECK_LOG(&r, "");
-    rpl_test_scheduler_advance_by(ts, 1);
+    rpl_test_scheduler_advance_by(f.ts, 1);
     CHECK_LOG(&r, "3");
     CHECK_EQ_INT(r.at[0], 15 * MS);
-    CHECK(r.current[0] == ts);                 /* sent on s */
-    src_send(&src, 0, "5 2");                  /* 2 fails the test: drops 5, passes at once */
+    CHECK(r.current[0] == f.ts);                 /* sent on s */
+    src_send(&f.src, 0, "5 2");                  /* 2 fails the test: drops 5, passes at once */
     CHECK_LOG(&r, "3 2");
-    rpl_test_scheduler_advance_by(ts, 50 * MS);
+    rpl_test_scheduler_advance_by(f.ts, 50 * MS);
     CHECK_LOG(&r, "3 2");
-    src_send(&src, 0, "4 7 C");                /* completion sends the pending 7 */
+    src_send(&f.src, 0, "4 7 C");                /* completion sends the pending 7 */
     CHECK_LOG(&r, "3 2 4 7 C");
     CHECK_EQ_INT(p.calls, 6);
-    CHECK_EQ_INT(src.disposed, 1);
+    CHECK_EQ_INT(f.src.disposed, 1);
     CHECK_EQ_INT(r.released, 1);
     rpl_release(d);
     check_name(rpl_retain(o), "[+create:] -throttle:valuesPassingTest: 10000000");
     CHECK_EQ_INT(p.released, 0);
     rpl_release(o);
     CHECK_EQ_INT(p.released, 1);
-    src_drop(&src);
-    rpl_release(sig);
-    rpl_release(ts);
+    fx_close(&f);
 }
 
 static void test_throttle_if_callback_fail(void) {
-    rpl_scheduler_t *ts = rpl_test_scheduler_create();
-    src_t src;
-    rpl_signal_t *sig = src_make(&src, NULL);
+    fx_t f;
+    fx_open(&f);
     pred_t p = {0};
     p.fail_on = 4;
-    rpl_signal_t *o = rpl_signal_throttle_if(sig, 10 * MS, ts, is_odd, &p, pred_release);
+    rpl_signal_t *o = rpl_signal_throttle_if(f.sig, 10 * MS, f.ts, is_odd, &p, pred_release);
     rec_t r;
-    rpl_disposable_t *d = rec_subscribe(o, &r);
-    src_send(&src, 0, "2 1 4 6");
+    rpl_disposable_t *d = fx_subscribe(&f, o, &r);
+    src_send(&f.src, 0, "2 1 4 6");
     CHECK_EQ_INT(p.status, RPL_OK);
     CHECK_LOG(&r, "2 E3");                     /* the pending 1 is dropped too */
     CHECK_STR(r.error_domain, "pred");
-    CHECK_EQ_INT(src.disposed, 1);
+    CHECK_EQ_INT(f.src.disposed, 1);
     CHECK_EQ_INT(p.calls, 3);                  /* not called after the failure */
-    rpl_test_scheduler_advance_by(ts, 50 * MS);
+    rpl_test_scheduler_advance_by(f.ts, 50 * MS);
     CHECK_LOG(&r, "2 E3");
     CHECK_EQ_INT(r.released, 1);
     rpl_release(d);
     rpl_release(o);
     CHECK_EQ_INT(p.released, 1);
-    src_drop(&src);
-    rpl_release(sig);
-    rpl_release(ts);
+    fx_close(&f);
 }
 
 static void test_throttle_if_bad_input(void) {
@@ -729,49 +744,41 @@ static void test_throttle_if_bad_input(void) {
 
 /* ---- buffer_with_time ----------------------------------------------------------- */
 static void test_buffer_with_time(void) {
-    rpl_scheduler_t *ts = rpl_test_scheduler_create();
-    src_t src;
-    rpl_signal_t *sig = src_make(&src, NULL);
-    rpl_signal_t *o = rpl_signal_buffer_with_time(sig, 10 * MS, ts);
+    fx_t f;
+    fx_open(&f);
+    rpl_signal_t *o = rpl_signal_buffer_with_time(f.sig, 10 * MS, f.ts);
     rec_t r;
-    rpl_disposable_t *d = rec_subscribe(o, &r);
-    r.clock = ts;
-    rpl_test_scheduler_advance_by(ts, 30 * MS);  /* nothing buffered: no timer, nothing sent */
+    rpl_disposable_t *d = fx_subscribe(&f, o, &r);
+    rpl_test_scheduler_advance_by(f.ts, 30 * MS);  /* nothing buffered: no timer, nothing sent */
     CHECK_LOG(&r, "");
-    src_send(&src, 0, "1");                      /* t=30: starts the batch's timer */
-    rpl_test_scheduler_advance_by(ts, 5 * MS);
-    src_send(&src, 0, "2");
-    rpl_subscriber_send_next(src.subs[0], rpl_nil());  /* nil is kept */
-    rpl_test_scheduler_advance_by(ts, 5 * MS - 1);
+    src_send(&f.src, 0, "1");                      /* t=30: starts the batch's timer */
+    rpl_test_scheduler_advance_by(f.ts, 5 * MS);
+    src_send(&f.src, 0, "2");
+    rpl_subscriber_send_next(f.src.subs[0], rpl_nil());  /* nil is kept */
+    rpl_test_scheduler_advance_by(f.ts, 5 * MS - 1);
     CHECK_LOG(&r, "");
-    rpl_test_scheduler_advance_by(ts, 1);
+    rpl_test_scheduler_advance_by(f.ts, 1);
     CHECK_LOG(&r, "(1,2,nil)");
     CHECK_EQ_INT(r.types[0], RPL_TYPE_TUPLE);
     CHECK_EQ_INT(r.at[0], 40 * MS);
-    CHECK(r.current[0] == ts);
-    rpl_test_scheduler_advance_by(ts, 25 * MS);  /* an empty interval sends nothing */
+    CHECK(r.current[0] == f.ts);
+    rpl_test_scheduler_advance_by(f.ts, 25 * MS);  /* an empty interval sends nothing */
     CHECK_LOG(&r, "(1,2,nil)");
-    src_send(&src, 0, "3");                      /* t=65: a new batch, due at 75 */
-    rpl_test_scheduler_advance_by(ts, 9 * MS);
-    src_send(&src, 0, "4");
-    rpl_test_scheduler_advance_by(ts, MS);
+    src_send(&f.src, 0, "3");                      /* t=65: a new batch, due at 75 */
+    rpl_test_scheduler_advance_by(f.ts, 9 * MS);
+    src_send(&f.src, 0, "4");
+    rpl_test_scheduler_advance_by(f.ts, MS);
     CHECK_LOG(&r, "(1,2,nil) (3,4)");
     CHECK_EQ_INT(r.at[1], 75 * MS);
-    src_send(&src, 0, "5 C");                    /* completion flushes at once */
+    src_send(&f.src, 0, "5 C");                    /* completion flushes at once */
     CHECK_LOG(&r, "(1,2,nil) (3,4) (5) C");
     CHECK_EQ_INT(r.end_at, 75 * MS);
-    CHECK_EQ_INT(src.disposed, 1);
+    CHECK_EQ_INT(f.src.disposed, 1);
     CHECK_EQ_INT(r.released, 1);
     rpl_release(d);
-    rec_t e;
-    rpl_disposable_t *de = rec_subscribe(o, &e);  /* an empty batch at completion: only C */
-    src_send(&src, 1, "C");
-    CHECK_LOG(&e, "C");
-    rpl_release(de);
+    fx_again(&f, o, "C", "C");  /* an empty batch at completion: only C */
     check_name(o, "[+create:] -bufferWithTime: 10000000");
-    src_drop(&src);
-    rpl_release(sig);
-    rpl_release(ts);
+    fx_close(&f);
 }
 
 /* ---- Common checks of the time operators ---------------------------------------- */

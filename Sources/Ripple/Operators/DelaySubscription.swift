@@ -25,3 +25,12 @@ extension Signal {
         DelaySubscriptionSignal(self, interval, scheduler)
     }
 }
+
+extension Signal {
+    /// timer (Rx's Observable.timer without a period): the int 0 `interval`
+    /// ns after subscription, on `scheduler`, then completed: a delayed
+    /// subscription to a signal that sends 0 and completes.
+    public static func timer(_ interval: UInt64, on scheduler: Scheduler) -> Signal {
+        DelaySubscriptionSignal(ReturnSignal(.int(0)), interval, scheduler)
+    }
+}

@@ -2,7 +2,10 @@
    timer, start_lazily, start_eagerly, share, delay_subscription,
    throttle_first, throttle_if, buffer_with_time. Time runs on the test
    scheduler: nothing sleeps. */
+#define _POSIX_C_SOURCE 200809L
 #include "ops2_support.h"
+#include <time.h>
+#include <unistd.h>
 
 #define MS 1000000ull
 
@@ -794,6 +797,72 @@ static void test_time_common(void) {
     check_timed_bad_input(rpl_signal_buffer_with_time, 0);
 }
 
+/* ---- Threads: the timed relays on a serial scheduler ---------------------------
+   Values come from this thread while the timers fire on the scheduler's
+   thread: every value arrives once, in order (the tuples of buffer_with_time
+   concatenated; throttle_if's values that fail the test), then completion. */
+typedef struct {
+    atomic_int next;       /* the next int expected */
+    atomic_int bad, completed, released;
+} order_t;
+static void order_item(order_t *o, const rpl_value *v) {
+    if (rpl_value_type(v) != RPL_TYPE_INT) { atomic_fetch_add(&o->bad, 1); return; }
+    int64_t i = rpl_value_int(v);
+    if (i < o->next) atomic_fetch_add(&o->bad, 1);  /* repeated or out of order */
+    o->next = (int)i + 1;
+}
+static void order_next(void *ctx, const rpl_value *v) {
+    order_t *o = ctx;
+    if (rpl_value_type(v) != RPL_TYPE_TUPLE) return order_item(o, v);
+    for (size_t k = 0, n = rpl_value_tuple_count(v); k < n; k++) {
+        rpl_value item = rpl_value_tuple_at(v, k);
+        order_item(o, &item);
+        rpl_value_release(&item);
+    }
+}
+static void order_completed(void *ctx) { atomic_fetch_add(&((order_t *)ctx)->completed, 1); }
+static void order_release(void *ctx) { atomic_fetch_add(&((order_t *)ctx)->released, 1); }
+/* Even values pass throttle_if at once; the odd ones may be dropped. */
+static bool odd_only(void *ctx, const rpl_value *v) { (void)ctx; return rpl_value_int(v) % 2 != 0; }
+
+static void threaded_case(int buffer) {
+    enum { N = 2000 };
+    rpl_scheduler_t *serial = rpl_scheduler_create_serial("creating");
+    src_t src;
+    rpl_signal_t *sig = src_make(&src, NULL);
+    rpl_signal_t *o = buffer ? rpl_signal_buffer_with_time(sig, 50000, serial)
+                             : rpl_signal_throttle_if(sig, 50000, serial, odd_only, NULL, NULL);
+    order_t ord = {0};
+    rpl_observer obs = RPL_OBSERVER_INIT;
+    obs.on_next = order_next;
+    obs.on_completed = order_completed;
+    obs.release = order_release;
+    obs.ctx = &ord;
+    rpl_disposable_t *d = rpl_signal_subscribe(o, &obs);
+    for (int i = 0; i < N; i++) {
+        rpl_subscriber_send_next(src.subs[0], rpl_int(i));
+        if (i % 100 == 99) nanosleep(&(struct timespec){0, 100000}, NULL);  /* let timers fire */
+    }
+    rpl_subscriber_send_next(src.subs[0], rpl_int(N));  /* even: passes throttle_if at once */
+    src_send(&src, 0, "C");
+    for (int i = 0; i < 5000 && !ord.released; i++) nanosleep(&(struct timespec){0, 1000000}, NULL);
+    CHECK_EQ_INT(ord.completed, 1);
+    CHECK_EQ_INT(ord.released, 1);
+    CHECK_EQ_INT(ord.bad, 0);
+    CHECK_EQ_INT(ord.next, N + 1);
+    rpl_release(d);
+    rpl_release(o);
+    src_drop(&src);
+    rpl_release(sig);
+    rpl_release(serial);
+}
+static void test_timed_threads(void) {
+    alarm(60);  /* a deadlock fails instead of hanging */
+    threaded_case(1);
+    threaded_case(0);
+    alarm(0);
+}
+
 int main(void) {
     RUN(test_from_array_values);
     RUN(test_from_array_bad_input);
@@ -821,5 +890,6 @@ int main(void) {
     RUN(test_throttle_if_bad_input);
     RUN(test_buffer_with_time);
     RUN(test_time_common);
+    RUN(test_timed_threads);
     CHECK_DONE();
 }

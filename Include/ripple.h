@@ -1225,8 +1225,9 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_throttle_first(rpl_signal_t *RPL_NULLABLE 
    throttled as by rpl_signal_throttle: it replaces the pending value and
    restarts the wait, and is sent on s once ns pass without a newer one. A
    value for which it is false discards the pending value and is sent at
-   once. Completion sends the pending value at once, then completes; an
-   error drops it and passes at once. predicate may fail the result through
+   once, on the thread that sent it. Completion sends the pending value at
+   once, then completes (on the thread that completed); an error drops it
+   and passes at once. predicate may fail the result through
    rpl_callback_fail (the value is dropped and sig is disposed). release(ctx)
    runs once the result and every subscription to it are gone. Default name
    "[sig] -throttle:valuesPassingTest: 1000000". Errors: sig or s NULL
@@ -1243,7 +1244,8 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_throttle_if(rpl_signal_t *RPL_NULLABLE sig
    one tuple of its values in order (nil values included), and the next value
    starts a new batch. No timer runs while nothing is buffered, so a quiet
    interval sends nothing (never an empty tuple). Completion sends the batch,
-   if any, at once, then completes; an error drops it and passes at once.
+   if any, at once, then completes (on the thread that completed); an error
+   drops it and passes at once.
    Default name "[sig] -bufferWithTime: 1000000". Errors: sig or s NULL
    (RPL_ERR_NULL) or the wrong kind (RPL_ERR_KIND); the immediate scheduler
    (RPL_ERR_INVALID). */

@@ -1131,6 +1131,127 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_interval(uint64_t ns, rpl_scheduler_t *RPL
  *  delay_subscription, throttle_first, throttle_if, buffer_with_time)
  * ------------------------------------------------------------------------ */
 
+/* Creating. Each returns a new cold signal (+1). */
+
+/* Sends values[0], ..., values[count - 1] to each subscriber (each gets its
+   own references), then completes; count 0 completes at once. Consumes the
+   values, also on failure. It stops between values once the subscription has
+   ended (a take, a dispose from a callback). Follows RxSwift's from(_:).
+   Default name "+fromArray: 3". Errors: values NULL with count > 0
+   (RPL_ERR_NULL); a value of a type rpl_type does not list, or count above
+   SIZE_MAX / 2 (RPL_ERR_INVALID). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_from_array(const rpl_value *RPL_NULLABLE values, size_t count);
+
+/* Sends the ints start, start + 1, ..., start + count - 1, then completes
+   (RxSwift's range(start:count:)); count 0 completes at once. It stops
+   between values once the subscription has ended. Default name
+   "+range: 5 count: 3". Errors: the last int would pass INT64_MAX
+   (RPL_ERR_INVALID; start INT64_MAX with count 1 is fine). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_range(int64_t start, size_t count);
+
+/* Sends the int 0 on s, ns after subscription, then completes (RxSwift's
+   timer without a period). Disposing before then cancels the timer. Retains
+   s (a test scheduler or run loop only weakly, as for every operator).
+   Default name "+timer: 1000000". Errors: s NULL (RPL_ERR_NULL), not a
+   scheduler (RPL_ERR_KIND), the immediate scheduler (RPL_ERR_INVALID). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_timer(uint64_t ns, rpl_scheduler_t *RPL_NULLABLE s);
+
+/* ReactiveObjC's startLazilyWithScheduler:block:. fn(ctx, subscriber) runs
+   once, as work on s, when the result is first subscribed; it sends events
+   to subscriber (borrowed for the call; retain it to send later, from any
+   thread) and may return a disposable (+1, disposed when that subscription
+   ends) or NULL. Everything it sends is recorded in an unlimited replay
+   subject: every subscriber, now or later, gets all of it, then the live
+   events, delivered on s at first (the subscription is made on s, like
+   rpl_signal_subscribe_on). Disposing a subscription, or all of them, never
+   cancels fn's work: its subscriber stays live until fn ends it. fn is not
+   an operator callback: rpl_callback_fail returns RPL_ERR_INVALID in it.
+   release(ctx) runs once the result and its pending work are freed. Any
+   scheduler may be used; on the immediate one fn runs inside the first
+   subscribe. Default name "+startLazilyWithScheduler:block:". Errors: s NULL
+   (RPL_ERR_NULL) or not a scheduler (RPL_ERR_KIND), then fn NULL
+   (RPL_ERR_NULL); release(ctx) still runs. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_start_lazily(rpl_scheduler_t *RPL_NULLABLE s, rpl_subscribe_fn RPL_NULLABLE fn,
+                                                   void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+
+/* ReactiveObjC's startEagerlyWithScheduler:block:: rpl_signal_start_lazily
+   with fn already scheduled on s when this returns (on the immediate
+   scheduler it has already run). Releasing the result does not cancel that
+   work: fn runs even if the result is released at once. Default name
+   "+startEagerlyWithScheduler:block:". Errors as rpl_signal_start_lazily. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_start_eagerly(rpl_scheduler_t *RPL_NULLABLE s, rpl_subscribe_fn RPL_NULLABLE fn,
+                                                    void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+
+/* Sharing. */
+
+/* RxSwift's share(replay: replay, scope: .whileConnected): the subscribers of
+   the result share one subscription of sig (a connection), made when the
+   first one subscribes and disposed when the last one leaves. Each
+   connection has a fresh subject: a subscriber joining a live connection
+   first gets its last replay values (0: none, like publish;
+   RPL_REPLAY_UNLIMITED: all), then live events. When sig terminates, the
+   connection is over before its subscribers hear of it, so a later
+   subscriber, also one subscribing from its terminal callback, gets a fresh
+   connection: sig is subscribed again. Events reach the subscribers on the
+   thread sig sends them. Default name "[sig] -share: 1". Errors: sig NULL
+   (RPL_ERR_NULL) or not a signal (RPL_ERR_KIND). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_share(rpl_signal_t *RPL_NULLABLE sig, size_t replay);
+
+/* Time. Each retains sig and s; ns is in nanoseconds on s's clock, and every
+   one works on a test scheduler. */
+
+/* RxSwift's delaySubscription: subscribes to sig ns after the subscription,
+   as work on s; events then arrive wherever sig sends them. Disposing before
+   then cancels it (sig is never subscribed). Default name
+   "[sig] -delaySubscription: 1000000". Errors: sig or s NULL (RPL_ERR_NULL)
+   or the wrong kind (RPL_ERR_KIND); the immediate scheduler
+   (RPL_ERR_INVALID). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_delay_subscription(rpl_signal_t *RPL_NULLABLE sig, uint64_t ns,
+                                                         rpl_scheduler_t *RPL_NULLABLE s);
+
+/* RxSwift's throttle(_:latest: false) (rate limiting, not RAC's throttle):
+   the first value passes, then values are dropped until ns have passed on
+   s's clock since the last value sent; a value exactly ns after it passes.
+   Values pass at once, on the thread that sent them; completion and errors
+   pass at once. s is only read as a clock (no timer), so the immediate
+   scheduler is allowed. Fused: no allocation per value. Default name
+   "[sig] -throttleFirst: 1000000". Errors: sig or s NULL (RPL_ERR_NULL) or
+   the wrong kind (RPL_ERR_KIND). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_throttle_first(rpl_signal_t *RPL_NULLABLE sig, uint64_t ns,
+                                                     rpl_scheduler_t *RPL_NULLABLE s);
+
+/* ReactiveObjC's throttle:valuesPassingTest:. predicate(ctx, v) runs for each
+   value, on the thread that sent it. A value for which it is true is
+   throttled as by rpl_signal_throttle: it replaces the pending value and
+   restarts the wait, and is sent on s once ns pass without a newer one. A
+   value for which it is false discards the pending value and is sent at
+   once, on the thread that sent it. Completion sends the pending value at
+   once, then completes (on the thread that completed); an error drops it
+   and passes at once. predicate may fail the result through
+   rpl_callback_fail (the value is dropped and sig is disposed). release(ctx)
+   runs once the result and every subscription to it are gone. Default name
+   "[sig] -throttle:valuesPassingTest: 1000000". Errors: sig or s NULL
+   (RPL_ERR_NULL) or the wrong kind (RPL_ERR_KIND), then predicate NULL
+   (RPL_ERR_NULL), then the immediate scheduler (RPL_ERR_INVALID);
+   release(ctx) still runs. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_throttle_if(rpl_signal_t *RPL_NULLABLE sig, uint64_t ns,
+                                                  rpl_scheduler_t *RPL_NULLABLE s,
+                                                  rpl_predicate_fn RPL_NULLABLE predicate, void *RPL_NULLABLE ctx,
+                                                  rpl_release_fn RPL_NULLABLE release);
+
+/* ReactiveObjC's bufferWithTime:onScheduler:: the first value of a batch
+   starts a timer on s; when it fires (ns later) the batch is sent, on s, as
+   one tuple of its values in order (nil values included), and the next value
+   starts a new batch. No timer runs while nothing is buffered, so a quiet
+   interval sends nothing (never an empty tuple). Completion sends the batch,
+   if any, at once, then completes (on the thread that completed); an error
+   drops it and passes at once.
+   Default name "[sig] -bufferWithTime: 1000000". Errors: sig or s NULL
+   (RPL_ERR_NULL) or the wrong kind (RPL_ERR_KIND); the immediate scheduler
+   (RPL_ERR_INVALID). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_buffer_with_time(rpl_signal_t *RPL_NULLABLE sig, uint64_t ns,
+                                                       rpl_scheduler_t *RPL_NULLABLE s);
+
 /* ---- Transforming, testing, and side effects of a subscription's life --------
  * (map_replace, ignore, ignore_values, reduce_each, combine_previous,
  *  distinct_until_changed_with, buffer, not, and, or, any, all,

@@ -267,6 +267,13 @@ T *check(T *h) {
     if (!h) throw Error::last();
     return h;
 }
+/// Calls c_fn(args..., trampoline, ctx, release) with f moved into a heap Box
+/// that release frees: the (fn, ctx, release) tail every C callback takes.
+/// A NULL result throws Error::last() (the runtime has released the Box).
+template <class F, class CFn, class Tr, class... A>
+auto call_boxed(CFn c_fn, Tr trampoline, F &&f, A... args) {
+    return check(c_fn(args..., trampoline, box(std::forward<F>(f)), &Box<std::decay_t<F>>::release));
+}
 /// The error to send downstream for a caught exception (+1).
 inline rpl_error_t *error_from(std::exception_ptr ep) noexcept {
     try {
@@ -777,6 +784,29 @@ struct Tramp {
         }
     }
 };
+/// rpl_subscribe_fn: the lambda of Signal::create, start_lazily and
+/// start_eagerly. It may return nothing, a Disposable or a cleanup callable;
+/// an exception is sent to the subscriber as an error.
+template <class F>
+struct SubscribeTramp {
+    static rpl_disposable_t *run(void *ctx, rpl_subscriber_t *s) {
+        Subscriber sub = Subscriber::borrow(s);
+        try {
+            F &fn = unbox<F>(ctx);
+            if constexpr (std::is_void_v<decltype(fn(sub))>) {
+                fn(sub);
+                return nullptr;
+            } else {
+                return cleanup_of(fn(sub));
+            }
+        } catch (...) {
+            rpl_error_t *e = error_from(std::current_exception());
+            rpl_subscriber_send_error(s, e);
+            rpl_release(e);
+            return nullptr;
+        }
+    }
+};
 /// The trampolines of callbacks returning a signal (flatten_map, concat_map,
 /// bind, catch_error), defined once Signal is complete.
 template <class F>
@@ -816,40 +846,31 @@ class Signal : public detail::Handle<rpl_signal_t> {
     /// An exception thrown by f is sent to that subscriber as an error.
     template <class F>
     static Signal create(F &&f) {
-        using B = std::decay_t<decltype(*detail::box(std::forward<F>(f)))>;
-        auto *ctx = detail::box(std::forward<F>(f));
-        return adopt(detail::check(rpl_signal_create(
-            [](void *c, rpl_subscriber_t *s) -> rpl_disposable_t * {
-                Subscriber sub = Subscriber::borrow(s);
-                try {
-                    auto &fn = static_cast<B *>(c)->f;
-                    if constexpr (std::is_void_v<decltype(fn(sub))>) {
-                        fn(sub);
-                        return nullptr;
-                    } else {
-                        return detail::cleanup_of(fn(sub));
-                    }
-                } catch (...) {
-                    rpl_error_t *e = detail::error_from(std::current_exception());
-                    rpl_subscriber_send_error(s, e);
-                    rpl_release(e);
-                    return nullptr;
-                }
-            },
-            ctx, &B::release)));
+        return adopt(detail::call_boxed(rpl_signal_create, &detail::SubscribeTramp<std::decay_t<F>>::run, std::forward<F>(f)));
     }
     /// Sends v, then completes.
     static Signal just(Value v) { return adopt(detail::check(rpl_signal_return(v.release()))); }
-    /// Sends each value, then completes.
-    static Signal of(std::vector<Value> values) {
-        return create([values = std::move(values)](const Subscriber &s) {
-            for (const auto &v : values) {
-                if (s.is_disposed()) return;
-                s.send_next(v);
-            }
-            s.send_completed();
-        });
+    /// Sends each value, then completes (rpl_signal_from_array).
+    static Signal of(std::vector<Value> values) { return from_array(std::move(values)); }
+    static Signal from_array(std::vector<Value> values) {
+        // rpl_signal_from_array consumes the values: hand over our references.
+        std::vector<rpl_value> raw;
+        raw.reserve(values.size());
+        for (auto &v : values) raw.push_back(v.release());
+        return adopt(detail::check(rpl_signal_from_array(raw.data(), raw.size())));
     }
+    /// The ints start, start + 1, ..., start + count - 1, then completes.
+    static Signal range(int64_t start, size_t count) { return adopt(detail::check(rpl_signal_range(start, count))); }
+    /// The int 0 on s, d after subscription, then completes.
+    static inline Signal timer(Duration d, const Scheduler &s);
+    /// RAC's startLazily / startEagerly: f(Subscriber) runs once on s (at the
+    /// first subscription / now), and every subscriber gets all it sent. f
+    /// returns what a Signal::create lambda may; an exception is sent as an
+    /// error to every subscriber.
+    template <class F>
+    static Signal start_lazily(const Scheduler &s, F &&f);
+    template <class F>
+    static Signal start_eagerly(const Scheduler &s, F &&f);
     template <class T, std::enable_if_t<!std::is_same_v<T, Value>, int> = 0>
     static Signal of(const std::vector<T> &values) {
         return of(std::vector<Value>(values.begin(), values.end()));
@@ -865,9 +886,7 @@ class Signal : public detail::Handle<rpl_signal_t> {
     /// subscription with the exception's error.
     template <class F>
     static Signal defer(F &&f) {
-        using B = detail::Box<std::decay_t<F>>;
-        return adopt(detail::check(rpl_signal_defer(&detail::SignalTramp<std::decay_t<F>>::factory,
-                                                    detail::box(std::forward<F>(f)), &B::release)));
+        return adopt(detail::call_boxed(rpl_signal_defer, &detail::SignalTramp<std::decay_t<F>>::factory, std::forward<F>(f)));
     }
 
     // ---- Subscribing ----------------------------------------------------
@@ -943,16 +962,12 @@ class Signal : public detail::Handle<rpl_signal_t> {
     /// Running accumulations f(acc, v), starting from initial (not sent).
     template <class F>
     Signal scan(Value initial, F &&f) const {
-        using B = detail::Box<std::decay_t<F>>;
-        return adopt(detail::check(rpl_signal_scan(h_, initial.release(), &detail::Tramp<std::decay_t<F>>::reduce,
-                                                   detail::box(std::forward<F>(f)), &B::release)));
+        return adopt(detail::call_boxed(rpl_signal_scan, &detail::Tramp<std::decay_t<F>>::reduce, std::forward<F>(f), h_, initial.release()));
     }
     /// Like scan, but only the final accumulation, at completion.
     template <class F>
     Signal aggregate(Value initial, F &&f) const {
-        using B = detail::Box<std::decay_t<F>>;
-        return adopt(detail::check(rpl_signal_aggregate(h_, initial.release(), &detail::Tramp<std::decay_t<F>>::reduce,
-                                                        detail::box(std::forward<F>(f)), &B::release)));
+        return adopt(detail::call_boxed(rpl_signal_aggregate, &detail::Tramp<std::decay_t<F>>::reduce, std::forward<F>(f), h_, initial.release()));
     }
     /// Drops values equal to the previous one.
     Signal distinct_until_changed() const { return adopt(detail::check(rpl_signal_distinct_until_changed(h_))); }
@@ -999,6 +1014,10 @@ class Signal : public detail::Handle<rpl_signal_t> {
     Signal replay_last() const { return adopt(detail::check(rpl_signal_replay_last(h_))); }
     /// Like replay, connected on the first subscription.
     Signal replay_lazily() const { return adopt(detail::check(rpl_signal_replay_lazily(h_))); }
+    /// Rx's share(replay:, scope: .whileConnected): one subscription of this
+    /// signal while anyone is subscribed; a joining subscriber first gets the
+    /// last `replay` values of the current connection (0: none).
+    Signal share(size_t replay = 0) const { return adopt(detail::check(rpl_signal_share(h_, replay))); }
 
     // ---- Operators: schedulers and time ---------------------------------
 
@@ -1015,6 +1034,18 @@ class Signal : public detail::Handle<rpl_signal_t> {
     inline Signal timeout(Duration d, const Scheduler &s) const;
     /// Sends 0, 1, 2, ... every d on s; never completes.
     static inline Signal interval(Duration d, const Scheduler &s);
+    /// Subscribes to this signal d after the subscription, on s.
+    inline Signal delay_subscription(Duration d, const Scheduler &s) const;
+    /// Rx's throttle: the first value passes, then none until d has passed on
+    /// s's clock since the last one sent.
+    inline Signal throttle_first(Duration d, const Scheduler &s) const;
+    /// RAC's throttle:valuesPassingTest: values for which f(v) is true are
+    /// throttled as by throttle(d, s); the others pass at once.
+    template <class F>
+    Signal throttle_if(Duration d, const Scheduler &s, F &&f) const;
+    /// RAC's bufferWithTime: each batch of values as one tuple, d after the
+    /// batch's first value, on s.
+    inline Signal buffer_with_time(Duration d, const Scheduler &s) const;
 
     // ---- Operators: combining and higher-order --------------------------
 
@@ -1070,8 +1101,7 @@ class Signal : public detail::Handle<rpl_signal_t> {
     /// Calls a C operator taking (sig, fn, ctx, release) with f boxed.
     template <class F, class CFn, class Tr>
     Signal with_fn(CFn c_op, Tr trampoline, F &&f) const {
-        using B = detail::Box<std::decay_t<F>>;
-        return adopt(detail::check(c_op(h_, trampoline, detail::box(std::forward<F>(f)), &B::release)));
+        return adopt(detail::call_boxed(c_op, trampoline, std::forward<F>(f), h_));
     }
     static std::vector<rpl_signal_t *> raw(const std::vector<Signal> &sigs) {
         std::vector<rpl_signal_t *> r;
@@ -1268,24 +1298,17 @@ class Scheduler : public detail::Handle<rpl_scheduler_t> {
     /// Runs f as soon as possible; the disposable cancels it.
     template <class F>
     Disposable schedule(F &&f) const {
-        using B = detail::Box<std::decay_t<F>>;
-        return Disposable::adopt(detail::check(
-            rpl_scheduler_schedule(h_, &detail::Work<std::decay_t<F>>::run, detail::box(std::forward<F>(f)), &B::release)));
+        return Disposable::adopt(detail::call_boxed(rpl_scheduler_schedule, &detail::Work<std::decay_t<F>>::run, std::forward<F>(f), h_));
     }
     /// Runs f once d has passed.
     template <class F>
     Disposable after(Duration d, F &&f) const {
-        using B = detail::Box<std::decay_t<F>>;
-        return Disposable::adopt(detail::check(rpl_scheduler_after(
-            h_, detail::to_ns(d), &detail::Work<std::decay_t<F>>::run, detail::box(std::forward<F>(f)), &B::release)));
+        return Disposable::adopt(detail::call_boxed(rpl_scheduler_after, &detail::Work<std::decay_t<F>>::run, std::forward<F>(f), h_, detail::to_ns(d)));
     }
     /// Runs f after delay, then every interval, until disposed.
     template <class F>
     Disposable repeat(Duration delay, Duration interval, F &&f) const {
-        using B = detail::Box<std::decay_t<F>>;
-        return Disposable::adopt(detail::check(rpl_scheduler_repeat(h_, detail::to_ns(delay), detail::to_ns(interval),
-                                                                    &detail::Work<std::decay_t<F>>::run,
-                                                                    detail::box(std::forward<F>(f)), &B::release)));
+        return Disposable::adopt(detail::call_boxed(rpl_scheduler_repeat, &detail::Work<std::decay_t<F>>::run, std::forward<F>(f), h_, detail::to_ns(delay), detail::to_ns(interval)));
     }
 
   protected:
@@ -1349,6 +1372,30 @@ inline Signal Signal::timeout(Duration d, const Scheduler &s) const {
 }
 inline Signal Signal::interval(Duration d, const Scheduler &s) {
     return adopt(detail::check(rpl_signal_interval(detail::to_ns(d), s.get())));
+}
+inline Signal Signal::timer(Duration d, const Scheduler &s) {
+    return adopt(detail::check(rpl_signal_timer(detail::to_ns(d), s.get())));
+}
+template <class F>
+Signal Signal::start_lazily(const Scheduler &s, F &&f) {
+    return adopt(detail::call_boxed(rpl_signal_start_lazily, &detail::SubscribeTramp<std::decay_t<F>>::run, std::forward<F>(f), s.get()));
+}
+template <class F>
+Signal Signal::start_eagerly(const Scheduler &s, F &&f) {
+    return adopt(detail::call_boxed(rpl_signal_start_eagerly, &detail::SubscribeTramp<std::decay_t<F>>::run, std::forward<F>(f), s.get()));
+}
+inline Signal Signal::delay_subscription(Duration d, const Scheduler &s) const {
+    return adopt(detail::check(rpl_signal_delay_subscription(h_, detail::to_ns(d), s.get())));
+}
+inline Signal Signal::throttle_first(Duration d, const Scheduler &s) const {
+    return adopt(detail::check(rpl_signal_throttle_first(h_, detail::to_ns(d), s.get())));
+}
+template <class F>
+Signal Signal::throttle_if(Duration d, const Scheduler &s, F &&f) const {
+    return adopt(detail::call_boxed(rpl_signal_throttle_if, &detail::Tramp<std::decay_t<F>>::predicate, std::forward<F>(f), h_, detail::to_ns(d), s.get()));
+}
+inline Signal Signal::buffer_with_time(Duration d, const Scheduler &s) const {
+    return adopt(detail::check(rpl_signal_buffer_with_time(h_, detail::to_ns(d), s.get())));
 }
 
 template <class F>
@@ -1533,9 +1580,7 @@ class Observable {
     /// f(const SubscriberOf<T> &) runs per subscription (as Signal::create).
     template <class F, std::enable_if_t<std::is_invocable_v<F &, const SubscriberOf<T> &>, int> = 0>
     static Observable create(F &&f) {
-        return Observable(Signal::create([f = std::forward<F>(f)](const Subscriber &s) mutable -> decltype(auto) {
-            return f(SubscriberOf<T>(s));
-        }));
+        return Observable(Signal::create(typed_subscribe(std::forward<F>(f))));
     }
     static Observable just(const T &v) { return Observable(Signal::just(Value(v))); }
     static Observable of(std::vector<T> values) { return Observable(Signal::of(std::vector<Value>(values.begin(), values.end()))); }
@@ -1642,12 +1687,44 @@ class Observable {
     Observable replay_last() const { return Observable(s_.replay_last()); }
     Observable replay_lazily() const { return Observable(s_.replay_lazily()); }
 
+    // ---- Operators added in 0.2 -----------------------------------------
+
+    /// f(const SubscriberOf<T> &) once on s, replayed to every subscriber.
+    template <class F, std::enable_if_t<std::is_invocable_v<F &, const SubscriberOf<T> &>, int> = 0>
+    static Observable start_lazily(const Scheduler &s, F &&f) {
+        return Observable(Signal::start_lazily(s, typed_subscribe(std::forward<F>(f))));
+    }
+    template <class F, std::enable_if_t<std::is_invocable_v<F &, const SubscriberOf<T> &>, int> = 0>
+    static Observable start_eagerly(const Scheduler &s, F &&f) {
+        return Observable(Signal::start_eagerly(s, typed_subscribe(std::forward<F>(f))));
+    }
+    Observable share(size_t replay = 0) const { return Observable(s_.share(replay)); }
+    Observable delay_subscription(Duration d, const Scheduler &s) const { return Observable(s_.delay_subscription(d, s)); }
+    Observable throttle_first(Duration d, const Scheduler &s) const { return Observable(s_.throttle_first(d, s)); }
+    template <class F, detail::if_predicate<F, T> = 0>
+    Observable throttle_if(Duration d, const Scheduler &s, F &&f) const {
+        return Observable(s_.throttle_if(d, s, detail::typed<T>(std::forward<F>(f))));
+    }
+    Observable<std::vector<T>> buffer_with_time(Duration d, const Scheduler &s) const {
+        return Observable<std::vector<T>>(s_.buffer_with_time(d, s));
+    }
+
   protected:
     Signal s_;
+
+  private:
+    template <class F>
+    static auto typed_subscribe(F &&f) {
+        return [f = std::forward<F>(f)](const Subscriber &s) mutable -> decltype(auto) { return f(SubscriberOf<T>(s)); };
+    }
 };
 
 /// 0, 1, 2, ... every d on s (Signal::interval).
 inline Observable<int64_t> interval(Duration d, const Scheduler &s) { return Observable<int64_t>(Signal::interval(d, s)); }
+/// start, start + 1, ..., start + count - 1 (Signal::range).
+inline Observable<int64_t> range(int64_t start, size_t count) { return Observable<int64_t>(Signal::range(start, count)); }
+/// 0 on s, d after subscription, then completed (Signal::timer).
+inline Observable<int64_t> timer(Duration d, const Scheduler &s) { return Observable<int64_t>(Signal::timer(d, s)); }
 
 /// A subject of T: send T values in, observe them as Observable<T>.
 template <class T>

@@ -1414,6 +1414,159 @@ static void test_typed() {
     CHECK_EQ(counted.map([](int64_t x) { return x; }).set_name("m").name(), std::string("m"));
 }
 
+// ---------------------------------------------------------------------------
+// 0.2 operators: creating, sharing and time.
+static void test_ops_creating() {
+    CHECK((Signal::from_array({Value(1), Value("a")}).to_vector() == std::vector<Value>{Value(1), Value("a")}));
+    CHECK((Signal::range(3, 4).to_vector<int>() == std::vector<int>{3, 4, 5, 6}));
+    CHECK(Signal::range(0, 0).to_vector().empty());
+    CHECK_THROWS(Signal::range(INT64_MAX, 2), RPL_ERR_INVALID);
+    CHECK((ripple::range(1, 2).map([](int64_t x) { return x * 2; }).to_vector() == std::vector<int64_t>{2, 4}));
+
+    TestScheduler ts;
+    auto log = std::make_shared<Log>();
+    record(Signal::timer(5ms, ts), log);
+    ts.advance_by(4ms);
+    CHECK(log->values.empty());
+    ts.advance_by(1ms);
+    CHECK((ints(log->values) == I{0}));
+    CHECK_EQ(log->completed, 1);
+    CHECK_THROWS(Signal::timer(1ms, Scheduler::immediate()), RPL_ERR_INVALID);
+    std::vector<int64_t> typed_timer;
+    ripple::timer(1ms, ts).subscribe([&typed_timer](int64_t x) { typed_timer.push_back(x); });
+    ts.advance_by(1ms);
+    CHECK((typed_timer == std::vector<int64_t>{0}));
+
+    // start_lazily: runs once, at the first subscription; everyone gets it all.
+    int runs = 0;
+    Signal lazy = Signal::start_lazily(Scheduler::immediate(), [&runs](const Subscriber &s) {
+        runs++;
+        s.send_next(1);
+        s.send_next(2);
+        s.send_completed();
+    });
+    CHECK_EQ(runs, 0);
+    CHECK((lazy.to_vector<int>() == std::vector<int>{1, 2}));
+    CHECK((lazy.to_vector<int>() == std::vector<int>{1, 2}));
+    CHECK_EQ(runs, 1);
+    // start_eagerly: already ran.
+    int eager_runs = 0;
+    Signal eager = Signal::start_eagerly(Scheduler::immediate(), [&eager_runs](const Subscriber &s) {
+        eager_runs++;
+        s.send_next("x");
+        s.send_completed();
+    });
+    CHECK_EQ(eager_runs, 1);
+    CHECK((eager.to_vector<std::string>() == std::vector<std::string>{"x"}));
+    // An exception in the block is every subscriber's error.
+    Signal bad = Signal::start_lazily(Scheduler::immediate(), [](const Subscriber &s) {
+        s.send_next(1);
+        throw std::runtime_error("block failed");
+    });
+    auto lb = std::make_shared<Log>();
+    record(bad, lb);
+    CHECK_EQ(lb->values.size(), size_t(1));
+    CHECK_EQ(lb->error_message, std::string("block failed"));
+    CHECK_THROWS(bad.wait(), RPL_ERR_FAILED);
+    auto typed_lazy = Observable<std::string>::start_lazily(Scheduler::immediate(), [](const SubscriberOf<std::string> &s) {
+        s.send_next("t");
+        s.send_completed();
+    });
+    CHECK((typed_lazy.to_vector() == std::vector<std::string>{"t"}));
+
+    // share(1): one subscription while anyone is subscribed, the last value replayed.
+    int subscriptions = 0;
+    std::vector<Subscriber> kept;  // the source's subscriptions stay live
+    Signal src = Signal::create([&subscriptions, &kept](const Subscriber &s) {
+        subscriptions++;
+        kept.push_back(s);
+        s.send_next(subscriptions * 10);
+    });
+    Signal shared = src.share(1);
+    auto l1 = std::make_shared<Log>(), l2 = std::make_shared<Log>(), l3 = std::make_shared<Log>();
+    Disposable d1 = record(shared, l1), d2 = record(shared, l2);
+    CHECK_EQ(subscriptions, 1);
+    CHECK((ints(l1->values) == I{10}));
+    CHECK((ints(l2->values) == I{10}));
+    d1.dispose();
+    d2.dispose();
+    Disposable d3 = record(shared, l3);
+    CHECK_EQ(subscriptions, 2);
+    CHECK((ints(l3->values) == I{20}));
+    d3.dispose();
+    kept.clear();
+
+    // delay_subscription.
+    auto ld = std::make_shared<Log>();
+    record(Signal::just(7).delay_subscription(10ms, ts), ld);
+    ts.advance_by(9ms);
+    CHECK(ld->values.empty());
+    ts.advance_by(1ms);
+    CHECK((ints(ld->values) == I{7}));
+    CHECK_EQ(ld->completed, 1);
+
+    // throttle_first: the first value, then silence for 10 ms.
+    Subject in;
+    auto lt = std::make_shared<Log>();
+    record(in.throttle_first(10ms, ts), lt);
+    in.send_next(1);
+    ts.advance_by(5ms);
+    in.send_next(2);
+    ts.advance_by(5ms);
+    in.send_next(3);
+    in.send_completed();
+    CHECK((ints(lt->values) == I{1, 3}));
+    CHECK_EQ(lt->completed, 1);
+
+    // throttle_if: values passing the test wait; the others pass at once.
+    Subject in2;
+    auto li = std::make_shared<Log>();
+    record(in2.throttle_if(10ms, ts, [](int64_t x) { return x % 2 == 1; }), li);
+    in2.send_next(1);
+    in2.send_next(2);  // drops the pending 1, passes at once
+    in2.send_next(3);
+    CHECK((ints(li->values) == I{2}));
+    ts.advance_by(10ms);
+    CHECK((ints(li->values) == I{2, 3}));
+    // An exception in its test reaches on_error and disposes the source.
+    Subject in3;
+    auto le = std::make_shared<Log>();
+    record(in3.throttle_if(10ms, ts, [](int64_t x) -> bool { if (x == 2) throw std::runtime_error("test failed"); return true; }), le);
+    in3.send_next(1);
+    in3.send_next(2);
+    CHECK_EQ(le->errors, 1);
+    CHECK_EQ(le->error_message, std::string("test failed"));
+    CHECK_EQ(in3.subscriber_count(), size_t(0));
+    ts.advance_by(10ms);
+    CHECK(le->values.empty());
+    // Typed: a predicate on the observable's type.
+    SubjectOf<std::string> words;
+    std::vector<std::string> passed_words;
+    words.throttle_if(10ms, ts, [](const std::string &w) { return w.size() > 3; })
+        .subscribe([&passed_words](const std::string &w) { passed_words.push_back(w); });
+    words.send_next("long word");
+    words.send_next("hi");
+    CHECK((passed_words == std::vector<std::string>{"hi"}));
+
+    // buffer_with_time: each batch as one tuple, 10 ms after its first value.
+    SubjectOf<int64_t> in4;
+    std::vector<std::vector<int64_t>> batches;
+    int done = 0;
+    in4.buffer_with_time(10ms, ts).subscribe([&batches](const std::vector<int64_t> &b) { batches.push_back(b); }, nullptr,
+                                             [&done] { done++; });
+    in4.send_next(1);
+    in4.send_next(2);
+    ts.advance_by(10ms);
+    in4.send_next(3);
+    in4.send_completed();
+    CHECK_EQ(batches.size(), size_t(2));
+    if (batches.size() == 2) {
+        CHECK((batches[0] == std::vector<int64_t>{1, 2}));
+        CHECK((batches[1] == std::vector<int64_t>{3}));
+    }
+    CHECK_EQ(done, 1);
+}
+
 int main() {
     std::fprintf(stderr, "ripple.hpp tests against libripple %s\n", ripple::version_string());
     CHECK(ripple::version_compatible());
@@ -1434,6 +1587,7 @@ int main() {
     RUN(test_threads);
     RUN(test_names_and_trace);
     RUN(test_typed);
+    RUN(test_ops_creating);
     std::printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

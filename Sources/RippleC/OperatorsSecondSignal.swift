@@ -5,29 +5,23 @@ import Ripple
 
 @c @implementation
 public func rpl_signal_with_latest_from(_ sig: OpaquePointer?, _ other: OpaquePointer?) -> OpaquePointer? {
-    signalPairOperator(sig, other, "rpl_signal_with_latest_from", what: "the other signal", "-withLatestFrom:") {
-        WithLatestFromSignal($0, $1)
-    }
+    signalPairOperator(sig, other, "rpl_signal_with_latest_from", what: "the other signal", "-withLatestFrom:") { $0.withLatest(from: $1) }
 }
 
 @c @implementation
 public func rpl_signal_sample(_ sig: OpaquePointer?, _ sampler: OpaquePointer?) -> OpaquePointer? {
-    signalPairOperator(sig, sampler, "rpl_signal_sample", what: "the sampler signal", "-sample:") {
-        SampleSignal($0, sampler: $1)
-    }
+    signalPairOperator(sig, sampler, "rpl_signal_sample", what: "the sampler signal", "-sample:") { $0.sample($1) }
 }
 
 @c @implementation
 public func rpl_signal_take_until_replacement(_ sig: OpaquePointer?, _ replacement: OpaquePointer?) -> OpaquePointer? {
     signalPairOperator(sig, replacement, "rpl_signal_take_until_replacement", what: "the replacement signal",
-                       "-takeUntilReplacement:") { TakeUntilReplacementSignal($0, replacement: $1) }
+                       "-takeUntilReplacement:") { $0.takeUntil(replacement: $1) }
 }
 
 @c @implementation
 public func rpl_signal_skip_until(_ sig: OpaquePointer?, _ trigger: OpaquePointer?) -> OpaquePointer? {
-    signalPairOperator(sig, trigger, "rpl_signal_skip_until", what: "the trigger signal", "-skipUntil:") {
-        SkipUntilSignal($0, trigger: $1)
-    }
+    signalPairOperator(sig, trigger, "rpl_signal_skip_until", what: "the trigger signal", "-skipUntil:") { $0.skipUntil($1) }
 }
 
 @c @implementation

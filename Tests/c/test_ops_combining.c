@@ -4,7 +4,7 @@
    rule-27 decisions, bad input; then what the four two-signal operators share
    (bad input, names, rule 6a, serialization across threads). */
 #define _POSIX_C_SOURCE 200809L
-#define REC_KEEP_LAST 1 /* wlf_values looks at the last tuple */
+#define REC_KEEP_LAST 1 /* with_latest_from_tuple looks at the last tuple */
 #include "ops2_support.h"
 #include <pthread.h>
 #include <time.h>
@@ -42,109 +42,77 @@ static void pair_end(pair_t *p) {
     rec_clear(&p->r);
 }
 
+/* ---- Scenarios ---------------------------------------------------------------
+   op(a, b) over two controllable sources with their synchronous scripts;
+   then `steps` ("a:1 2|b:C": played into a's or b's subscription, in order);
+   then the whole log, and how many times each input was disposed (-1: not
+   checked). Every handle is then released; the observer's release ran. */
+typedef struct {
+    const char *sync_a, *sync_b, *steps, *log;
+    int a_disposed, b_disposed;
+} play_t;
+
+static void play(pair_op op, const play_t *t) {
+    pair_t p;
+    pair_start(&p, op, t->sync_a, t->sync_b);
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", t->steps);
+    for (char *save = NULL, *step = strtok_r(buf, "|", &save); step; step = strtok_r(NULL, "|", &save))
+        src_send(step[0] == 'a' ? &p.a : &p.b, 0, step + 2);
+    CHECK_LOG(&p.r, t->log);
+    if (t->a_disposed >= 0) CHECK_EQ_INT(p.a.disposed, t->a_disposed);
+    if (t->b_disposed >= 0) CHECK_EQ_INT(p.b.disposed, t->b_disposed);
+    pair_end(&p);
+}
+#define PLAY(op, ...) do { static const play_t play_[] = {__VA_ARGS__}; \
+    for (size_t i_ = 0; i_ < sizeof play_ / sizeof play_[0]; i_++) play(op, &play_[i_]); } while (0)
+
 /* ==== with_latest_from ===================================================== */
 
-static void wlf_values(void) {
+static void with_latest_from(void) {
+    PLAY(rpl_signal_with_latest_from,
+         /* values before other has sent are dropped (RxSwift); sig's
+            completion completes it and disposes other */
+         {NULL, NULL, "a:1|b:10|a:2|b:11 12|a:3 4|a:C", "(2,10) (3,12) (4,12) C", 1, 1},
+         /* rule 27: other is subscribed first, so its synchronous value is
+            there for sig's synchronous values */
+         {"1 2 C", "5", "", "(1,5) (2,5) C", -1, 1},
+         /* other's completion does not end it; its latest value stays */
+         {NULL, "7 C", "a:1 2|a:3 C", "(1,7) (2,7) (3,7) C", -1, -1},
+         /* other completing without a value: every value is dropped */
+         {NULL, "C", "a:1 2 C", "C", -1, -1},
+         /* an error of either fails it and disposes the other */
+         {NULL, "1", "b:E5|a:3", "E5", 1, -1},
+         {NULL, "1", "a:2 E6", "(2,1) E6", -1, 1});
+}
+
+/* The tuple: item 0 sig's value, item 1 other's latest. */
+static void with_latest_from_tuple(void) {
     pair_t p;
-    pair_start(&p, rpl_signal_with_latest_from, NULL, NULL);
-    CHECK_EQ_INT(p.b.nsubs, 1);
-    src_send(&p.a, 0, "1");  /* other has not sent: dropped (RxSwift) */
-    src_send(&p.b, 0, "10");
-    src_send(&p.a, 0, "2");
-    src_send(&p.b, 0, "11 12");
-    src_send(&p.a, 0, "3 4");
-    CHECK_LOG(&p.r, "(2,10) (3,12) (4,12)");
+    pair_start(&p, rpl_signal_with_latest_from, NULL, "10");
+    src_send(&p.a, 0, "1");
     CHECK_EQ_INT(rpl_value_type(&p.r.last), RPL_TYPE_TUPLE);
-    src_send(&p.a, 0, "C");
-    CHECK_LOG(&p.r, "(2,10) (3,12) (4,12) C");
-    CHECK_EQ_INT(p.b.disposed, 1);  /* other disposed when sig completes */
-    CHECK_EQ_INT(p.a.disposed, 1);
-    pair_end(&p);
-}
-
-/* Rule 27: other is subscribed first, so its synchronous value is there for
-   sig's synchronous values. */
-static void wlf_other_first(void) {
-    pair_t p;
-    pair_start(&p, rpl_signal_with_latest_from, "1 2 C", "5");
-    CHECK_LOG(&p.r, "(1,5) (2,5) C");
-    CHECK_EQ_INT(p.b.disposed, 1);
-    pair_end(&p);
-}
-
-/* other's completion does not end the result; its latest value stays. */
-static void wlf_other_completes(void) {
-    pair_t p;
-    pair_start(&p, rpl_signal_with_latest_from, NULL, "7 C");
-    src_send(&p.a, 0, "1 2");
-    CHECK_LOG(&p.r, "(1,7) (2,7)");
-    CHECK_OPEN(p.r);
-    src_send(&p.a, 0, "C");
-    CHECK_LOG(&p.r, "(1,7) (2,7) C");
-    pair_end(&p);
-    /* other completing without a value: every value is dropped */
-    pair_start(&p, rpl_signal_with_latest_from, NULL, "C");
-    src_send(&p.a, 0, "1 2 C");
-    CHECK_LOG(&p.r, "C");
-    pair_end(&p);
-}
-
-static void wlf_errors(void) {
-    pair_t p;
-    pair_start(&p, rpl_signal_with_latest_from, NULL, "1");
-    src_send(&p.b, 0, "E5");  /* other's error fails it (RxSwift) */
-    CHECK_LOG(&p.r, "E5");
-    CHECK_EQ_INT(p.a.disposed, 1);
-    src_send(&p.a, 0, "3");
-    CHECK_LOG(&p.r, "E5");
-    pair_end(&p);
-    pair_start(&p, rpl_signal_with_latest_from, NULL, "1");
-    src_send(&p.a, 0, "2 E6");
-    CHECK_LOG(&p.r, "(2,1) E6");
-    CHECK_EQ_INT(p.b.disposed, 1);
+    CHECK_EQ_INT(rpl_value_tuple_count(&p.r.last), 2);
+    rpl_value item = rpl_value_tuple_at(&p.r.last, 1);
+    CHECK_EQ_INT(rpl_value_int(&item), 10);
+    rpl_value_release(&item);
     pair_end(&p);
 }
 
 /* ==== sample =============================================================== */
 
-/* RAC's spec: [ , 2, 3, 3]: a tick before any value sends nothing; each tick
-   sends the latest value, again if nothing new came. */
-static void sample_values(void) {
-    pair_t p;
-    pair_start(&p, rpl_signal_sample, NULL, NULL);
-    src_send(&p.b, 0, "0");
-    src_send(&p.a, 0, "1 2");
-    src_send(&p.b, 0, "0");
-    src_send(&p.a, 0, "3");
-    src_send(&p.b, 0, "0 0");
-    CHECK_LOG(&p.r, "2 3 3");
-    CHECK_OPEN(p.r);
-    pair_end(&p);
-}
-
-/* Rule 27: ends when either input ends, disposing the other. sig is
-   subscribed first (RAC): its synchronous value is there for the first tick. */
-static void sample_ends(void) {
-    pair_t p;
-    pair_start(&p, rpl_signal_sample, "7", "0 C");
-    CHECK_LOG(&p.r, "7 C");
-    CHECK_EQ_INT(p.a.disposed, 1);
-    pair_end(&p);
-    pair_start(&p, rpl_signal_sample, "7", NULL);
-    src_send(&p.a, 0, "C");
-    CHECK_LOG(&p.r, "C");
-    CHECK_EQ_INT(p.b.disposed, 1);
-    pair_end(&p);
-    pair_start(&p, rpl_signal_sample, "7", NULL);
-    src_send(&p.b, 0, "0 E5");
-    CHECK_LOG(&p.r, "7 E5");
-    CHECK_EQ_INT(p.a.disposed, 1);
-    pair_end(&p);
-    pair_start(&p, rpl_signal_sample, "7", NULL);
-    src_send(&p.a, 0, "E6");
-    CHECK_LOG(&p.r, "E6");
-    CHECK_EQ_INT(p.b.disposed, 1);
-    pair_end(&p);
+static void sample(void) {
+    PLAY(rpl_signal_sample,
+         /* RAC's spec, [ , 2, 3, 3]: a tick before any value sends nothing;
+            each tick sends the latest value, again if nothing new came */
+         {NULL, NULL, "b:0|a:1 2|b:0|a:3|b:0 0", "2 3 3", 0, 0},
+         /* rule 27: ends when either input ends, disposing the other; sig is
+            subscribed first (RAC), so its synchronous value is there for the
+            first tick */
+         {"7", "0 C", "", "7 C", 1, -1},
+         {"7", NULL, "a:C", "C", -1, 1},
+         {"7", NULL, "b:0 E5", "7 E5", 1, -1},
+         {"7", NULL, "a:E6", "E6", -1, 1});
 }
 
 /* Boxed values: the latest is kept alive and sent again; no leak when it is
@@ -173,105 +141,46 @@ static void sample_boxed(void) {
 
 /* ==== take_until_replacement ================================================ */
 
-static void tur_values(void) {
+static void take_until_replacement(void) {
+    PLAY(rpl_signal_take_until_replacement,
+         /* the replacement's first event disposes sig; sig's later events are
+            not passed on */
+         {NULL, NULL, "a:1 2|b:9|a:3 C|b:10 C", "1 2 9 10 C", 1, -1},
+         /* sig's completion is not passed on; the replacement ends it */
+         {"1 C", NULL, "b:5 C", "1 5 C", -1, 1},
+         {NULL, NULL, "b:C", "C", 1, -1},
+         /* the replacement is subscribed first: if it fires at once, sig is
+            never subscribed (RAC: only the replacement's values appear) */
+         {"1 2", "9", "b:C", "9 C", 0, -1},
+         /* errors: sig's until the replacement fired, the replacement's always */
+         {"1 E5", NULL, "", "1 E5", -1, 1},
+         {"1", NULL, "b:E6", "1 E6", 1, -1},
+         {NULL, NULL, "b:9|a:E5|b:E6", "9 E6", 1, -1});
+}
+
+/* The replacement's first value arrives after sig was disposed. */
+static void take_until_replacement_order(void) {
     pair_t p;
     pair_start(&p, rpl_signal_take_until_replacement, NULL, NULL);
-    CHECK_EQ_INT(p.b.nsubs, 1);
     CHECK_EQ_INT(p.a.nsubs, 1);
-    src_send(&p.a, 0, "1 2");
-    src_send(&p.b, 0, "9");  /* sig disposed before 9 is passed on */
-    CHECK_EQ_INT(p.a.disposed, 1);
-    src_send(&p.a, 0, "3 C");  /* ignored */
-    src_send(&p.b, 0, "10 C");
-    CHECK_LOG(&p.r, "1 2 9 10 C");
-    pair_end(&p);
-}
-
-/* sig's completion is not passed on; the replacement ends the result. */
-static void tur_source_completion(void) {
-    pair_t p;
-    pair_start(&p, rpl_signal_take_until_replacement, "1 C", NULL);
-    CHECK_LOG(&p.r, "1");
-    CHECK_OPEN(p.r);
-    src_send(&p.b, 0, "C");  /* completion without a value: completes */
-    CHECK_LOG(&p.r, "1 C");
-    pair_end(&p);
-    pair_start(&p, rpl_signal_take_until_replacement, NULL, NULL);
-    src_send(&p.b, 0, "C");
-    CHECK_LOG(&p.r, "C");
-    CHECK_EQ_INT(p.a.disposed, 1);
-    pair_end(&p);
-}
-
-/* replacement is subscribed first: if it fires at once, sig never is (RAC:
-   only the replacement's values appear). */
-static void tur_replacement_first(void) {
-    pair_t p;
-    pair_start(&p, rpl_signal_take_until_replacement, "1 2", "9");
-    CHECK_EQ_INT(p.a.nsubs, 0);
-    CHECK_LOG(&p.r, "9");
-    src_send(&p.b, 0, "C");
-    CHECK_LOG(&p.r, "9 C");
-    pair_end(&p);
-}
-
-static void tur_errors(void) {
-    pair_t p;
-    pair_start(&p, rpl_signal_take_until_replacement, "1 E5", NULL);
-    CHECK_LOG(&p.r, "1 E5");
-    CHECK_EQ_INT(p.b.disposed, 1);
-    pair_end(&p);
-    pair_start(&p, rpl_signal_take_until_replacement, "1", NULL);
-    src_send(&p.b, 0, "E6");
-    CHECK_LOG(&p.r, "1 E6");
-    CHECK_EQ_INT(p.a.disposed, 1);
-    pair_end(&p);
-    /* after the replacement fired, sig's error is not passed on */
-    pair_start(&p, rpl_signal_take_until_replacement, NULL, NULL);
     src_send(&p.b, 0, "9");
-    src_send(&p.a, 0, "E5");
-    src_send(&p.b, 0, "E6");
-    CHECK_LOG(&p.r, "9 E6");
+    CHECK_EQ_INT(p.a.disposed, 1);
+    CHECK_LOG(&p.r, "9");
     pair_end(&p);
 }
 
 /* ==== skip_until =========================================================== */
 
-static void skip_until_values(void) {
-    pair_t p;
-    pair_start(&p, rpl_signal_skip_until, NULL, NULL);
-    src_send(&p.a, 0, "1 2");
-    src_send(&p.b, 0, "0");  /* the trigger fires and is disposed */
-    CHECK_EQ_INT(p.b.disposed, 1);
-    src_send(&p.b, 0, "E5");  /* ignored */
-    src_send(&p.a, 0, "3 4 C");
-    CHECK_LOG(&p.r, "3 4 C");
-    pair_end(&p);
-}
-
-/* sig is subscribed first (RxSwift): what it sends while being subscribed
-   comes before the trigger, even one that fires at once. */
-static void skip_until_source_first(void) {
-    pair_t p;
-    pair_start(&p, rpl_signal_skip_until, "1 2", "0");
-    CHECK_EQ_INT(p.b.nsubs, 1);
-    src_send(&p.a, 0, "3 C");
-    CHECK_LOG(&p.r, "3 C");
-    pair_end(&p);
-}
-
-/* Rule 27: a trigger error fails the result. */
-static void skip_until_trigger_error(void) {
-    pair_t p;
-    pair_start(&p, rpl_signal_skip_until, "1", NULL);
-    src_send(&p.b, 0, "E5");
-    CHECK_LOG(&p.r, "E5");
-    CHECK_EQ_INT(p.a.disposed, 1);
-    pair_end(&p);
-    pair_start(&p, rpl_signal_skip_until, NULL, "0");
-    src_send(&p.a, 0, "1 E6");
-    CHECK_LOG(&p.r, "1 E6");
-    pair_end(&p);
+static void skip_until(void) {
+    PLAY(rpl_signal_skip_until,
+         /* the trigger's first value opens it and disposes the trigger */
+         {NULL, NULL, "a:1 2|b:0|b:E5|a:3 4 C", "3 4 C", -1, 1},
+         /* sig is subscribed first (RxSwift): what it sends while being
+            subscribed comes before the trigger, even one that fires at once */
+         {"1 2", "0", "a:3 C", "3 C", -1, 1},
+         /* rule 27: a trigger error fails it; a sig error always does */
+         {"1", NULL, "b:E5", "E5", 1, -1},
+         {NULL, "0", "a:1 E6", "1 E6", -1, 1});
 }
 
 /* Rule 27: a source that completes before the trigger fired ends the
@@ -288,7 +197,6 @@ static void skip_until_early_completion(void) {
     pair_end(&p);
     pair_start(&p, rpl_signal_skip_until, NULL, "C");
     src_send(&p.a, 0, "1 2");
-    CHECK_LOG(&p.r, "");
     CHECK_EQ_INT(p.r.released, 0);
     src_send(&p.a, 0, "C");
     CHECK_LOG(&p.r, "");
@@ -432,111 +340,9 @@ static void pair_threads(void) {
 
 /* ==== group_by ============================================================== */
 
-/* One log for the outer signal and every group, in the order events happen:
-   "o:(k)" a new group, "o:C", "o:E5"; "g<k>:v", "g<k>:C", "g<k>:E5". */
-typedef struct {
-    char log[4096];
-    int subscribe_groups;       /* the outer's on_next subscribes to each group */
-    rpl_disposable_t *gd[16];   /* those subscriptions (+1) */
-    int64_t gkey[16];
-    int ngroups, released;
-    int greleased;
-    rpl_signal_t *kept;         /* the first group, retained */
-} gb_t;
-
-static void gb_append(gb_t *g, const char *s) {
-    size_t n = strlen(g->log);
-    snprintf(g->log + n, sizeof g->log - n, "%s%s", n ? " " : "", s);
-}
-static void gb_err(gb_t *g, const char *who, const rpl_error_t *e) {
-    char b[64];
-    snprintf(b, sizeof b, "%s:E%lld", who, (long long)rpl_error_code(e));
-    gb_append(g, b);
-}
-
-typedef struct {
-    gb_t *g;
-    int64_t key;
-} gctx_t;
-static gctx_t gctx[16];
-
-static void g_next(void *ctx, const rpl_value *v) {
-    gctx_t *c = ctx;
-    char b[64];
-    snprintf(b, sizeof b, "g%lld:%lld", (long long)c->key, (long long)rpl_value_int(v));
-    gb_append(c->g, b);
-}
-static void g_error(void *ctx, const rpl_error_t *e) {
-    gctx_t *c = ctx;
-    char who[16];
-    snprintf(who, sizeof who, "g%lld", (long long)c->key);
-    gb_err(c->g, who, e);
-}
-static void g_completed(void *ctx) {
-    gctx_t *c = ctx;
-    char b[32];
-    snprintf(b, sizeof b, "g%lld:C", (long long)c->key);
-    gb_append(c->g, b);
-}
-static void g_release(void *ctx) { ((gctx_t *)ctx)->g->greleased++; }
-
-static rpl_disposable_t *gb_subscribe_group(gb_t *g, rpl_signal_t *group, int64_t key) {
-    int i = g->ngroups++;
-    gctx[i].g = g;
-    gctx[i].key = key;
-    g->gkey[i] = key;
-    rpl_observer o = RPL_OBSERVER_INIT;
-    o.on_next = g_next;
-    o.on_error = g_error;
-    o.on_completed = g_completed;
-    o.release = g_release;
-    o.ctx = &gctx[i];
-    return rpl_signal_subscribe(group, &o);
-}
-
-static void o_next(void *ctx, const rpl_value *v) {
-    gb_t *g = ctx;
-    CHECK_EQ_INT(rpl_value_type(v), RPL_TYPE_TUPLE);
-    CHECK_EQ_INT(rpl_value_tuple_count(v), 2);
-    rpl_value key = rpl_value_tuple_at(v, 0), group = rpl_value_tuple_at(v, 1);
-    CHECK_EQ_INT(rpl_value_type(&group), RPL_TYPE_SIGNAL);
-    char b[64];
-    snprintf(b, sizeof b, "o:(%lld)", (long long)rpl_value_int(&key));
-    gb_append(g, b);
-    rpl_signal_t *gs = rpl_value_signal(&group);
-    if (!g->kept) g->kept = rpl_retain(gs);
-    /* Rule 27: subscribed from here, the group gets the value that made it. */
-    if (g->subscribe_groups && g->ngroups < 16) {
-        int i = g->ngroups;
-        g->gd[i] = gb_subscribe_group(g, gs, rpl_value_int(&key));
-    }
-    rpl_value_release(&key);
-    rpl_value_release(&group);
-}
-static void o_error(void *ctx, const rpl_error_t *e) { gb_err(ctx, "o", e); }
-static void o_completed(void *ctx) { gb_append(ctx, "o:C"); }
-static void o_release(void *ctx) { ((gb_t *)ctx)->released++; }
-
-static rpl_disposable_t *gb_start(gb_t *g, rpl_signal_t *sig, int subscribe_groups) {
-    memset(g, 0, sizeof *g);
-    g->subscribe_groups = subscribe_groups;
-    rpl_observer o = RPL_OBSERVER_INIT;
-    o.on_next = o_next;
-    o.on_error = o_error;
-    o.on_completed = o_completed;
-    o.release = o_release;
-    o.ctx = g;
-    return rpl_signal_subscribe(sig, &o);
-}
-static void gb_end(gb_t *g) {
-    for (int i = 0; i < g->ngroups; i++) rpl_release(g->gd[i]);
-    rpl_release(g->kept);
-    g->kept = NULL;
-}
-
-/* key: v mod ctx->k (fnctx-like); fails (rpl_callback_fail) for v == fail_at,
-   returning a string that must be discarded; returns an unlisted type for
-   v == bad_at. */
+/* The key callback: v mod k; for v == fail_at it fails (rpl_callback_fail)
+   and returns a string that must be discarded; for v == bad_at it returns a
+   value of a type the header does not list. */
 typedef struct {
     int64_t k, fail_at, bad_at;
     int calls, released;
@@ -559,166 +365,228 @@ static rpl_value key_mod(void *ctx, const rpl_value *v) {
 }
 static void key_release(void *ctx) { ((keyctx_t *)ctx)->released++; }
 
-static void group_by_values(void) {
+/* A group_by case: group_by(src, key_mod) over a controllable source, with
+   one log for the outer signal and every group, in the order events happen:
+   "o:(k)" a new group, "o:C", "o:E5"; "g<k>:v", "g<k>:C", "g<k>:E5". */
+#define GB_MAX 16
+typedef struct gb gb_t;
+typedef struct {
+    gb_t *g;
+    int64_t key;
+} gctx_t;
+struct gb {
+    char log[4096];
     src_t s;
-    rpl_signal_t *src = src_make(&s, "1 2 4 5 7 3 C");
-    keyctx_t kc = {3, -1, -1, 0, 0, 0};
-    rpl_signal_t *op = rpl_signal_group_by(src, key_mod, &kc, key_release);
-    CHECK(op != NULL);
-    CHECK_STR(rpl_signal_name(op), "[+create:] -groupBy:");
+    keyctx_t kc;
+    rpl_signal_t *src, *op;
+    rpl_disposable_t *d;
+    int subscribe_groups;       /* the outer's on_next subscribes to each group */
+    rpl_disposable_t *gd[GB_MAX]; /* those subscriptions (+1) */
+    gctx_t gctx[GB_MAX];
+    int ngroups, released, greleased;
+    rpl_signal_t *kept;         /* the first group, retained */
+};
+
+static void gb_append(gb_t *g, const char *fmt, long long k, long long v) {
+    char b[64];
+    snprintf(b, sizeof b, fmt, k, v);
+    size_t n = strlen(g->log);
+    snprintf(g->log + n, sizeof g->log - n, "%s%s", n ? " " : "", b);
+}
+
+static void g_next(void *ctx, const rpl_value *v) {
+    gctx_t *c = ctx;
+    gb_append(c->g, "g%lld:%lld", c->key, rpl_value_int(v));
+}
+static void g_error(void *ctx, const rpl_error_t *e) {
+    gctx_t *c = ctx;
+    gb_append(c->g, "g%lld:E%lld", c->key, rpl_error_code(e));
+}
+static void g_completed(void *ctx) {
+    gctx_t *c = ctx;
+    gb_append(c->g, "g%lld:C", c->key, 0);
+}
+static void g_release(void *ctx) { ((gctx_t *)ctx)->g->greleased++; }
+
+static void o_next(void *ctx, const rpl_value *v) {
+    gb_t *g = ctx;
+    CHECK_EQ_INT(rpl_value_type(v), RPL_TYPE_TUPLE);
+    CHECK_EQ_INT(rpl_value_tuple_count(v), 2);
+    rpl_value key = rpl_value_tuple_at(v, 0), group = rpl_value_tuple_at(v, 1);
+    CHECK_EQ_INT(rpl_value_type(&group), RPL_TYPE_SIGNAL);
+    gb_append(g, "o:(%lld)", rpl_value_int(&key), 0);
+    rpl_signal_t *gs = rpl_value_signal(&group);
+    if (!g->kept) g->kept = rpl_retain(gs);
+    /* Rule 27: subscribed from here, the group gets the value that made it. */
+    if (g->subscribe_groups && g->ngroups < GB_MAX) {
+        int i = g->ngroups++;
+        g->gctx[i] = (gctx_t){g, rpl_value_int(&key)};
+        rpl_observer o = RPL_OBSERVER_INIT;
+        o.on_next = g_next;
+        o.on_error = g_error;
+        o.on_completed = g_completed;
+        o.release = g_release;
+        o.ctx = &g->gctx[i];
+        g->gd[i] = rpl_signal_subscribe(gs, &o);
+    }
+    rpl_value_release(&key);
+    rpl_value_release(&group);
+}
+static void o_error(void *ctx, const rpl_error_t *e) { gb_append(ctx, "o:E%lld", rpl_error_code(e), 0); }
+static void o_completed(void *ctx) { gb_append(ctx, "o:C", 0, 0); }
+static void o_release(void *ctx) { ((gb_t *)ctx)->released++; }
+
+/* Subscribes g's observer to op (a group_by signal). */
+static rpl_disposable_t *gb_subscribe(gb_t *g, rpl_signal_t *op) {
+    rpl_observer o = RPL_OBSERVER_INIT;
+    o.on_next = o_next;
+    o.on_error = o_error;
+    o.on_completed = o_completed;
+    o.release = o_release;
+    o.ctx = g;
+    return rpl_signal_subscribe(op, &o);
+}
+
+/* Subscribes the outer signal of group_by(src, key_mod with k, fail_at,
+   bad_at), src playing `script`. */
+static void gb_open(gb_t *g, const char *script, int64_t k, int64_t fail_at, int64_t bad_at, int subscribe_groups) {
+    memset(g, 0, sizeof *g);
+    g->kc = (keyctx_t){k, fail_at, bad_at, 0, 0, -100};
+    g->subscribe_groups = subscribe_groups;
+    g->src = src_make(&g->s, NULL);
+    g->op = rpl_signal_group_by(g->src, key_mod, &g->kc, key_release);
+    CHECK(g->op != NULL);
+    g->s.sync = script;
+    g->d = gb_subscribe(g, g->op);
+}
+/* Drops the group subscriptions' handles. */
+static void gb_drop_groups(gb_t *g) {
+    for (int i = 0; i < g->ngroups; i++) { rpl_release(g->gd[i]); g->gd[i] = NULL; }
+    rpl_release(g->kept);
+    g->kept = NULL;
+}
+/* Releases everything; every release ran once. */
+static void gb_close(gb_t *g) {
+    gb_drop_groups(g);
+    rpl_release(g->d);
+    rpl_release(g->op);
+    src_drop(&g->s);
+    rpl_release(g->src);
+    CHECK_EQ_INT(g->released, 1);
+    CHECK_EQ_INT(g->greleased, g->ngroups);
+    CHECK_EQ_INT(g->kc.released, 1);
+    CHECK_EQ_INT(g->s.released, 1);
+}
+
+static void group_by_values(void) {
     gb_t g;
-    rpl_disposable_t *d = gb_start(&g, op, 1);
+    gb_open(&g, "1 2 4 5 7 3 C", 3, -1, -1, 1);
+    CHECK_STR(rpl_signal_name(g.op), "[+create:] -groupBy:");
     /* Each group gets the value that made it (subscribed from the outer's
        on_next); the outer completes first, then the groups in the order they
        were made (RAC). */
     CHECK_STR(g.log, "o:(1) g1:1 o:(2) g2:2 g1:4 g2:5 g1:7 o:(0) g0:3 o:C g1:C g2:C g0:C");
-    CHECK_EQ_INT(kc.calls, 6);
+    CHECK_EQ_INT(g.kc.calls, 6);
     CHECK_EQ_INT(g.released, 1);
     CHECK_EQ_INT(g.greleased, 3);
-    CHECK_EQ_INT(s.disposed, 1);
-    gb_end(&g);
-    rpl_release(d);
-    CHECK_EQ_INT(kc.released, 0);  /* the operator signal still holds it */
-    rpl_release(op);
-    CHECK_EQ_INT(kc.released, 1);
-    src_drop(&s);
-    rpl_release(src);
+    CHECK_EQ_INT(g.s.disposed, 1);
+    rpl_release(g.d);
+    g.d = NULL;
+    CHECK_EQ_INT(g.kc.released, 0);  /* the operator signal still holds it */
+    gb_close(&g);
 }
 
 /* Rule 27: a group subscribed after the source ended gets its terminal event
    at once (completion or error). */
 static void group_by_late_subscriber(void) {
     for (int fail = 0; fail < 2; fail++) {
-        src_t s;
-        rpl_signal_t *src = src_make(&s, fail ? "1 2 E5" : "1 2 C");
-        keyctx_t kc = {2, -1, -1, 0, 0, 0};
-        rpl_signal_t *op = rpl_signal_group_by(src, key_mod, &kc, key_release);
         gb_t g;
-        rpl_disposable_t *d = gb_start(&g, op, 0);
+        gb_open(&g, fail ? "1 2 E5" : "1 2 C", 2, -1, -1, 0);
         CHECK_STR(g.log, fail ? "o:(1) o:(0) o:E5" : "o:(1) o:(0) o:C");
-        CHECK(g.kept != NULL);
         rec_t r;
         rpl_disposable_t *late = rec_subscribe(g.kept, &r);
         CHECK_STR(r.log, fail ? "E5" : "C");
         CHECK_EQ_INT(r.released, 1);
         rpl_release(late);
-        gb_end(&g);
-        rpl_release(d);
-        rpl_release(op);
-        src_drop(&s);
-        rpl_release(src);
-        CHECK_EQ_INT(kc.released, 1);
+        gb_close(&g);
     }
 }
 
-/* Rule 24 and 27: a failing key callback fails the outer signal and every
+/* Rules 24 and 27: a failing key callback fails the outer signal and every
    group with its error; the source is disposed; the discarded key is
    released (no leak). A key of an unlisted type fails the same way, with a
    "ripple" RPL_ERROR_CALLBACK error. */
 static void group_by_key_fails(void) {
-    src_t s;
-    rpl_signal_t *src = src_make(&s, "1 2 3 4 C");
-    keyctx_t kc = {2, 3, -1, 0, 0, -100};
-    rpl_signal_t *op = rpl_signal_group_by(src, key_mod, &kc, key_release);
     gb_t g;
-    rpl_disposable_t *d = gb_start(&g, op, 1);
-    CHECK_EQ_INT(kc.fail_status, RPL_OK);
+    gb_open(&g, "1 2 3 4 C", 2, 3, -1, 1);
+    CHECK_EQ_INT(g.kc.fail_status, RPL_OK);
     CHECK_STR(g.log, "o:(1) g1:1 o:(0) g0:2 o:E9 g1:E9 g0:E9");
-    CHECK_EQ_INT(kc.calls, 3);
-    CHECK_EQ_INT(s.disposed, 1);
-    CHECK_EQ_INT(g.released, 1);
-    CHECK_EQ_INT(g.greleased, 2);
-    gb_end(&g);
-    rpl_release(d);
-    rpl_release(op);
-    src_drop(&s);
-    rpl_release(src);
+    CHECK_EQ_INT(g.kc.calls, 3);
+    CHECK_EQ_INT(g.s.disposed, 1);
+    gb_close(&g);
 
-    rpl_signal_t *src2 = src_make(&s, "1 2 C");
-    keyctx_t kc2 = {2, -1, 2, 0, 0, 0};
-    op = rpl_signal_group_by(src2, key_mod, &kc2, key_release);
-    d = gb_start(&g, op, 1);
+    gb_open(&g, "1 2 C", 2, -1, 2, 1);
     char expect[64];
     snprintf(expect, sizeof expect, "o:(1) g1:1 o:E%d g1:E%d", RPL_ERROR_CALLBACK, RPL_ERROR_CALLBACK);
     CHECK_STR(g.log, expect);
-    CHECK_EQ_INT(s.disposed, 1);
-    gb_end(&g);
-    rpl_release(d);
-    rpl_release(op);
-    src_drop(&s);
-    rpl_release(src2);
-    /* the error's domain and message */
-    src_t s3;
-    rpl_signal_t *src3 = src_make(&s3, "2");
-    keyctx_t kc3 = {2, -1, 2, 0, 0, 0};
-    op = rpl_signal_group_by(src3, key_mod, &kc3, NULL);
+    CHECK_EQ_INT(g.s.disposed, 1);
+    gb_close(&g);
+
+    /* the error's domain */
     rec_t r;
-    rpl_disposable_t *d3 = rec_subscribe(op, &r);
+    rpl_signal_t *two = rpl_signal_return(rpl_int(2));
+    keyctx_t kc = {2, -1, 2, 0, 0, 0};
+    rpl_signal_t *op = rpl_signal_group_by(two, key_mod, &kc, NULL);
+    rpl_release(rec_subscribe(op, &r));
     CHECK_FAILED(r, RPL_ERROR_CALLBACK);
     CHECK_STR(r.error_domain, RPL_ERROR_DOMAIN);
-    rpl_release(d3);
     rpl_release(op);
-    src_drop(&s3);
-    rpl_release(src3);
+    rpl_release(two);
     rec_clear(&r);
 }
 
 /* Rule 27 (RAC): disposing the outer subscription disposes the source even
-   while a group is subscribed; the group's subscription then ends without an
-   event (nothing can send to it: rule 6a), and a later subscriber to the
-   group ends at once. */
+   while a group is subscribed. The groups get nothing more; each group
+   subscription ends without an event when its handle goes (rule 6a), and a
+   later subscriber to a group ends at once. */
 static void group_by_dispose(void) {
-    src_t s;
-    rpl_signal_t *src = src_make(&s, "1 2");
-    keyctx_t kc = {2, -1, -1, 0, 0, 0};
-    rpl_signal_t *op = rpl_signal_group_by(src, key_mod, &kc, key_release);
     gb_t g;
-    rpl_disposable_t *d = gb_start(&g, op, 1);
+    gb_open(&g, "1 2", 2, -1, -1, 1);
     CHECK_STR(g.log, "o:(1) g1:1 o:(0) g0:2");
-    CHECK_EQ_INT(g.greleased, 0);
-    rpl_disposable_dispose(d);
-    CHECK_EQ_INT(s.disposed, 1);
+    rpl_disposable_dispose(g.d);
+    CHECK_EQ_INT(g.s.disposed, 1);
     CHECK_EQ_INT(g.released, 1);
     CHECK_EQ_INT(g.greleased, 0);  /* the groups' handles still hold them */
-    src_send(&s, 0, "3 C");
-    CHECK_STR(g.log, "o:(1) g1:1 o:(0) g0:2");
+    src_send(&g.s, 0, "3 C");
     rec_t r;
     rpl_disposable_t *late = rec_subscribe(g.kept, &r);
     CHECK_STR(r.log, "");
     CHECK_EQ_INT(r.released, 1);
     rpl_release(late);
-    gb_end(&g);
-    CHECK_EQ_INT(g.greleased, 2);  /* ended without an event with their handles */
+    gb_drop_groups(&g);
+    CHECK_EQ_INT(g.greleased, 2);
     CHECK_STR(g.log, "o:(1) g1:1 o:(0) g0:2");
-    rpl_release(d);
-    rpl_release(op);
-    src_drop(&s);
-    rpl_release(src);
-    CHECK_EQ_INT(kc.released, 1);
+    gb_close(&g);
 }
 
 /* Rule 6a: every handle released, the subscriptions (outer and groups) live
    while the source can send, and end when it cannot. */
 static void group_by_release_without_dispose(void) {
-    src_t s;
-    rpl_signal_t *src = src_make(&s, "1 2");
-    keyctx_t kc = {2, -1, -1, 0, 0, 0};
-    rpl_signal_t *op = rpl_signal_group_by(src, key_mod, &kc, key_release);
-    rpl_release(src);
     gb_t g;
-    rpl_release(gb_start(&g, op, 1));
-    rpl_release(op);
-    for (int i = 0; i < g.ngroups; i++) { rpl_release(g.gd[i]); g.gd[i] = NULL; }
-    rpl_release(g.kept);
-    g.kept = NULL;
-    src_send(&s, 0, "3");
+    gb_open(&g, "1 2", 2, -1, -1, 1);
+    rpl_release(g.d);
+    g.d = NULL;
+    rpl_release(g.op);
+    g.op = NULL;
+    gb_drop_groups(&g);
+    src_send(&g.s, 0, "3");
     CHECK_STR(g.log, "o:(1) g1:1 o:(0) g0:2 g1:3");
     CHECK_EQ_INT(g.released, 0);
-    src_drop(&s);
+    src_drop(&g.s);
     CHECK_EQ_INT(g.released, 1);
     CHECK_EQ_INT(g.greleased, 2);
-    CHECK_EQ_INT(kc.released, 1);
-    CHECK_EQ_INT(s.released, 1);
+    CHECK_EQ_INT(g.kc.released, 1);
+    gb_close(&g);
 }
 
 /* Keys compare as rpl_value_equal: strings by content, tuples by items,
@@ -818,38 +686,28 @@ static void group_by_bad_input(void) {
 
 /* Each subscription has its own groups (a cold signal). */
 static void group_by_twice(void) {
-    src_t s;
-    rpl_signal_t *src = src_make(&s, "1 2 3 C");
-    keyctx_t kc = {2, -1, -1, 0, 0, 0};
-    rpl_signal_t *op = rpl_signal_group_by(src, key_mod, &kc, key_release);
-    for (int round = 0; round < 2; round++) {
-        gb_t g;
-        rpl_disposable_t *d = gb_start(&g, op, 1);
-        CHECK_STR(g.log, "o:(1) g1:1 o:(0) g0:2 g1:3 o:C g1:C g0:C");
-        gb_end(&g);
-        rpl_release(d);
-    }
-    rpl_release(op);
-    src_drop(&s);
-    rpl_release(src);
-    CHECK_EQ_INT(kc.released, 1);
+    gb_t g, g2;
+    gb_open(&g, "1 2 3 C", 2, -1, -1, 1);
+    memset(&g2, 0, sizeof g2);
+    g2.subscribe_groups = 1;
+    rpl_disposable_t *d2 = gb_subscribe(&g2, g.op);
+    CHECK_STR(g.log, "o:(1) g1:1 o:(0) g0:2 g1:3 o:C g1:C g0:C");
+    CHECK_STR(g2.log, g.log);
+    CHECK_EQ_INT(g2.released, 1);
+    gb_drop_groups(&g2);
+    CHECK_EQ_INT(g2.greleased, 2);
+    rpl_release(d2);
+    gb_close(&g);
 }
 
 int main(void) {
-    RUN(wlf_values);
-    RUN(wlf_other_first);
-    RUN(wlf_other_completes);
-    RUN(wlf_errors);
-    RUN(sample_values);
-    RUN(sample_ends);
+    RUN(with_latest_from);
+    RUN(with_latest_from_tuple);
+    RUN(sample);
     RUN(sample_boxed);
-    RUN(tur_values);
-    RUN(tur_source_completion);
-    RUN(tur_replacement_first);
-    RUN(tur_errors);
-    RUN(skip_until_values);
-    RUN(skip_until_source_first);
-    RUN(skip_until_trigger_error);
+    RUN(take_until_replacement);
+    RUN(take_until_replacement_order);
+    RUN(skip_until);
     RUN(skip_until_early_completion);
     RUN(pair_dispose);
     RUN(pair_release_without_dispose);

@@ -1,17 +1,17 @@
-/// Base of the operators on a signal and one second signal
-/// (with_latest_from, sample, take_until_replacement, skip_until): a
-/// two-input relay (`MultiInputSignal`, `InputCore`) whose inputs are
-/// subscribed in the order the operator's peer uses, `first` then `second`.
-/// Each input also keeps its subscription in a slot of the core, so the core
-/// can end one input and go on with the other (`PairCore.endInput`).
-/// Subscription stops early when the relay has ended, or when the core has
-/// already ended the input about to be subscribed (a second signal that
-/// fired synchronously).
-public class SecondSignalOperator: MultiInputSignal {
+/// The operators on a signal and one second signal (with_latest_from,
+/// sample, take_until_replacement, skip_until): a two-input relay
+/// (`MultiInputSignal`) headed by a `Core`, whose inputs are subscribed in
+/// the order the operator's peer uses, `first` then `second`. Each input
+/// also keeps its subscription in a slot of the core, so the core can end
+/// one input and go on with the other (`PairCore.endInput`). Subscription
+/// stops early when the relay has ended, or when the core has already ended
+/// the input about to be subscribed (a second signal that fired
+/// synchronously).
+final class SecondSignalOperator<Core: PairCore>: MultiInputSignal {
     init(first: Signal, second: Signal) { super.init([first, second]) }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        let core = unsafeDowncast(makeCore(sink), to: PairCore.self)
+    override func subscribe(_ sink: Sink) -> Subscriber {
+        let core = Core(sink)
         let relay = Subscriber(core)
         for (i, s) in sources.enumerated() {
             if relay.isDisposed { break }
@@ -27,6 +27,8 @@ public class SecondSignalOperator: MultiInputSignal {
 /// (the slot disposes what is put in later).
 class PairCore: InputCore {
     let inputs = [SerialDisposable(), SerialDisposable()]
+
+    required override init(_ downstream: Sink) { super.init(downstream) }
 
     /// Disposes input `index`'s subscription; its later events are dropped.
     final func endInput(_ index: Int) { inputs[index].dispose() }
@@ -49,5 +51,26 @@ final class InputSlotSink: RelaySink {
 
     override func onError(_ error: RippleError) {
         if !slot.isDisposed { relay.sendError(error) }
+    }
+}
+
+/// A pair core that keeps the latest value of one input (with_latest_from's
+/// other, sample's source).
+class LatestValueCore: PairCore {
+    /// Owned; `.nil` until a value came (`has`).
+    final var latest: Value = .nil
+    final var has = false
+
+    final func keep(_ value: borrowing Value) {
+        let old = latest
+        latest = value.retained()
+        has = true
+        old.release()
+    }
+
+    override func finish() {
+        latest.release()
+        latest = .nil
+        super.finish()
     }
 }

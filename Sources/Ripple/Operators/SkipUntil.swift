@@ -1,14 +1,9 @@
-/// The source's events once `trigger` has sent a value (earlier values are
-/// dropped; the trigger is then disposed). The source is subscribed first
-/// (RxSwift's skipUntil). A trigger that completes without a value leaves
+/// skip_until: the source's events once `trigger` has sent a value
+/// (earlier values are dropped; the trigger is then disposed). The source is
+/// subscribed first (RxSwift's skipUntil). A trigger that completes without a value leaves
 /// every value dropped; a trigger error fails the result; a source that
 /// completes before the trigger fired ends the subscription without a
 /// completion (semantics.md rule 27); a source error always passes.
-public final class SkipUntilSignal: SecondSignalOperator {
-    public init(_ source: Signal, trigger: Signal) { super.init(first: source, second: trigger) }
-    override func makeCore(_ sink: Sink) -> InputCore { SkipUntilCore(sink) }
-}
-
 final class SkipUntilCore: PairCore {
     static let source = 0, trigger = 1
     var open = false
@@ -30,5 +25,5 @@ final class SkipUntilCore: PairCore {
 
 extension Signal {
     /// This signal's events once `trigger` has sent a value (RxSwift's skipUntil).
-    public func skipUntil(_ trigger: Signal) -> Signal { SkipUntilSignal(self, trigger: trigger) }
+    public func skipUntil(_ trigger: Signal) -> Signal { SecondSignalOperator<SkipUntilCore>(first: self, second: trigger) }
 }

@@ -1,14 +1,9 @@
-/// The source's values until `replacement` sends any event; from then on,
-/// only `replacement`'s events, the source disposed. `replacement` is
-/// subscribed first, so one that sends at once means the source is never
-/// subscribed. The source's completion is not passed on (only the
-/// replacement ends the result); its error is, until the replacement has
-/// fired (RAC's takeUntilReplacement:).
-public final class TakeUntilReplacementSignal: SecondSignalOperator {
-    public init(_ source: Signal, replacement: Signal) { super.init(first: replacement, second: source) }
-    override func makeCore(_ sink: Sink) -> InputCore { TakeUntilReplacementCore(sink) }
-}
-
+/// take_until_replacement: the source's values until `replacement` sends
+/// any event; from then on, only `replacement`'s events, the source
+/// disposed. `replacement` is subscribed first, so one that sends at once
+/// means the source is never subscribed. The source's completion is not
+/// passed on (only the replacement ends the result); its error is, until the
+/// replacement has fired (RAC's takeUntilReplacement:).
 final class TakeUntilReplacementCore: PairCore {
     static let replacement = 0, source = 1
     var replaced = false
@@ -38,5 +33,5 @@ final class TakeUntilReplacementCore: PairCore {
 
 extension Signal {
     /// This signal until `replacement` sends anything, then `replacement`.
-    public func takeUntil(replacement: Signal) -> Signal { TakeUntilReplacementSignal(self, replacement: replacement) }
+    public func takeUntil(replacement: Signal) -> Signal { SecondSignalOperator<TakeUntilReplacementCore>(first: replacement, second: self) }
 }

@@ -1216,7 +1216,7 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_skip_until(rpl_signal_t *RPL_NULLABLE sig,
    sig is borrowed (retained); release(ctx) runs once, when the result and
    every subscription to it are gone (at once on failure). Errors: sig NULL
    (RPL_ERR_NULL) or not a signal (RPL_ERR_KIND), key NULL (RPL_ERR_NULL).
-   Default name: "[sig] -groupBy:". */
+   Default name: "[sig] -groupBy:"; each group signal: "+groupBy: group". */
 rpl_signal_t *RPL_NULLABLE rpl_signal_group_by(rpl_signal_t *RPL_NULLABLE sig, rpl_map_fn RPL_NULLABLE key,
                                                void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
 

@@ -7,6 +7,7 @@
 #define REC_KEEP_LAST 1 /* with_latest_from_tuple looks at the last tuple */
 #include "ops2_support.h"
 #include <pthread.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -338,6 +339,94 @@ static void pair_threads(void) {
     }
 }
 
+/* Switching inputs across threads: sig sends 0, 1, 2, ... from one thread;
+   from another, once a third of them are sent, the second signal fires
+   (take_until_replacement: BIG, BIG+1, ... then completes; skip_until: one
+   value), at the latest when two thirds are sent. What arrives is in order, serialized, and switches exactly once:
+   take_until_replacement sends 0..k-1 then BIG..; skip_until sends k..n-1. */
+#define BIG 1000000000LL
+typedef struct {
+    rec_t rec;  /* first: ctx is both */
+    int64_t last;
+    int switched;
+    int bad;
+} order_t;
+
+static void order_next(void *ctx, const rpl_value *v) {
+    order_t *o = ctx;
+    rec_next(&o->rec, v);
+    int64_t x = rpl_value_int(v);
+    if (x >= BIG && !o->switched) {
+        o->switched = 1;
+        if (x != BIG) o->bad++;
+    } else if (o->last >= 0 && x != o->last + 1) {
+        o->bad++;
+    }
+    o->last = x;
+}
+
+typedef struct {
+    rpl_subject_t *source, *second;
+    long n;
+    atomic_long sent;
+    atomic_int fired;  /* the second signal has sent its first value */
+    int replacement;  /* take_until_replacement: the second sends a run and completes */
+} race_t;
+
+static void *race_source(void *arg) {
+    race_t *r = arg;
+    for (long i = 0; i < r->n; i++) {
+        /* the switch happens in the middle third, racing with these sends */
+        if (i == r->n / 3 * 2) while (!atomic_load(&r->fired)) sched_yield();
+        rpl_subject_send_next(r->source, rpl_int(i));
+        atomic_store(&r->sent, i + 1);
+    }
+    return NULL;
+}
+static void *race_second(void *arg) {
+    race_t *r = arg;
+    while (atomic_load(&r->sent) < r->n / 3) sched_yield();
+    if (!r->replacement) {
+        rpl_subject_send_next(r->second, rpl_int(0));
+        atomic_store(&r->fired, 1);
+        return NULL;
+    }
+    for (long i = 0; i < r->n / 3; i++) {
+        rpl_subject_send_next(r->second, rpl_int(BIG + i));
+        atomic_store(&r->fired, 1);
+    }
+    rpl_subject_send_completed(r->second);
+    return NULL;
+}
+
+static void switch_threads(void) {
+    for (int replacement = 0; replacement < 2; replacement++) {
+        race_t race = {rpl_subject_create(), rpl_subject_create(), test_scale(100000, 2000), 0, 0, replacement};
+        pair_op op = replacement ? rpl_signal_take_until_replacement : rpl_signal_skip_until;
+        rpl_signal_t *sig = op(rpl_subject_as_signal(race.source), rpl_subject_as_signal(race.second));
+        order_t o = {.last = -1};
+        rpl_disposable_t *d = rec_subscribe_fn(sig, &o.rec, order_next);
+        pthread_t ta, tb;
+        pthread_create(&ta, NULL, race_source, &race);
+        pthread_create(&tb, NULL, race_second, &race);
+        pthread_join(ta, NULL);
+        pthread_join(tb, NULL);
+        rpl_subject_send_completed(race.source);
+        CHECK_EQ_INT(o.bad, 0);
+        CHECK_EQ_INT(o.rec.overlap, 0);
+        CHECK_COMPLETED(o.rec);
+        if (replacement) CHECK_EQ_INT(o.last, BIG + race.n / 3 - 1);
+        else CHECK_EQ_INT(o.last, race.n - 1);
+        CHECK(o.rec.n > 0);
+        rpl_release(d);
+        rpl_release(sig);
+        rpl_release(race.source);
+        rpl_release(race.second);
+        CHECK_EQ_INT(o.rec.released, 1);
+        rec_clear(&o.rec);
+    }
+}
+
 /* ==== group_by ============================================================== */
 
 /* The key callback: v mod k; for v == fail_at it fails (rpl_callback_fail)
@@ -503,6 +592,7 @@ static void group_by_late_subscriber(void) {
         gb_t g;
         gb_open(&g, fail ? "1 2 E5" : "1 2 C", 2, -1, -1, 0);
         CHECK_STR(g.log, fail ? "o:(1) o:(0) o:E5" : "o:(1) o:(0) o:C");
+        CHECK_STR(rpl_signal_name(g.kept), "+groupBy: group");
         rec_t r;
         rpl_disposable_t *late = rec_subscribe(g.kept, &r);
         CHECK_STR(r.log, fail ? "E5" : "C");
@@ -714,6 +804,7 @@ int main(void) {
     RUN(pair_bad_input);
     RUN(names);
     RUN(pair_threads);
+    RUN(switch_threads);
     RUN(group_by_values);
     RUN(group_by_late_subscriber);
     RUN(group_by_key_fails);

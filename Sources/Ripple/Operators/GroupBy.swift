@@ -47,6 +47,7 @@ final class GroupBySink: StoppingSink {
             group = groups[i]
         } else {
             group = Subject()
+            group.setOrigin(.constructor("+groupBy: group"))  // holds nothing (no cycle through the source)
             index[ValueKey(key)] = groups.count  // the index owns the key
             groups.append(group)
             let tuple = Value.tuple([key.retained(), .signal(group.source)])

@@ -1266,6 +1266,81 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_buffer_with_time(rpl_signal_t *RPL_NULLABL
  * (with_latest_from, sample, take_until_replacement, skip_until, group_by)
  * ------------------------------------------------------------------------ */
 
+/* For each value v of sig, a tuple (v, latest value of other) (RPL_TYPE_TUPLE,
+   2 items), once other has sent a value; sig's values before that are dropped.
+   other is subscribed first, then sig (rule 27). sig's completion completes
+   the result; other's completion does not (its latest value stays in use);
+   an error of either ends it. Disposing the result's subscription disposes
+   both. Values leave on the thread sig sent them, serialized with other's
+   events. Follows RxSwift's withLatestFrom. Both signals are borrowed
+   (retained). Errors: sig or other NULL (RPL_ERR_NULL) or not a signal
+   (RPL_ERR_KIND). Default name: "[sig] -withLatestFrom: [other]". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_with_latest_from(rpl_signal_t *RPL_NULLABLE sig,
+                                                       rpl_signal_t *RPL_NULLABLE other);
+
+/* On every value of sampler, sig's latest value (again on each tick, if sig
+   sent nothing new), once sig has sent one; ticks before that send nothing.
+   sig is subscribed first, then sampler. Ends when either input ends: a
+   completion of either completes the result, an error of either fails it,
+   and the other input is disposed. Disposing the result's subscription
+   disposes both. Values leave on the thread of the sampler's tick. Follows
+   RAC's sample: (rule 27). Both signals are borrowed (retained). Errors: sig
+   or sampler NULL (RPL_ERR_NULL) or not a signal (RPL_ERR_KIND). Default
+   name: "[sig] -sample: [sampler]". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_sample(rpl_signal_t *RPL_NULLABLE sig, rpl_signal_t *RPL_NULLABLE sampler);
+
+/* sig's values until replacement sends any event; from then on only
+   replacement's events (values, then its completion or error), and sig is
+   disposed before replacement's first event is passed on. replacement is
+   subscribed first: if it sends at once, sig is never subscribed. sig's
+   completion is not passed on (the result ends with replacement); sig's
+   error fails the result while replacement has not fired. Disposing the
+   result's subscription disposes both. Follows RAC's takeUntilReplacement:.
+   Both signals are borrowed (retained). Errors: sig or replacement NULL
+   (RPL_ERR_NULL) or not a signal (RPL_ERR_KIND). Default name:
+   "[sig] -takeUntilReplacement: [replacement]". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_take_until_replacement(rpl_signal_t *RPL_NULLABLE sig,
+                                                             rpl_signal_t *RPL_NULLABLE replacement);
+
+/* sig's events once trigger has sent a value: earlier values are dropped,
+   and trigger is disposed at its first value. sig is subscribed first, then
+   trigger (so the values a synchronous sig sends while it is subscribed are
+   dropped). A trigger that completes without a value leaves every value
+   dropped; an error of trigger (before its first value) fails the result; an
+   error of sig always does. sig's completion completes the result once
+   trigger has fired; before that, the subscription ends without a terminal
+   event (its observer's release runs). Disposing the result's subscription
+   disposes both. Follows RxSwift's skipUntil (rule 27). Both signals are
+   borrowed (retained). Errors: sig or trigger NULL (RPL_ERR_NULL) or not a
+   signal (RPL_ERR_KIND). Default name: "[sig] -skipUntil: [trigger]". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_skip_until(rpl_signal_t *RPL_NULLABLE sig, rpl_signal_t *RPL_NULLABLE trigger);
+
+/* Splits sig's values into groups by key(ctx, v) (v borrowed; the key
+   returned is owned by the runtime). The first time a key is seen (keys
+   compare as rpl_value_equal, found by hash, not by a scan of the groups),
+   the result sends a tuple (key, group) (RPL_TYPE_TUPLE; item 1 is a signal
+   value, RPL_TYPE_SIGNAL: rpl_value_signal borrows it, rpl_retain keeps it);
+   then v goes to that key's group. A group signal is hot, like a plain
+   subject: a subscriber gets the values sent after it subscribed (one that
+   subscribes from the result's on_next gets the value that made the group),
+   and one that subscribes after the group ended gets its terminal event at
+   once (rule 27). sig's completion or error ends the result first, then
+   every group, in the order they were made. key may fail through
+   rpl_callback_fail (or return a value of a type this header does not list,
+   an RPL_ERROR_CALLBACK error): the result and every group fail with that
+   error, and sig is disposed. Disposing the result's subscription disposes
+   sig, even while groups are subscribed: they get nothing more, and each
+   group subscription ends without a terminal event (its release runs) once
+   its handle is released or disposed (rule 6a). key runs on
+   the thread delivering sig's value, one value at a time per subscription;
+   group values are delivered on the same thread. Follows RAC's groupBy:.
+   sig is borrowed (retained); release(ctx) runs once, when the result and
+   every subscription to it are gone (at once on failure). Errors: sig NULL
+   (RPL_ERR_NULL) or not a signal (RPL_ERR_KIND), key NULL (RPL_ERR_NULL).
+   Default name: "[sig] -groupBy:"; each group signal: "+groupBy: group". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_group_by(rpl_signal_t *RPL_NULLABLE sig, rpl_map_fn RPL_NULLABLE key,
+                                               void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+
 /* ===========================================================================
  * Names, tracing and counting: seeing what a running program's signals do
  * ---------------------------------------------------------------------------

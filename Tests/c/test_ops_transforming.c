@@ -6,6 +6,9 @@
    (NULL and wrong-kind handles, NULL fn, count 0, an unlisted value type),
    its default name, and the rule-27 decisions that concern it. */
 #include "ops_common.h"
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
 
 #define FAIL_CODE 77
 static rpl_error_t *fail_error(void) { return rpl_error_create("test", FAIL_CODE, "callback failed"); }
@@ -977,7 +980,110 @@ static void test_do_dispose(void) {
     rpl_release(n);
 }
 
+/* ---- Rule 19a: callbacks returning a value of an unlisted type ---------------- */
+static rpl_value items_forge(void *ctx, const rpl_value *items, size_t count) {
+    (void)ctx; (void)count;
+    return rpl_value_int(&items[0]) == 2 ? forged() : rpl_int(1);
+}
+static rpl_value prev_forge(void *ctx, const rpl_value *prev, const rpl_value *cur) {
+    (void)ctx; (void)prev;
+    return rpl_value_int(cur) == 2 ? forged() : rpl_int(1);
+}
+static rpl_signal_t *reduce_each_forge_of(rpl_signal_t *s) { return rpl_signal_reduce_each(s, items_forge, NULL, NULL); }
+static rpl_signal_t *combine_previous_forge_of(rpl_signal_t *s) {
+    return rpl_signal_combine_previous(s, rpl_int(0), prev_forge, NULL, NULL);
+}
+static rpl_signal_t *reduce_each_forge_pairs(rpl_signal_t *s) { return over_map(s, to_pair, reduce_each_forge_of); }
+static void test_forged_returns(void) {
+    rpl_signal_t *(*builds[2])(rpl_signal_t *) = { reduce_each_forge_pairs, combine_previous_forge_of };
+    for (int k = 0; k < 2; k++) {
+        live_t l;
+        live_start(&l, builds[k]);
+        for (int i = 1; i <= 3; i++) live_send(&l, i);
+        CHECK_SEQ(l.r, 1);  /* 1 passed, 2 failed it, 3 never arrives */
+        CHECK_FAILED(l.r, RPL_ERROR_CALLBACK);
+        CHECK_STR(l.r.error_domain, RPL_ERROR_DOMAIN);
+        CHECK_EQ_INT(live_upstream(&l), 0);
+        live_end(&l);
+    }
+}
+
+/* ---- Threads ---------------------------------------------------------------------- */
+/* Two threads send into one subject through buffer(4): every value arrives
+   in a tuple, callbacks never overlap. */
+static rpl_subject_t *thread_subject;
+static void *send_500(void *arg) {
+    (void)arg;
+    for (int i = 0; i < 500; i++) rpl_subject_send_next(thread_subject, rpl_int(i));
+    return NULL;
+}
+static atomic_int tuple_items;
+static void count_items(void *ctx, const rpl_value *v) {
+    rec_t *r = ctx;
+    rec_enter(r);
+    atomic_fetch_add(&tuple_items, (int)rpl_value_tuple_count(v));
+    rec_leave(r);
+}
+static void test_buffer_threads(void) {
+    thread_subject = rpl_subject_create();
+    rpl_signal_t *b = rpl_signal_buffer((rpl_signal_t *)thread_subject, 4);
+    rec_t r;
+    atomic_store(&tuple_items, 0);
+    rpl_disposable_t *d = rec_subscribe_fn(b, &r, count_items);
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, send_500, NULL);
+    for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+    rpl_subject_send_completed(thread_subject);
+    CHECK_EQ_INT(tuple_items, 1000);
+    CHECK_EQ_INT(r.overlap, 0);
+    CHECK_COMPLETED(r);
+    rpl_release(d);
+    rpl_release(b);
+    rpl_release(thread_subject);
+}
+
+/* A dispose from another thread while on_next runs returns at once; do_dispose's
+   fn runs when that callback returns, on its thread, before the release. */
+static atomic_int in_next, let_go, dispose_calls;
+static pthread_t dispose_thread;
+static atomic_int dispose_on_sender;
+static void gate_next(void *ctx, const rpl_value *v) {
+    (void)ctx; (void)v;
+    atomic_store(&in_next, 1);
+    while (!atomic_load(&let_go)) thrd_yield();
+}
+static void note_dispose(void *ctx) {
+    (void)ctx;
+    atomic_fetch_add(&dispose_calls, 1);
+    atomic_store(&dispose_on_sender, pthread_equal(pthread_self(), dispose_thread));
+}
+static void *send_one(void *arg) {
+    rpl_subject_send_next(arg, rpl_int(1));
+    return NULL;
+}
+static void test_do_dispose_threads(void) {
+    rpl_subject_t *subj = rpl_subject_create();
+    rpl_signal_t *dd = rpl_signal_do_dispose((rpl_signal_t *)subj, note_dispose, NULL, NULL);
+    rec_t r;
+    rpl_disposable_t *d = rec_subscribe_fn(dd, &r, gate_next);
+    pthread_create(&dispose_thread, NULL, send_one, subj);
+    while (!atomic_load(&in_next)) thrd_yield();
+    CHECK_EQ_INT(rpl_disposable_dispose(d), RPL_OK);  /* does not wait for on_next */
+    CHECK_EQ_INT(dispose_calls, 0);
+    CHECK_EQ_INT(r.released, 0);
+    atomic_store(&let_go, 1);
+    pthread_join(dispose_thread, NULL);
+    CHECK_EQ_INT(dispose_calls, 1);
+    CHECK_EQ_INT(dispose_on_sender, 1);
+    CHECK_EQ_INT(r.released, 1);
+    CHECK_EQ_INT(rpl_subject_subscriber_count(subj), 0);
+    rpl_release(d);
+    rpl_release(dd);
+    rpl_release(subj);
+}
+
 int main(void) {
+    alarm(60);  /* a deadlock fails the run instead of hanging it */
     RUN(test_map_replace);
     RUN(test_ignore);
     RUN(test_ignore_values);
@@ -991,5 +1097,8 @@ int main(void) {
     RUN(test_initially);
     RUN(test_finally);
     RUN(test_do_dispose);
+    RUN(test_forged_returns);
+    RUN(test_buffer_threads);
+    RUN(test_do_dispose_threads);
     CHECK_DONE();
 }

@@ -43,13 +43,7 @@ final class CombinePreviousSink: StoppingSink {
         previous = value.retained()
         let (combined, failure) = call.reduce(old, value)
         old.release()
-        if let failure {
-            if combined.isListed { combined.release() }  // discarded (rule 24)
-            return stop(failure)
-        }
-        if !combined.isListed { return refuse(combined, "rpl_signal_combine_previous") }
-        downstream.onNext(combined)
-        combined.release()
+        sendReturned(combined, failure, "rpl_signal_combine_previous")
     }
 }
 

@@ -15,6 +15,23 @@ enum WrongType {
     }
 }
 
+extension StoppingSink {
+    /// Sends `result`, what an operator's callback returned (owned), unless
+    /// the callback failed (rule 24: the result is discarded and the
+    /// subscription fails) or returned a type ripple.h does not list (rule
+    /// 19a: the subscription fails, naming `op`).
+    @inline(__always)
+    final func sendReturned(_ result: Value, _ failure: RippleError?, _ op: StaticString) {
+        if let failure {
+            if result.isListed { result.release() }
+            return stop(failure)
+        }
+        if !result.isListed { return refuse(result, op) }
+        downstream.onNext(result)
+        result.release()
+    }
+}
+
 /// A value lent to C as a run of items: never a NULL pointer, also for an
 /// empty tuple.
 @inline(__always)
@@ -56,13 +73,7 @@ final class ReduceEachSink: StoppingSink {
             return stop(WrongType.error("rpl_signal_reduce_each", "a tuple", value))
         }
         let (reduced, failure) = call.reduce(items)
-        if let failure {
-            if reduced.isListed { reduced.release() }  // discarded (rule 24)
-            return stop(failure)
-        }
-        if !reduced.isListed { return refuse(reduced, "rpl_signal_reduce_each") }
-        downstream.onNext(reduced)
-        reduced.release()
+        sendReturned(reduced, failure, "rpl_signal_reduce_each")
     }
 }
 

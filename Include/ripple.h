@@ -1256,8 +1256,9 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_finally(rpl_signal_t *RPL_NULLABLE sig, rp
    disposable sig's subscribe callback returned (also when sig terminated
    inside that callback: fn waits for it to return), and before the
    observer's release (RxSwift's do(onDispose:); semantics.md rule 27). It
-   runs on the thread that ended the subscription (for a dispose while a
-   callback runs on another thread: that thread, when the callback returns).
+   runs on the thread that ended the subscription or, when another thread
+   was delivering to it then (a callback running, a subject's delivery),
+   on that thread once it lets go.
    The subscription is over, so rpl_callback_fail inside fn returns
    RPL_ERR_INVALID. Named "[sig] -doDispose:". */
 rpl_signal_t *RPL_NULLABLE rpl_signal_do_dispose(rpl_signal_t *RPL_NULLABLE sig, rpl_do_completed_fn RPL_NULLABLE fn,

@@ -76,6 +76,24 @@ static rpl_signal_t *as_ints(rpl_signal_t *op) {
     return r;
 }
 
+/* CHECK_RUN(op, "1 2 C"): subscribes to op (then releases it) and checks the log. */
+#define CHECK_RUN(op, expected) do { \
+    rec_t cr_r_; \
+    rpl_signal_t *cr_op_ = (op); \
+    rec_run(cr_op_, &cr_r_); \
+    CHECK_LOG(&cr_r_, expected); \
+    rec_clear(&cr_r_); \
+    rpl_release(cr_op_); \
+} while (0)
+
+/* CHECK_CALLBACK_FAILS(op, "1 E77"): op's callback fails through rpl_callback_fail
+   (which returns RPL_OK there) and the run logs `expected`; op is released. */
+#define CHECK_CALLBACK_FAILS(op, expected) do { \
+    status_inside = -99; \
+    CHECK_RUN(op, expected); \
+    CHECK_EQ_INT(status_inside, RPL_OK); \
+} while (0)
+
 /* The default name of op (released here) is `expected`, with the source named "src". */
 static void check_name(rpl_signal_t *op, const char *expected) {
     CHECK(op != NULL);
@@ -88,6 +106,12 @@ static rpl_signal_t *named_src(void) {
     rpl_signal_set_name(s, "src");
     return s;
 }
+/* CHECK_NAME(rpl_signal_not(n), "[src] -not"): call is made over n, a source named "src". */
+#define CHECK_NAME(call, expected) do { \
+    rpl_signal_t *n = named_src(); \
+    check_name((call), (expected)); \
+    rpl_release(n); \
+} while (0)
 
 /* A source of one subscription the test drives: a subject. Its subscriber
    count shows whether the operator disposed its upstream. */
@@ -128,8 +152,10 @@ static rpl_signal_t *make_ignore(rpl_signal_t *s, fnctx_t *c) { (void)c; return 
 static rpl_signal_t *make_ignore_values(rpl_signal_t *s, fnctx_t *c) { (void)c; return rpl_signal_ignore_values(s); }
 static rpl_signal_t *make_default_if_empty(rpl_signal_t *s, fnctx_t *c) { (void)c; return rpl_signal_default_if_empty(s, rpl_string("boxed")); }
 
-/* By-value v: consumed on failure, in the check order sig then v. */
-static void check_value_arg(rpl_signal_t *(*f)(rpl_signal_t *, rpl_value), const char *fn_name) {
+/* The common checks of an operator over (sig, v), then v's checks: consumed
+   on failure, in the check order sig then v. */
+static void check_value_operator(make_fn make, rpl_signal_t *(*f)(rpl_signal_t *, rpl_value), const char *fn_name) {
+    common_checks(make, 0);
     pointer_dtor_calls = 0;
     CHECK(f(NULL, rpl_pointer(NULL, pointer_dtor)) == NULL);
     CHECK(last_error_is(RPL_ERR_NULL, fn_name));
@@ -172,11 +198,8 @@ static void test_map_replace(void) {
     CHECK_EQ_INT(pointer_dtor_calls, 1);
     rpl_release(s);
 
-    common_checks(make_map_replace, 0);
-    check_value_arg(rpl_signal_map_replace, "rpl_signal_map_replace");
-    rpl_signal_t *n = named_src();
-    check_name(rpl_signal_map_replace(n, rpl_nil()), "[src] -mapReplace:");
-    rpl_release(n);
+    check_value_operator(make_map_replace, rpl_signal_map_replace, "rpl_signal_map_replace");
+    CHECK_NAME(rpl_signal_map_replace(n, rpl_nil()), "[src] -mapReplace:");
 }
 
 static void test_ignore(void) {
@@ -188,7 +211,6 @@ static void test_ignore(void) {
     rpl_release(ig);
 
     /* ignore nil drops nils (RAC); equality is by content for boxes */
-    rpl_signal_t *nils = rpl_signal_map(s, zero_to_nil, NULL, NULL);
     src_t q;
     SRC_INIT(&q, SRC_COMPLETE, 0, 1, 0, 2);
     rpl_signal_t *qs = src_signal(&q);
@@ -198,22 +220,14 @@ static void test_ignore(void) {
     rpl_release(in);
     rpl_release(qn);
     rpl_release(qs);
-    rpl_release(nils);
     rpl_signal_t *strs = rpl_signal_map(s, to_string, NULL, NULL);
     rpl_signal_t *is = rpl_signal_ignore(strs, rpl_string("s1"));
-    rec_t r;
-    rec_run(is, &r);
-    CHECK_LOG(&r, "s2 s3 C");
-    rec_clear(&r);
-    rpl_release(is);
+    CHECK_RUN(is, "s2 s3 C");
     rpl_release(strs);
     rpl_release(s);
 
-    common_checks(make_ignore, 0);
-    check_value_arg(rpl_signal_ignore, "rpl_signal_ignore");
-    rpl_signal_t *n = named_src();
-    check_name(rpl_signal_ignore(n, rpl_nil()), "[src] -ignore:");
-    rpl_release(n);
+    check_value_operator(make_ignore, rpl_signal_ignore, "rpl_signal_ignore");
+    CHECK_NAME(rpl_signal_ignore(n, rpl_nil()), "[src] -ignore:");
 }
 
 static void test_ignore_values(void) {
@@ -229,9 +243,7 @@ static void test_ignore_values(void) {
     rpl_release(iv);
     rpl_release(s);
     common_checks(make_ignore_values, 0);
-    rpl_signal_t *n = named_src();
-    check_name(rpl_signal_ignore_values(n), "[src] -ignoreValues");
-    rpl_release(n);
+    CHECK_NAME(rpl_signal_ignore_values(n), "[src] -ignoreValues");
 }
 
 /* ---- reduce_each ------------------------------------------------------------ */
@@ -310,9 +322,7 @@ static void test_reduce_each(void) {
 
     common_checks(make_reduce_each, 1);
     CHECK_NULL_FN(rpl_signal_reduce_each(nf_s_, NULL, &nf_c_, fnctx_release), "rpl_signal_reduce_each");
-    rpl_signal_t *n = named_src();
-    check_name(rpl_signal_reduce_each(n, sum_items, NULL, NULL), "[src] -reduceEach:");
-    rpl_release(n);
+    CHECK_NAME(rpl_signal_reduce_each(n, sum_items, NULL, NULL), "[src] -reduceEach:");
 }
 
 /* ---- combine_previous --------------------------------------------------------- */
@@ -353,10 +363,7 @@ static void test_combine_previous(void) {
     rpl_signal_t *strs = rpl_signal_map(s, to_string, NULL, NULL);
     rpl_signal_t *sc = rpl_signal_combine_previous(strs, rpl_string("s1"), prev_cur, NULL, NULL);
     rec_t r;
-    rec_run(sc, &r);
-    CHECK_LOG(&r, "s1-s1 s1-s2 s2-s3 C");
-    rec_clear(&r);
-    rpl_release(sc);
+    CHECK_RUN(sc, "s1-s1 s1-s2 s2-s3 C");
     rpl_release(strs);
 
     /* rpl_callback_fail */
@@ -387,9 +394,7 @@ static void test_combine_previous(void) {
     CHECK(last_error_is(RPL_ERR_INVALID, "rpl_signal_combine_previous"));
     CHECK_EQ_INT(c3.released, 1);
     rpl_release(e);
-    rpl_signal_t *n = named_src();
-    check_name(rpl_signal_combine_previous(n, rpl_nil(), prev_cur, NULL, NULL), "[src] -combinePreviousWithStart:reduce:");
-    rpl_release(n);
+    CHECK_NAME(rpl_signal_combine_previous(n, rpl_nil(), prev_cur, NULL, NULL), "[src] -combinePreviousWithStart:reduce:");
 }
 
 /* ---- distinct_until_changed_with ------------------------------------------------ */
@@ -432,22 +437,14 @@ static void test_distinct_with(void) {
     rpl_release(cl);
 
     rpl_signal_t *f = rpl_signal_distinct_until_changed_with(qs, equal_fail, NULL, NULL);
-    status_inside = -99;
-    rec_t r;
-    rec_run(f, &r);
-    CHECK_EQ_INT(status_inside, RPL_OK);
-    CHECK_LOG(&r, "1 E77");
-    rec_clear(&r);
-    rpl_release(f);
+    CHECK_CALLBACK_FAILS(f, "1 E77");
     rpl_release(qs);
     rpl_release(s);
 
     common_checks(make_distinct_with, 1);
     CHECK_NULL_FN(rpl_signal_distinct_until_changed_with(nf_s_, NULL, &nf_c_, fnctx_release),
                   "rpl_signal_distinct_until_changed_with");
-    rpl_signal_t *n = named_src();
-    check_name(rpl_signal_distinct_until_changed_with(n, same_decade, NULL, NULL), "[src] -distinctUntilChangedWith:");
-    rpl_release(n);
+    CHECK_NAME(rpl_signal_distinct_until_changed_with(n, same_decade, NULL, NULL), "[src] -distinctUntilChangedWith:");
 }
 
 /* ---- buffer ----------------------------------------------------------------------- */
@@ -467,15 +464,9 @@ static void test_buffer(void) {
     }
     rpl_release(b);
     rpl_signal_t *b1 = rpl_signal_buffer(s, 1);
-    rec_run(b1, &r);
-    CHECK_LOG(&r, "(1) (2) (3) (4) (5) C");
-    rec_clear(&r);
-    rpl_release(b1);
+    CHECK_RUN(b1, "(1) (2) (3) (4) (5) C");
     rpl_signal_t *big = rpl_signal_buffer(s, SIZE_MAX);
-    rec_run(big, &r);
-    CHECK_LOG(&r, "(1,2,3,4,5) C");
-    rec_clear(&r);
-    rpl_release(big);
+    CHECK_RUN(big, "(1,2,3,4,5) C");
     rpl_signal_t *b5 = rpl_signal_buffer(s, 5);
     rec_run(b5, &r);
     CHECK_LOG(&r, "(1,2,3,4,5) C");  /* no empty tuple at completion */
@@ -484,10 +475,7 @@ static void test_buffer(void) {
     /* boxed items are kept (valgrind checks the counts) */
     rpl_signal_t *strs = rpl_signal_map(s, to_string, NULL, NULL);
     rpl_signal_t *bs = rpl_signal_buffer(strs, 3);
-    rec_run(bs, &r);
-    CHECK_LOG(&r, "(s1,s2,s3) (s4,s5) C");
-    rec_clear(&r);
-    rpl_release(bs);
+    CHECK_RUN(bs, "(s1,s2,s3) (s4,s5) C");
     rpl_release(strs);
     rpl_release(s);
 
@@ -496,19 +484,13 @@ static void test_buffer(void) {
     SRC_INIT_EMPTY(&e, SRC_COMPLETE);
     rpl_signal_t *es = src_signal(&e);
     rpl_signal_t *eb = rpl_signal_buffer(es, 3);
-    rec_run(eb, &r);
-    CHECK_LOG(&r, "C");
-    rec_clear(&r);
-    rpl_release(eb);
+    CHECK_RUN(eb, "C");
     rpl_release(es);
     src_t f;
     SRC_INIT(&f, SRC_FAIL, 1, 2, 3);
     rpl_signal_t *fs = src_signal(&f);
     rpl_signal_t *fb = rpl_signal_buffer(fs, 2);
-    rec_run(fb, &r);
-    CHECK_LOG(&r, "(1,2) E42");
-    rec_clear(&r);
-    rpl_release(fb);
+    CHECK_RUN(fb, "(1,2) E42");
     rpl_release(fs);
 
     common_checks(make_buffer, 0);
@@ -583,11 +565,9 @@ static void test_boolean(void) {
     common_checks(make_not, 0);
     common_checks(make_and, 0);
     common_checks(make_or, 0);
-    rpl_signal_t *n = named_src();
-    check_name(rpl_signal_not(n), "[src] -not");
-    check_name(rpl_signal_and(n), "[src] -and");
-    check_name(rpl_signal_or(n), "[src] -or");
-    rpl_release(n);
+    CHECK_NAME(rpl_signal_not(n), "[src] -not");
+    CHECK_NAME(rpl_signal_and(n), "[src] -and");
+    CHECK_NAME(rpl_signal_or(n), "[src] -or");
 }
 
 /* ---- any, all ------------------------------------------------------------------------ */
@@ -701,10 +681,8 @@ static void test_any_all(void) {
     common_bad_signal(make_all);
     CHECK_NULL_FN(rpl_signal_any(nf_s_, NULL, &nf_c_, fnctx_release), "rpl_signal_any");
     CHECK_NULL_FN(rpl_signal_all(nf_s_, NULL, &nf_c_, fnctx_release), "rpl_signal_all");
-    rpl_signal_t *n = named_src();
-    check_name(rpl_signal_any(n, pred_fail, NULL, NULL), "[src] -any:");
-    check_name(rpl_signal_all(n, pred_fail, NULL, NULL), "[src] -all:");
-    rpl_release(n);
+    CHECK_NAME(rpl_signal_any(n, pred_fail, NULL, NULL), "[src] -any:");
+    CHECK_NAME(rpl_signal_all(n, pred_fail, NULL, NULL), "[src] -all:");
 }
 
 /* ---- default_if_empty ------------------------------------------------------------------ */
@@ -725,11 +703,7 @@ static void test_default_if_empty(void) {
     /* a boxed default; take(1) downstream ends with the default */
     rpl_signal_t *bd = rpl_signal_default_if_empty(es, rpl_string("none"));
     rpl_signal_t *t1 = rpl_signal_take(bd, 1);
-    rec_t r;
-    rec_run(t1, &r);
-    CHECK_LOG(&r, "none C");
-    rec_clear(&r);
-    rpl_release(t1);
+    CHECK_RUN(t1, "none C");
     rpl_release(bd);
     rpl_release(es);
     /* an error alone: no default */
@@ -737,17 +711,11 @@ static void test_default_if_empty(void) {
     SRC_INIT_EMPTY(&f, SRC_FAIL);
     rpl_signal_t *fs = src_signal(&f);
     rpl_signal_t *fd = rpl_signal_default_if_empty(fs, rpl_int(9));
-    rec_run(fd, &r);
-    CHECK_LOG(&r, "E42");
-    rec_clear(&r);
-    rpl_release(fd);
+    CHECK_RUN(fd, "E42");
     rpl_release(fs);
 
-    common_checks(make_default_if_empty, 0);
-    check_value_arg(rpl_signal_default_if_empty, "rpl_signal_default_if_empty");
-    rpl_signal_t *n = named_src();
-    check_name(rpl_signal_default_if_empty(n, rpl_nil()), "[src] -defaultIfEmpty:");
-    rpl_release(n);
+    check_value_operator(make_default_if_empty, rpl_signal_default_if_empty, "rpl_signal_default_if_empty");
+    CHECK_NAME(rpl_signal_default_if_empty(n, rpl_nil()), "[src] -defaultIfEmpty:");
 }
 
 /* ---- initially, finally, do_dispose ------------------------------------------------------- */
@@ -843,9 +811,7 @@ static void test_initially(void) {
     common_release_without_dispose(make_initially);
     common_bad_signal(make_initially);
     CHECK_NULL_FN(rpl_signal_initially(nf_s_, NULL, &nf_c_, fnctx_release), "rpl_signal_initially");
-    rpl_signal_t *n = named_src();
-    check_name(rpl_signal_initially(n, side_initially, &c, NULL), "[src] -initially:");
-    rpl_release(n);
+    CHECK_NAME(rpl_signal_initially(n, side_initially, &c, NULL), "[src] -initially:");
 }
 
 static void finally_fail(void *ctx) { (void)ctx; mark("F"); status_inside = rpl_callback_fail(fail_error()); }
@@ -880,29 +846,18 @@ static void test_finally(void) {
     CHECK_EQ_INT(c.released, 3);
     /* rpl_callback_fail: that error in place of the terminal event */
     rpl_signal_t *ff = rpl_signal_finally(qs, finally_fail, NULL, NULL);
-    status_inside = -99;
-    rec_t r;
-    rec_run(ff, &r);
-    CHECK_EQ_INT(status_inside, RPL_OK);
-    CHECK_LOG(&r, "1 E77");
-    rec_clear(&r);
-    rpl_release(ff);
+    CHECK_CALLBACK_FAILS(ff, "1 E77");
     rpl_release(qs);
     src_t k;
     SRC_INIT(&k, SRC_COMPLETE, 5);
     rpl_signal_t *ks = src_signal(&k);
     rpl_signal_t *kf = rpl_signal_finally(ks, finally_fail, NULL, NULL);
-    rec_run(kf, &r);
-    CHECK_LOG(&r, "5 E77");
-    rec_clear(&r);
-    rpl_release(kf);
+    CHECK_RUN(kf, "5 E77");
     rpl_release(ks);
 
     common_checks(make_finally, 1);
     CHECK_NULL_FN(rpl_signal_finally(nf_s_, NULL, &nf_c_, fnctx_release), "rpl_signal_finally");
-    rpl_signal_t *n = named_src();
-    check_name(rpl_signal_finally(n, side_finally, &c, NULL), "[src] -finally:");
-    rpl_release(n);
+    CHECK_NAME(rpl_signal_finally(n, side_finally, &c, NULL), "[src] -finally:");
 }
 
 /* Rule 27: fn runs after the source's own disposable was disposed, also
@@ -975,9 +930,7 @@ static void test_do_dispose(void) {
 
     common_checks(make_do_dispose, 1);
     CHECK_NULL_FN(rpl_signal_do_dispose(nf_s_, NULL, &nf_c_, fnctx_release), "rpl_signal_do_dispose");
-    rpl_signal_t *n = named_src();
-    check_name(rpl_signal_do_dispose(n, side_dispose, &c, NULL), "[src] -doDispose:");
-    rpl_release(n);
+    CHECK_NAME(rpl_signal_do_dispose(n, side_dispose, &c, NULL), "[src] -doDispose:");
 }
 
 /* ---- Rule 19a: callbacks returning a value of an unlisted type ---------------- */

@@ -1254,8 +1254,9 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_finally(rpl_signal_t *RPL_NULLABLE sig, rp
    completion, disposal (also by a downstream take), or its sources being
    freed (rule 6a) - after the subscription to sig was disposed, including the
    disposable sig's subscribe callback returned (also when sig terminated
-   inside that callback: fn waits for it to return), and before the
-   observer's release (RxSwift's do(onDispose:); semantics.md rule 27). It
+   inside that callback: fn waits for it to return, and for the subscription
+   to sig to have been made, so over merge or concat the inputs' disposables
+   too), and before the observer's release (RxSwift's do(onDispose:); semantics.md rule 27). It
    runs on the thread that ended the subscription or, when another thread
    was delivering to it then (a callback running, a subject's delivery),
    on that thread once it lets go.

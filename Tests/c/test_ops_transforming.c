@@ -892,11 +892,24 @@ static void test_do_dispose(void) {
     rpl_signal_t *mt = rpl_signal_take(md, 1);
     CHECK_STR(run_logged(mt, 0), "S1CDXR");
     CHECK_EQ_INT(m.disposals, 1);
+    /* over merge and concat, whose inputs end inside their subscribe callbacks:
+       after every input's disposable */
+    rpl_signal_t *inputs[2] = { s, s };
+    rpl_signal_t *merged = rpl_signal_merge(inputs, 2);
+    rpl_signal_t *mgd = rpl_signal_do_dispose(merged, side_dispose, &c, fnctx_release);
+    CHECK_STR(run_logged(mgd, 0), "S12DS12CDXR");
+    rpl_release(mgd);
+    rpl_release(merged);
+    rpl_signal_t *cc = rpl_signal_concat(s, s);
+    rpl_signal_t *ccd = rpl_signal_do_dispose(cc, side_dispose, &c, fnctx_release);
+    CHECK_STR(run_logged(ccd, 0), "S12S12CDDXR");
+    rpl_release(ccd);
+    rpl_release(cc);
     /* through a fused map, once per subscription */
     rpl_signal_t *mm = rpl_signal_map(dd, zero_to_nil, NULL, NULL);
     CHECK_STR(run_logged(mm, 0), "S12CDXR");
     CHECK_STR(run_logged(mm, 1), "S12CDXR");
-    CHECK_EQ_INT(c.calls, 6);
+    CHECK_EQ_INT(c.calls, 8);
     rpl_release(mm);
     rpl_release(mt);
     rpl_release(md);
@@ -907,7 +920,7 @@ static void test_do_dispose(void) {
     rpl_release(qs);
     rpl_release(dd);
     rpl_release(s);
-    CHECK_EQ_INT(c.released, 4);
+    CHECK_EQ_INT(c.released, 6);
 
     /* the sources being freed end it too (rule 6a) */
     src_t k;

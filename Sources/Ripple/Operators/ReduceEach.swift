@@ -35,7 +35,7 @@ extension StoppingSink {
 /// A value lent to C as a run of items: never a NULL pointer, also for an
 /// empty tuple.
 @inline(__always)
-func withItems<R>(_ items: [Value], _ body: (UnsafePointer<ripple_value>, Int) -> R) -> R {
+func withTupleItems<R>(_ items: [Value], _ body: (UnsafePointer<ripple_value>, Int) -> R) -> R {
     items.withUnsafeBufferPointer { buffer in
         guard let base = buffer.baseAddress else {
             return withCValue(Value.nil) { body($0, 0) }
@@ -48,7 +48,7 @@ extension Callback where Function == ReduceEachFunction {
     /// `fn(ctx, items, count)`, owned by the caller; the items stay borrowed.
     @inline(__always)
     func reduce(_ items: [Value]) -> (Value, RippleError?) {
-        withFailureChannel { withItems(items) { Value(c: function(ctx, $0, $1)) } }
+        withFailureChannel { withTupleItems(items) { Value(c: function(ctx, $0, $1)) } }
     }
 }
 

@@ -646,7 +646,9 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_replay_lazily(rpl_signal_t *RPL_NULLABLE s
 /* The failure channel of every operator callback. Called from inside a
    callback that an operator runs for one subscription (map, filter, scan,
    aggregate, take_while, skip_while, do_next, do_error, do_completed, bind,
-   flatten_map, catch), it makes that operator fail with error once the
+   flatten_map, catch, and the 0.2 operators' reduce_each, combine_previous,
+   distinct_until_changed_with, any, all, initially, finally, throttle_if,
+   group_by, concat_map), it makes that operator fail with error once the
    callback returns: whatever the callback returns is discarded (a returned
    value or signal is released), the error goes downstream in place of the
    event (do_next's value is not forwarded; do_error and do_completed send

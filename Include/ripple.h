@@ -646,7 +646,9 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_replay_lazily(rpl_signal_t *RPL_NULLABLE s
 /* The failure channel of every operator callback. Called from inside a
    callback that an operator runs for one subscription (map, filter, scan,
    aggregate, take_while, skip_while, do_next, do_error, do_completed, bind,
-   flatten_map, catch), it makes that operator fail with error once the
+   flatten_map, catch, and the 0.2 operators' reduce_each, combine_previous,
+   distinct_until_changed_with, any, all, initially, finally, throttle_if,
+   group_by, concat_map), it makes that operator fail with error once the
    callback returns: whatever the callback returns is discarded (a returned
    value or signal is released), the error goes downstream in place of the
    event (do_next's value is not forwarded; do_error and do_completed send
@@ -1258,6 +1260,134 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_buffer_with_time(rpl_signal_t *RPL_NULLABL
  *  default_if_empty, initially, finally, do_dispose)
  * ------------------------------------------------------------------------ */
 
+/* Common to this group: each operator returns a new cold signal (+1) and
+   borrows sig (retained); it is fused (a chain runs as direct calls in one
+   subscription, with no allocation per scalar value; buffer allocates one
+   tuple per count values). Callbacks run on the thread delivering sig's event,
+   one at a time per subscription, and release(ctx) runs once, when the
+   operator signal and every subscription to it are gone (at once on a
+   failed call). Disposing a subscription to the result disposes the one to
+   sig; an error of sig passes on, unless the comment says otherwise.
+   rpl_callback_fail works in every callback here except do_dispose's.
+   Errors (every operator): sig NULL (RPL_ERR_NULL) or not a signal
+   (RPL_ERR_KIND); fn NULL (RPL_ERR_NULL); a by-value v or start of a type
+   rpl_type does not list (RPL_ERR_INVALID); checked in that order. On failure
+   NULL is returned, v / start is consumed and release(ctx) has run.
+   A value of the wrong type reaching reduce_each, not, and or or fails the
+   result with domain RPL_ERROR_DOMAIN, code RPL_ERROR_TYPE, and disposes sig
+   (ReactiveObjC asserts there). A value a callback returns of a type rpl_type
+   does not list fails the result with RPL_ERROR_CALLBACK. */
+
+/* rpl_signal_reduce_each: the items of a tuple (borrowed, never NULL, also
+   when count is 0); returns a new value owned by the runtime. */
+typedef rpl_value (*rpl_reduce_each_fn)(void *RPL_NULLABLE ctx, const rpl_value *RPL_NONNULL items,
+                                        size_t count);
+/* rpl_signal_distinct_until_changed_with: whether a (the last value passed)
+   and b (the new value) are equal; both borrowed. */
+typedef bool (*rpl_equal_fn)(void *RPL_NULLABLE ctx, const rpl_value *RPL_NONNULL a,
+                             const rpl_value *RPL_NONNULL b);
+
+/* Sends v for every value of sig; terminal events pass (ReactiveObjC's
+   mapReplace:). v is consumed; each subscription holds a reference to it.
+   Named "[sig] -mapReplace:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_map_replace(rpl_signal_t *RPL_NULLABLE sig, rpl_value v);
+/* sig's values except those equal to v (rpl_value_equal: by content, so
+   ignore of nil drops nils); terminal events pass (ReactiveObjC's ignore:).
+   v is consumed. Named "[sig] -ignore:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_ignore(rpl_signal_t *RPL_NULLABLE sig, rpl_value v);
+/* No values: only sig's error or completion (ReactiveObjC's ignoreValues).
+   Named "[sig] -ignoreValues". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_ignore_values(rpl_signal_t *RPL_NULLABLE sig);
+/* For each tuple value of sig, sends fn(ctx, items, count) with the tuple's
+   items (ReactiveObjC's reduceEach:). A value that is not a tuple fails the
+   result with RPL_ERROR_TYPE and disposes sig (ReactiveObjC asserts).
+   Named "[sig] -reduceEach:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_reduce_each(rpl_signal_t *RPL_NULLABLE sig, rpl_reduce_each_fn RPL_NULLABLE fn,
+                                                  void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+/* For each value v of sig, sends fn(ctx, &previous, v), where previous is
+   the value sig sent before v (not the last result), and start for the first
+   (ReactiveObjC's combinePreviousWithStart:reduce:): [1, 2, 3] with start 0
+   and "previous-current" gives "0-1", "1-2", "2-3". start is consumed; each
+   subscription begins from it. Named
+   "[sig] -combinePreviousWithStart:reduce:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_combine_previous(rpl_signal_t *RPL_NULLABLE sig, rpl_value start,
+                                                       rpl_reduce_fn RPL_NULLABLE fn, void *RPL_NULLABLE ctx,
+                                                       rpl_release_fn RPL_NULLABLE release);
+/* Like rpl_signal_distinct_until_changed, with fn(ctx, &last, v) deciding
+   equality: drops v when fn returns true, where last is the last value
+   passed; the first value always passes without a call (RxSwift's
+   distinctUntilChanged(_:)). Named "[sig] -distinctUntilChangedWith:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_distinct_until_changed_with(rpl_signal_t *RPL_NULLABLE sig,
+                                                                  rpl_equal_fn RPL_NULLABLE fn,
+                                                                  void *RPL_NULLABLE ctx,
+                                                                  rpl_release_fn RPL_NULLABLE release);
+/* sig's values in tuples (RPL_TYPE_TUPLE) of count, in order; when sig
+   completes, the values left (fewer than count) as one last tuple if there
+   are any, then completed. An error is passed on alone and the partial tuple
+   dropped (ReactiveX's buffer(count); ReactiveObjC has only bufferWithTime).
+   Holds at most count values per subscription. count 0 is RPL_ERR_INVALID
+   (checked after sig). Named "[sig] -buffer: 3". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_buffer(rpl_signal_t *RPL_NULLABLE sig, size_t count);
+/* For each bool value of sig, its negation (ReactiveObjC's not). Any other
+   type fails the result with RPL_ERROR_TYPE and disposes sig (no conversion:
+   an int is not a bool). Named "[sig] -not". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_not(rpl_signal_t *RPL_NULLABLE sig);
+/* For each tuple of bools sent by sig, true when every item is true
+   (ReactiveObjC's and). A value that is not a tuple, an empty tuple, or an
+   item that is not a bool fails the result with RPL_ERROR_TYPE and disposes
+   sig (ReactiveObjC asserts all three). Named "[sig] -and". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_and(rpl_signal_t *RPL_NULLABLE sig);
+/* Like rpl_signal_and, true when some item is true (ReactiveObjC's or).
+   Named "[sig] -or". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_or(rpl_signal_t *RPL_NULLABLE sig);
+/* One bool, then completed (ReactiveObjC's any:): true at the first value
+   for which fn(ctx, v) is true, after which sig is disposed (fn is not called
+   again); false when sig completes first. As in ReactiveObjC, an error of sig
+   also gives false, then completed: the error is not passed on (RxSwift would
+   pass it). Named "[sig] -any:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_any(rpl_signal_t *RPL_NULLABLE sig, rpl_predicate_fn RPL_NULLABLE fn,
+                                          void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+/* One bool, then completed (ReactiveObjC's all:): false at the first value
+   for which fn(ctx, v) is false, after which sig is disposed; true when sig
+   completes (also with no values). An error of sig gives false, then
+   completed (ReactiveObjC). Named "[sig] -all:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_all(rpl_signal_t *RPL_NULLABLE sig, rpl_predicate_fn RPL_NULLABLE fn,
+                                          void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+/* sig's events; when sig completes without having sent a value, v first,
+   then completed. An error is passed on alone (RxSwift's ifEmpty(default:)).
+   v is consumed. Named "[sig] -defaultIfEmpty:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_default_if_empty(rpl_signal_t *RPL_NULLABLE sig, rpl_value v);
+
+/* Calls fn(ctx) at each subscription to the result, on the subscribing
+   thread, before sig is subscribed (ReactiveObjC's initially:; semantics.md
+   rule 27). rpl_callback_fail inside fn fails that subscription with the
+   error, and sig is not subscribed. Since fn runs only at subscription,
+   release(ctx) runs when the operator signal is freed, even while
+   subscriptions to it go on. Named "[sig] -initially:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_initially(rpl_signal_t *RPL_NULLABLE sig, rpl_do_completed_fn RPL_NULLABLE fn,
+                                                void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+/* Calls fn(ctx) when sig errs or completes, before the terminal event is
+   passed on, on the thread delivering it; not when the subscription is
+   disposed, nor when a downstream operator (take) ends it
+   (ReactiveObjC's finally:). rpl_callback_fail inside fn sends that error in
+   place of the terminal event. Named "[sig] -finally:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_finally(rpl_signal_t *RPL_NULLABLE sig, rpl_do_completed_fn RPL_NULLABLE fn,
+                                              void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+/* Calls fn(ctx) once per subscription when it ends for any reason - error,
+   completion, disposal (also by a downstream take), or its sources being
+   freed (rule 6a) - after the subscription to sig was disposed, including the
+   disposable sig's subscribe callback returned (also when sig terminated
+   inside that callback: fn waits for it to return, and for the subscription
+   to sig to have been made, so over merge or concat the inputs' disposables
+   too), and before the observer's release (RxSwift's do(onDispose:); semantics.md rule 27). It
+   runs on the thread that ended the subscription or, when another thread
+   was delivering to it then (a callback running, a subject's delivery),
+   on that thread once it lets go.
+   The subscription is over, so rpl_callback_fail inside fn returns
+   RPL_ERR_INVALID. Named "[sig] -doDispose:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_do_dispose(rpl_signal_t *RPL_NULLABLE sig, rpl_do_completed_fn RPL_NULLABLE fn,
+                                                 void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+
 /* ---- Flattening and choosing between signals -----------------------------------
  * (flatten_max, concat_map, concat_all, switch_if_empty, if, switch_cases)
  * ------------------------------------------------------------------------ */
@@ -1265,6 +1395,81 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_buffer_with_time(rpl_signal_t *RPL_NULLABL
 /* ---- Combining with a second signal, and grouping ----------------------------
  * (with_latest_from, sample, take_until_replacement, skip_until, group_by)
  * ------------------------------------------------------------------------ */
+
+/* For each value v of sig, a tuple (v, latest value of other) (RPL_TYPE_TUPLE,
+   2 items), once other has sent a value; sig's values before that are dropped.
+   other is subscribed first, then sig (rule 27). sig's completion completes
+   the result; other's completion does not (its latest value stays in use);
+   an error of either ends it. Disposing the result's subscription disposes
+   both. Values leave on the thread sig sent them, serialized with other's
+   events. Follows RxSwift's withLatestFrom. Both signals are borrowed
+   (retained). Errors: sig or other NULL (RPL_ERR_NULL) or not a signal
+   (RPL_ERR_KIND). Default name: "[sig] -withLatestFrom: [other]". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_with_latest_from(rpl_signal_t *RPL_NULLABLE sig,
+                                                       rpl_signal_t *RPL_NULLABLE other);
+
+/* On every value of sampler, sig's latest value (again on each tick, if sig
+   sent nothing new), once sig has sent one; ticks before that send nothing.
+   sig is subscribed first, then sampler. Ends when either input ends: a
+   completion of either completes the result, an error of either fails it,
+   and the other input is disposed. Disposing the result's subscription
+   disposes both. Values leave on the thread of the sampler's tick. Follows
+   RAC's sample: (rule 27). Both signals are borrowed (retained). Errors: sig
+   or sampler NULL (RPL_ERR_NULL) or not a signal (RPL_ERR_KIND). Default
+   name: "[sig] -sample: [sampler]". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_sample(rpl_signal_t *RPL_NULLABLE sig, rpl_signal_t *RPL_NULLABLE sampler);
+
+/* sig's values until replacement sends any event; from then on only
+   replacement's events (values, then its completion or error), and sig is
+   disposed before replacement's first event is passed on. replacement is
+   subscribed first: if it sends at once, sig is never subscribed. sig's
+   completion is not passed on (the result ends with replacement); sig's
+   error fails the result while replacement has not fired. Disposing the
+   result's subscription disposes both. Follows RAC's takeUntilReplacement:.
+   Both signals are borrowed (retained). Errors: sig or replacement NULL
+   (RPL_ERR_NULL) or not a signal (RPL_ERR_KIND). Default name:
+   "[sig] -takeUntilReplacement: [replacement]". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_take_until_replacement(rpl_signal_t *RPL_NULLABLE sig,
+                                                             rpl_signal_t *RPL_NULLABLE replacement);
+
+/* sig's events once trigger has sent a value: earlier values are dropped,
+   and trigger is disposed at its first value. sig is subscribed first, then
+   trigger (so the values a synchronous sig sends while it is subscribed are
+   dropped). A trigger that completes without a value leaves every value
+   dropped; an error of trigger (before its first value) fails the result; an
+   error of sig always does. sig's completion completes the result once
+   trigger has fired; before that, the subscription ends without a terminal
+   event (its observer's release runs). Disposing the result's subscription
+   disposes both. Follows RxSwift's skipUntil (rule 27). Both signals are
+   borrowed (retained). Errors: sig or trigger NULL (RPL_ERR_NULL) or not a
+   signal (RPL_ERR_KIND). Default name: "[sig] -skipUntil: [trigger]". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_skip_until(rpl_signal_t *RPL_NULLABLE sig, rpl_signal_t *RPL_NULLABLE trigger);
+
+/* Splits sig's values into groups by key(ctx, v) (v borrowed; the key
+   returned is owned by the runtime). The first time a key is seen (keys
+   compare as rpl_value_equal, found by hash, not by a scan of the groups),
+   the result sends a tuple (key, group) (RPL_TYPE_TUPLE; item 1 is a signal
+   value, RPL_TYPE_SIGNAL: rpl_value_signal borrows it, rpl_retain keeps it);
+   then v goes to that key's group. A group signal is hot, like a plain
+   subject: a subscriber gets the values sent after it subscribed (one that
+   subscribes from the result's on_next gets the value that made the group),
+   and one that subscribes after the group ended gets its terminal event at
+   once (rule 27). sig's completion or error ends the result first, then
+   every group, in the order they were made. key may fail through
+   rpl_callback_fail (or return a value of a type this header does not list,
+   an RPL_ERROR_CALLBACK error): the result and every group fail with that
+   error, and sig is disposed. Disposing the result's subscription disposes
+   sig, even while groups are subscribed: they get nothing more, and each
+   group subscription ends without a terminal event (its release runs) once
+   its handle is released or disposed (rule 6a). key runs on
+   the thread delivering sig's value, one value at a time per subscription;
+   group values are delivered on the same thread. Follows RAC's groupBy:.
+   sig is borrowed (retained); release(ctx) runs once, when the result and
+   every subscription to it are gone (at once on failure). Errors: sig NULL
+   (RPL_ERR_NULL) or not a signal (RPL_ERR_KIND), key NULL (RPL_ERR_NULL).
+   Default name: "[sig] -groupBy:"; each group signal: "+groupBy: group". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_group_by(rpl_signal_t *RPL_NULLABLE sig, rpl_map_fn RPL_NULLABLE key,
+                                               void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
 
 /* ===========================================================================
  * Names, tracing and counting: seeing what a running program's signals do

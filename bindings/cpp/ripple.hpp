@@ -544,6 +544,37 @@ struct Convert<std::tuple<T...>> {
 };
 
 namespace detail {
+/// Reads a borrowed value as T (a view for Value itself).
+template <class T>
+decltype(auto) read(const Value &v) {
+    if constexpr (std::is_same_v<T, Value>) return (v);
+    else return v.template as<T>();
+}
+/// Calls f with the items of a tuple (reduce_each): as one
+/// `const std::vector<Value> &` when that is f's one parameter, else one
+/// argument per item, converted to f's parameter types (another count of
+/// items throws Error(RPL_ERR_KIND)). Decided by f's declared parameters, not
+/// by what f could be called with (a pointer or a vector converts to Value).
+template <class F, size_t... I>
+decltype(auto) call_items_n(F &f, const rpl_value *items, std::index_sequence<I...>) {
+    return f(read<arg_t<F, I>>(Value::view(items + I))...);
+}
+template <class F>
+decltype(auto) call_items(F &f, const rpl_value *items, size_t count) {
+    using args = typename fn_traits<std::decay_t<F>>::args;
+    constexpr size_t n = std::tuple_size_v<args>;
+    if constexpr (n == 1 && std::is_same_v<arg_t<F, 0>, std::vector<Value>>) {
+        std::vector<Value> vs;
+        vs.reserve(count);
+        for (size_t i = 0; i < count; i++) vs.push_back(Value::copy(items + i));
+        return f(vs);
+    } else {
+        if (count != n)
+            throw Error(RPL_ERR_KIND, "ripple::reduce_each: a tuple of " + std::to_string(count) + " items, expected " +
+                                          std::to_string(n));
+        return call_items_n(f, items, std::make_index_sequence<n>{});
+    }
+}
 /// Calls f with a borrowed value: as `const Value &` when f accepts it,
 /// otherwise converted to f's declared parameter type.
 template <class F, class... Extra>
@@ -738,6 +769,12 @@ inline rpl_value nil_value() noexcept { return rpl_nil(); }
 inline bool false_value() noexcept { return false; }
 inline void no_value() noexcept {}
 
+/// Whether F takes a tuple's raw items itself (the typed layer's TypedItems).
+template <class F, class = void>
+struct takes_items : std::false_type {};
+template <class F>
+struct takes_items<F, std::void_t<decltype(F::takes_items)>> : std::true_type {};
+
 /// C trampolines for operator callbacks holding an F in a Box, one per C
 /// callback shape. Every one runs the lambda through guarded: an exception
 /// reaches on_error through rpl_callback_fail.
@@ -771,6 +808,13 @@ struct Tramp {
     /// No argument: do_completed, initially, finally, do_dispose.
     static void action(void *ctx) {
         guarded("action", [&] { fn(ctx)(); }, no_value);
+    }
+    /// rpl_reduce_each_fn: the items of a tuple (see call_items).
+    static rpl_value reduce_each(void *ctx, const rpl_value *items, size_t count) {
+        return guarded("reduce_each", [&] {
+            if constexpr (takes_items<F>::value) return to_c(fn(ctx)(items, count));
+            else return to_c(call_items(fn(ctx), items, count));
+        }, nil_value);
     }
     /// try_map: the result as a next event, or the exception as an error event.
     static rpl_value map_event(void *ctx, const rpl_value *v) {
@@ -998,6 +1042,86 @@ class Signal : public detail::Handle<rpl_signal_t> {
     template <class F>
     Signal do_completed(F &&f) const {
         return with_fn<F>(rpl_signal_do_completed, &detail::Tramp<std::decay_t<F>>::action, std::forward<F>(f));
+    }
+
+    // ---- Operators added in 0.2: transforming, testing, lifetime ---------
+
+    /// v for every value (RAC's mapReplace:).
+    Signal map_replace(Value v) const { return adopt(detail::check(rpl_signal_map_replace(h_, v.release()))); }
+    /// The values except those equal to v (RAC's ignore:).
+    Signal ignore(Value v) const { return adopt(detail::check(rpl_signal_ignore(h_, v.release()))); }
+    /// Only the terminal event (RAC's ignoreValues).
+    Signal ignore_values() const { return adopt(detail::check(rpl_signal_ignore_values(h_))); }
+    /// For each tuple, f(items...) (RAC's reduceEach:): f takes one argument
+    /// per item (typed or `const Value &`; another item count fails the
+    /// signal), or `const std::vector<Value> &`.
+    template <class F>
+    Signal reduce_each(F &&f) const {
+        return with_fn<F>(rpl_signal_reduce_each, &detail::Tramp<std::decay_t<F>>::reduce_each, std::forward<F>(f));
+    }
+    /// f(previous, v) for each value v, previous being the value before it
+    /// (start for the first) (RAC's combinePreviousWithStart:reduce:).
+    template <class F>
+    Signal combine_previous(Value start, F &&f) const {
+        return adopt(detail::call_boxed(rpl_signal_combine_previous, &detail::Tramp<std::decay_t<F>>::reduce,
+                                        std::forward<F>(f), h_, start.release()));
+    }
+    /// Drops v when equal(last passed value, v) is true (Rx's
+    /// distinctUntilChanged(_:)).
+    template <class F>
+    Signal distinct_until_changed_with(F &&equal) const {
+        return with_fn<F>(rpl_signal_distinct_until_changed_with, &detail::Tramp<std::decay_t<F>>::equal,
+                          std::forward<F>(equal));
+    }
+    /// Tuples of count values; the rest as one last tuple at completion.
+    Signal buffer(size_t count) const { return adopt(detail::check(rpl_signal_buffer(h_, count))); }
+    /// RAC's not / and / or on bools and tuples of bools (`not`, `and`, `or`
+    /// are C++ operator words, hence the underscore).
+    Signal not_() const { return adopt(detail::check(rpl_signal_not(h_))); }
+    Signal and_() const { return adopt(detail::check(rpl_signal_and(h_))); }
+    Signal or_() const { return adopt(detail::check(rpl_signal_or(h_))); }
+    /// One bool, then completed: whether f(v) holds for some / every value.
+    template <class F>
+    Signal any(F &&f) const { return with_fn<F>(rpl_signal_any, &detail::Tramp<std::decay_t<F>>::predicate, std::forward<F>(f)); }
+    template <class F>
+    Signal all(F &&f) const { return with_fn<F>(rpl_signal_all, &detail::Tramp<std::decay_t<F>>::predicate, std::forward<F>(f)); }
+    /// v when the signal completes without a value (Rx's ifEmpty(default:)).
+    Signal default_if_empty(Value v) const { return adopt(detail::check(rpl_signal_default_if_empty(h_, v.release()))); }
+    /// f() at each subscription, before this signal is subscribed (RAC's initially:).
+    template <class F>
+    Signal initially(F &&f) const { return with_fn<F>(rpl_signal_initially, &detail::Tramp<std::decay_t<F>>::action, std::forward<F>(f)); }
+    /// f() when this signal errs or completes, before the event passes on (RAC's finally:).
+    template <class F>
+    Signal finally(F &&f) const { return with_fn<F>(rpl_signal_finally, &detail::Tramp<std::decay_t<F>>::action, std::forward<F>(f)); }
+    /// f() once per subscription when it ends for any reason (Rx's
+    /// do(onDispose:)). The subscription is over, so an exception from f goes
+    /// to the exception handler.
+    template <class F>
+    Signal do_dispose(F &&f) const {
+        return with_fn<F>(rpl_signal_do_dispose, &detail::Tramp<std::decay_t<F>>::action, std::forward<F>(f));
+    }
+
+    // ---- Operators added in 0.2: a second signal, grouping ---------------
+
+    /// Tuples (v, other's latest value) for each value v once other has sent
+    /// one (Rx's withLatestFrom).
+    Signal with_latest_from(const Signal &other) const {
+        return adopt(detail::check(rpl_signal_with_latest_from(h_, other.h_)));
+    }
+    /// This signal's latest value at each value of sampler (RAC's sample:).
+    Signal sample(const Signal &sampler) const { return adopt(detail::check(rpl_signal_sample(h_, sampler.h_))); }
+    /// This signal's values until replacement sends; then replacement's
+    /// events (RAC's takeUntilReplacement:).
+    Signal take_until_replacement(const Signal &replacement) const {
+        return adopt(detail::check(rpl_signal_take_until_replacement(h_, replacement.h_)));
+    }
+    /// This signal's events once trigger has sent a value (Rx's skipUntil).
+    Signal skip_until(const Signal &trigger) const { return adopt(detail::check(rpl_signal_skip_until(h_, trigger.h_))); }
+    /// RAC's groupBy:: a tuple (key, group signal) the first time key(v) is
+    /// seen; the group signal gets that key's values.
+    template <class F>
+    Signal group_by(F &&key) const {
+        return with_fn<F>(rpl_signal_group_by, &detail::Tramp<std::decay_t<F>>::map, std::forward<F>(key));
     }
 
     // ---- Subjects and multicast -----------------------------------------
@@ -1424,8 +1548,8 @@ Disposable Disposable::create(F &&f) {
 // ===========================================================================
 //
 // Observable<T> is a Signal whose values are known, at compile time, to be T:
-// int64_t, double, bool, std::string, ripple::Value (any), or a std::tuple or
-// std::vector of these. Its operators take lambdas of T and give the result
+// int64_t, double, bool, std::string, ripple::Value (any), a std::tuple or
+// std::vector of these, or Observable<U> (a signal value: group_by's groups). Its operators take lambdas of T and give the result
 // type from the lambda, so a lambda that cannot take T does not compile:
 //
 //     ripple::SubjectOf<int64_t> clicks;
@@ -1458,6 +1582,9 @@ template <class... A>
 struct is_carried<std::tuple<A...>> : std::bool_constant<(is_carried<A>::value && ...)> {};
 template <class A>
 struct is_carried<std::vector<A>> : is_carried<A> {};
+/// A signal value (group_by's groups) as a typed observable.
+template <class A>
+struct is_carried<Observable<A>> : is_carried<A> {};
 
 /// The carried type of a lambda's result R (void when R cannot be carried).
 template <class R, class = void>
@@ -1496,12 +1623,6 @@ template <class F, class... A>
 using observable_result_t = typename observable_of<std::decay_t<decltype(
     std::declval<std::invoke_result_t<F &, A...>>().observable())>>::type;
 
-/// Reads a borrowed value as T (a view for Value itself).
-template <class T>
-decltype(auto) read(const Value &v) {
-    if constexpr (std::is_same_v<T, Value>) return (v);
-    else return v.template as<T>();
-}
 /// A lambda of T (and of A, for two-argument callbacks) as the untyped layer
 /// calls it: with borrowed Values.
 template <class T, class F>
@@ -1519,6 +1640,38 @@ template <class T, class F>
 Typed<T, std::decay_t<F>> typed(F &&f) { return {std::forward<F>(f)}; }
 template <class A, class T, class F>
 Typed2<A, T, std::decay_t<F>> typed2(F &&f) { return {std::forward<F>(f)}; }
+
+/// A lambda of a tuple's items (reduce_each on Observable<std::tuple<A...>>).
+template <class Tuple, class F>
+struct TypedItems;
+template <class... A, class F>
+struct TypedItems<std::tuple<A...>, F> {
+    static constexpr bool takes_items = true;
+    F f;
+    decltype(auto) operator()(const rpl_value *items, size_t count) {
+        if (count != sizeof...(A)) throw Error(RPL_ERR_KIND, "ripple::reduce_each: a tuple of the wrong size");
+        return call(items, std::index_sequence_for<A...>{});
+    }
+    template <size_t... I>
+    decltype(auto) call(const rpl_value *items, std::index_sequence<I...>) {
+        return f(read<A>(Value::view(items + I))...);
+    }
+};
+/// The result of F called with a tuple's items.
+template <class F, class Tuple>
+struct items_result {};
+template <class F, class... A>
+struct items_result<F, std::tuple<A...>> : std::invoke_result<F &, const A &...> {};
+template <class F, class Tuple>
+using items_result_t = std::enable_if_t<!std::is_void_v<carried_t<typename items_result<F, Tuple>::type>>,
+                                        carried_t<typename items_result<F, Tuple>::type>>;
+/// Tuples or vectors of bools (and_ / or_).
+template <class T>
+struct is_bools : std::false_type {};
+template <class... A>
+struct is_bools<std::tuple<A...>> : std::bool_constant<(std::is_same_v<A, bool> && ...)> {};
+template <>
+struct is_bools<std::vector<bool>> : std::true_type {};
 
 template <class F, class T>
 using if_invocable = std::enable_if_t<std::is_invocable_v<F &, const T &>, int>;
@@ -1708,6 +1861,60 @@ class Observable {
     Observable<std::vector<T>> buffer_with_time(Duration d, const Scheduler &s) const {
         return Observable<std::vector<T>>(s_.buffer_with_time(d, s));
     }
+    template <class R>
+    Observable<detail::carried_t<R>> map_replace(const R &v) const {
+        return Observable<detail::carried_t<R>>(s_.map_replace(Value(detail::carried_t<R>(v))));
+    }
+    Observable ignore(const T &v) const { return Observable(s_.ignore(Value(v))); }
+    Observable ignore_values() const { return Observable(s_.ignore_values()); }
+    /// For Observable<std::tuple<A...>>: f(A...) per tuple.
+    template <class F, class R = detail::items_result_t<F, T>>
+    Observable<R> reduce_each(F &&f) const {
+        return Observable<R>(s_.reduce_each(detail::TypedItems<T, std::decay_t<F>>{std::forward<F>(f)}));
+    }
+    /// f(previous, v) -> R, previous starting at start.
+    template <class F, class R = detail::map_result_t<F, T, T>>
+    Observable<R> combine_previous(const T &start, F &&f) const {
+        return Observable<R>(s_.combine_previous(Value(start), detail::typed2<T, T>(std::forward<F>(f))));
+    }
+    template <class F, std::enable_if_t<std::is_convertible_v<std::invoke_result_t<F &, const T &, const T &>, bool>, int> = 0>
+    Observable distinct_until_changed_with(F &&equal) const {
+        return Observable(s_.distinct_until_changed_with(detail::typed2<T, T>(std::forward<F>(equal))));
+    }
+    Observable<std::vector<T>> buffer(size_t count) const { return Observable<std::vector<T>>(s_.buffer(count)); }
+    template <class U = T, std::enable_if_t<std::is_same_v<U, bool>, int> = 0>
+    Observable<bool> not_() const { return Observable<bool>(s_.not_()); }
+    template <class U = T, std::enable_if_t<detail::is_bools<U>::value, int> = 0>
+    Observable<bool> and_() const { return Observable<bool>(s_.and_()); }
+    template <class U = T, std::enable_if_t<detail::is_bools<U>::value, int> = 0>
+    Observable<bool> or_() const { return Observable<bool>(s_.or_()); }
+    template <class F, detail::if_predicate<F, T> = 0>
+    Observable<bool> any(F &&f) const { return Observable<bool>(s_.any(detail::typed<T>(std::forward<F>(f)))); }
+    template <class F, detail::if_predicate<F, T> = 0>
+    Observable<bool> all(F &&f) const { return Observable<bool>(s_.all(detail::typed<T>(std::forward<F>(f)))); }
+    Observable default_if_empty(const T &v) const { return Observable(s_.default_if_empty(Value(v))); }
+    template <class F, std::enable_if_t<std::is_invocable_v<F &>, int> = 0>
+    Observable initially(F &&f) const { return Observable(s_.initially(std::forward<F>(f))); }
+    template <class F, std::enable_if_t<std::is_invocable_v<F &>, int> = 0>
+    Observable finally(F &&f) const { return Observable(s_.finally(std::forward<F>(f))); }
+    template <class F, std::enable_if_t<std::is_invocable_v<F &>, int> = 0>
+    Observable do_dispose(F &&f) const { return Observable(s_.do_dispose(std::forward<F>(f))); }
+    template <class U>
+    Observable<std::tuple<T, U>> with_latest_from(const Observable<U> &other) const {
+        return Observable<std::tuple<T, U>>(s_.with_latest_from(other.signal()));
+    }
+    template <class U>
+    Observable sample(const Observable<U> &sampler) const { return Observable(s_.sample(sampler.signal())); }
+    Observable take_until_replacement(const Observable &replacement) const {
+        return Observable(s_.take_until_replacement(replacement.s_));
+    }
+    template <class U>
+    Observable skip_until(const Observable<U> &trigger) const { return Observable(s_.skip_until(trigger.signal())); }
+    /// (key, group) the first time key(v) is seen; each group an Observable<T>.
+    template <class F, class K = detail::map_result_t<F, T>>
+    Observable<std::tuple<K, Observable<T>>> group_by(F &&key) const {
+        return Observable<std::tuple<K, Observable<T>>>(s_.group_by(detail::typed<T>(std::forward<F>(key))));
+    }
 
   protected:
     Signal s_;
@@ -1717,6 +1924,11 @@ class Observable {
     static auto typed_subscribe(F &&f) {
         return [f = std::forward<F>(f)](const Subscriber &s) mutable -> decltype(auto) { return f(SubscriberOf<T>(s)); };
     }
+};
+
+template <class U>
+struct Convert<Observable<U>> {
+    static Observable<U> to(const Value &v) { return Observable<U>(v.as_signal()); }
 };
 
 /// 0, 1, 2, ... every d on s (Signal::interval).

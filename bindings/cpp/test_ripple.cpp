@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -1567,6 +1568,206 @@ static void test_ops_creating() {
     CHECK_EQ(done, 1);
 }
 
+// ---------------------------------------------------------------------------
+// 0.2 operators: transforming, testing, and the side effects of a
+// subscription's life. Each callback's exception reaches on_error.
+static void test_ops_transforming() {
+    Signal nums = Signal::of({1, 2, 2, 3});
+    CHECK((nums.map_replace("x").to_vector<std::string>() == std::vector<std::string>{"x", "x", "x", "x"}));
+    CHECK((nums.ignore(2).to_vector<int>() == std::vector<int>{1, 3}));
+    CHECK(nums.ignore_values().to_vector().empty());
+    CHECK((nums.buffer(3).to_vector<std::vector<int>>() == std::vector<std::vector<int>>{{1, 2, 2}, {3}}));
+    CHECK_THROWS(nums.buffer(0), RPL_ERR_INVALID);
+    CHECK((nums.default_if_empty(9).to_vector<int>() == std::vector<int>{1, 2, 2, 3}));
+    CHECK((Signal::empty().default_if_empty(9).to_vector<int>() == std::vector<int>{9}));
+    // reduce_each: one argument per item, typed or not, or a vector.
+    Signal pairs = Signal::of({Value(std::make_tuple(1, "a")), Value(std::make_tuple(2, "bb"))});
+    CHECK((pairs.reduce_each([](int64_t n, const std::string &s) { return s + std::to_string(n); })
+               .to_vector<std::string>() == std::vector<std::string>{"a1", "bb2"}));
+    CHECK((pairs.reduce_each([](const std::vector<Value> &items) { return int64_t(items.size()); }).to_vector<int>() ==
+           std::vector<int>{2, 2}));
+    CHECK((pairs.reduce_each([](const Value &n, const Value &) { return n; }).to_vector<int>() == std::vector<int>{1, 2}));
+    CHECK_THROWS(pairs.reduce_each([](int64_t n) { return n; }).wait(), RPL_ERR_FAILED);  // 2 items, 1 argument
+    CHECK_THROWS(nums.reduce_each([](int64_t n) { return n; }).wait(), RPL_ERR_FAILED);   // not tuples
+    // combine_previous: reduce(previous, current), previous from start.
+    CHECK((nums.combine_previous(0, [](int64_t p, int64_t c) { return std::to_string(p) + "-" + std::to_string(c); })
+               .to_vector<std::string>() == std::vector<std::string>{"0-1", "1-2", "2-2", "2-3"}));
+    // distinct_until_changed_with: equal(last passed, v).
+    CHECK((Signal::of({1, 3, 2, 8, 5}).distinct_until_changed_with([](int64_t a, int64_t b) { return a % 2 == b % 2; })
+               .to_vector<int>() == std::vector<int>{1, 2, 5}));
+    // not / and / or.
+    CHECK((Signal::of({true, false}).not_().to_vector<bool>() == std::vector<bool>{false, true}));
+    Signal bools = Signal::of({Value(std::make_tuple(true, true)), Value(std::make_tuple(true, false))});
+    CHECK((bools.and_().to_vector<bool>() == std::vector<bool>{true, false}));
+    CHECK((bools.or_().to_vector<bool>() == std::vector<bool>{true, true}));
+    CHECK_THROWS(Signal::of({1}).not_().wait(), RPL_ERR_FAILED);
+    // any / all.
+    CHECK_EQ(nums.any([](int64_t x) { return x == 2; }).first<bool>(), true);
+    CHECK_EQ(nums.any([](int64_t x) { return x > 5; }).first<bool>(), false);
+    CHECK_EQ(nums.all([](int64_t x) { return x > 0; }).first<bool>(), true);
+    CHECK_EQ(nums.all([](int64_t x) { return x < 3; }).first<bool>(), false);
+    // initially, finally, do_dispose.
+    std::vector<std::string> steps;
+    Subject subj;
+    Disposable d = subj.initially([&steps] { steps.push_back("initially"); })
+                       .finally([&steps] { steps.push_back("finally"); })
+                       .do_dispose([&steps] { steps.push_back("dispose"); })
+                       .subscribe([&steps](int64_t) { steps.push_back("next"); }, nullptr,
+                                  [&steps] { steps.push_back("completed"); });
+    subj.send_next(1);
+    subj.send_completed();
+    CHECK((steps == std::vector<std::string>{"initially", "next", "finally", "completed", "dispose"}));
+
+    // Exceptions in every callback reach on_error (rpl_callback_fail).
+    auto fails = [](const Signal &sig, const char *what) {
+        auto l = std::make_shared<Log>();
+        record(sig, l);
+        CHECK_EQ(l->errors, 1);
+        CHECK_EQ(l->error_message, std::string("thrown"));
+        if (l->errors != 1) std::fprintf(stderr, "  (%s)\n", what);
+    };
+    auto thrown = [] { return std::runtime_error("thrown"); };
+    fails(pairs.reduce_each([&](int64_t, const std::string &) -> int64_t { throw thrown(); }), "reduce_each");
+    fails(nums.combine_previous(0, [&](int64_t, int64_t) -> int64_t { throw thrown(); }), "combine_previous");
+    fails(nums.distinct_until_changed_with([&](int64_t, int64_t) -> bool { throw thrown(); }), "distinct_until_changed_with");
+    fails(nums.any([&](int64_t) -> bool { throw thrown(); }), "any");
+    fails(nums.all([&](int64_t) -> bool { throw thrown(); }), "all");
+    fails(nums.initially([&] { throw thrown(); }), "initially");
+    fails(nums.finally([&] { throw thrown(); }), "finally");
+    // do_dispose runs after the subscription is over: the exception goes to the handler.
+    handled = 0;
+    auto old = set_exception_handler(counting_handler);
+    nums.do_dispose([&] { throw thrown(); }).subscribe();
+    CHECK_EQ(handled.load(), 1);
+    set_exception_handler(old);
+
+    // Typed.
+    auto ints = Observable<int64_t>::of({1, 2, 2, 3});
+    CHECK((ints.map_replace("x").to_vector() == std::vector<std::string>{"x", "x", "x", "x"}));
+    CHECK((ints.ignore(2).to_vector() == std::vector<int64_t>{1, 3}));
+    CHECK((ints.buffer(2).to_vector() == std::vector<std::vector<int64_t>>{{1, 2}, {2, 3}}));
+    CHECK((ints.combine_previous(0, [](int64_t p, int64_t c) { return c - p; }).to_vector() ==
+           std::vector<int64_t>{1, 1, 0, 1}));
+    CHECK((ints.distinct_until_changed_with([](int64_t a, int64_t b) { return a == b; }).to_vector() ==
+           std::vector<int64_t>{1, 2, 3}));
+    CHECK(ints.any([](int64_t x) { return x == 3; }).first());
+    CHECK(!ints.all([](int64_t x) { return x == 3; }).first());
+    CHECK((Observable<int64_t>::empty().default_if_empty(7).to_vector() == std::vector<int64_t>{7}));
+    CHECK((Observable<bool>::of({true}).not_().to_vector() == std::vector<bool>{false}));
+    auto typed_pairs = Observable<int64_t>::of({1, 2}).zip(Observable<std::string>::of({"a", "b"}));
+    CHECK((typed_pairs.reduce_each([](int64_t n, const std::string &s) { return s + std::to_string(n); }).to_vector() ==
+           std::vector<std::string>{"a1", "b2"}));
+    CHECK((Observable<bool>::of({true}).zip(Observable<bool>::of({false})).or_().to_vector() == std::vector<bool>{true}));
+    int typed_steps = 0;
+    ints.initially([&typed_steps] { typed_steps++; }).finally([&typed_steps] { typed_steps++; }).wait();
+    CHECK_EQ(typed_steps, 2);
+}
+
+// ---------------------------------------------------------------------------
+// 0.2 operators: combining with a second signal, and grouping.
+static void test_ops_combining() {
+    Subject a, b;
+    auto l = std::make_shared<Log>();
+    record(a.with_latest_from(b), l);
+    a.send_next(1);  // dropped: b has sent nothing
+    b.send_next("x");
+    a.send_next(2);
+    CHECK_EQ(l->values.size(), size_t(1));
+    if (l->values.size() == 1)
+        CHECK((l->values[0].as<std::tuple<int64_t, std::string>>() == std::make_tuple(int64_t(2), std::string("x"))));
+    a.send_completed();
+    CHECK_EQ(l->completed, 1);
+
+    Subject src, ticks;
+    auto ls = std::make_shared<Log>();
+    record(src.sample(ticks), ls);
+    ticks.send_next(0);  // nothing yet
+    src.send_next(5);
+    ticks.send_next(0);
+    ticks.send_next(0);
+    CHECK((ints(ls->values) == I{5, 5}));
+
+    Subject first, replacement;
+    auto lr = std::make_shared<Log>();
+    record(first.take_until_replacement(replacement), lr);
+    first.send_next(1);
+    replacement.send_next(10);
+    first.send_next(2);
+    replacement.send_completed();
+    CHECK((ints(lr->values) == I{1, 10}));
+    CHECK_EQ(lr->completed, 1);
+    CHECK_EQ(first.subscriber_count(), size_t(0));
+
+    Subject values, trigger;
+    auto lk = std::make_shared<Log>();
+    record(values.skip_until(trigger), lk);
+    values.send_next(1);
+    trigger.send_next(0);
+    values.send_next(2);
+    CHECK((ints(lk->values) == I{2}));
+
+    // group_by: (key, group) the first time a key is seen.
+    Subject words;
+    std::vector<std::string> keys;
+    std::map<std::string, std::vector<std::string>> groups;
+    std::vector<Disposable> group_subs;
+    Disposable dg = words.group_by([](const std::string &w) { return w.substr(0, 1); })
+                        .subscribe([&](const Value &t) {
+                            std::string key = t[0].as_string();
+                            keys.push_back(key);
+                            group_subs.push_back(t[1].as_signal().subscribe(
+                                [&groups, key](const std::string &w) { groups[key].push_back(w); }));
+                        });
+    for (const char *w : {"apple", "bean", "avocado", "beet", "corn"}) words.send_next(w);
+    CHECK((keys == std::vector<std::string>{"a", "b", "c"}));
+    CHECK((groups["a"] == std::vector<std::string>{"apple", "avocado"}));
+    CHECK((groups["b"] == std::vector<std::string>{"bean", "beet"}));
+    // A key function that throws fails the result (and every group).
+    Subject in;
+    auto lg = std::make_shared<Log>();
+    record(in.group_by([](int64_t x) -> int64_t { if (x == 2) throw std::runtime_error("no key"); return x; }), lg);
+    in.send_next(1);
+    in.send_next(2);
+    CHECK_EQ(lg->errors, 1);
+    CHECK_EQ(lg->error_message, std::string("no key"));
+    CHECK_EQ(in.subscriber_count(), size_t(0));
+
+    // Typed: tuples and groups as Observable<T>.
+    SubjectOf<int64_t> ta;
+    SubjectOf<std::string> tb;
+    std::vector<std::tuple<int64_t, std::string>> latest;
+    ta.with_latest_from(tb).subscribe([&latest](const std::tuple<int64_t, std::string> &t) { latest.push_back(t); });
+    tb.send_next("y");
+    ta.send_next(3);
+    CHECK((latest == std::vector<std::tuple<int64_t, std::string>>{{3, "y"}}));
+    SubjectOf<int64_t> tt;
+    std::vector<int64_t> sampled;
+    ta.sample(tt).subscribe([&sampled](int64_t x) { sampled.push_back(x); });
+    ta.send_next(4);
+    tt.send_next(0);
+    CHECK((sampled == std::vector<int64_t>{4}));
+    CHECK((Observable<int64_t>::of({1, 2}).take_until_replacement(Observable<int64_t>::just(9)).to_vector() ==
+           std::vector<int64_t>{9}));
+    SubjectOf<int64_t> tv;
+    SubjectOf<bool> ttrigger;
+    std::vector<int64_t> after;
+    tv.skip_until(ttrigger).subscribe([&after](int64_t x) { after.push_back(x); });
+    tv.send_next(1);
+    ttrigger.send_next(true);
+    tv.send_next(2);
+    CHECK((after == std::vector<int64_t>{2}));
+    std::map<int64_t, std::vector<int64_t>> by_parity;
+    std::vector<Disposable> subs;
+    auto parity = Observable<int64_t>::of({1, 2, 3, 4, 5}).group_by([](int64_t x) { return x % 2; });
+    static_assert(std::is_same_v<decltype(parity), Observable<std::tuple<int64_t, Observable<int64_t>>>>, "typed groups");
+    parity.subscribe([&](const std::tuple<int64_t, Observable<int64_t>> &g) {
+        int64_t key = std::get<0>(g);
+        subs.push_back(std::get<1>(g).subscribe([&by_parity, key](int64_t x) { by_parity[key].push_back(x); }));
+    });
+    CHECK((by_parity[1] == std::vector<int64_t>{1, 3, 5}));
+    CHECK((by_parity[0] == std::vector<int64_t>{2, 4}));
+}
+
 int main() {
     std::fprintf(stderr, "ripple.hpp tests against libripple %s\n", ripple::version_string());
     CHECK(ripple::version_compatible());
@@ -1588,6 +1789,8 @@ int main() {
     RUN(test_names_and_trace);
     RUN(test_typed);
     RUN(test_ops_creating);
+    RUN(test_ops_transforming);
+    RUN(test_ops_combining);
     std::printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

@@ -14,6 +14,37 @@ static void send_signal(src_t *src, int i, rpl_signal_t *s) {
     rpl_subscriber_send_next(src->subs[i], rpl_signal_value(s));
 }
 
+/* Subscribes r to op, plays script into the first subscription of src and
+   checks r's log; returns the subscription (+1). */
+static rpl_disposable_t *play(rpl_signal_t *op, rec_t *r, src_t *src, const char *script, const char *log) {
+    rpl_disposable_t *d = rec_subscribe(op, r);
+    src_send(src, 0, script);
+    CHECK_STR(r->log, log);
+    return d;
+}
+
+/* Disposing d disposes the subscriptions to x and y, once each, and runs the
+   observer's release; then d is released and x and y dropped. */
+static void dispose_reaches(rpl_disposable_t *d, rec_t *r, src_t *x, src_t *y) {
+    rpl_disposable_dispose(d);
+    CHECK_EQ_INT(x->disposed, 1);
+    CHECK_EQ_INT(y->disposed, 1);
+    CHECK_EQ_INT(r->released, 1);
+    rpl_release(d);
+    drop(x);
+    drop(y);
+}
+
+/* Rule 6a: d released without dispose lives while `last` (dropped last) can
+   still send, and is freed once it is gone too. */
+static void freed_with_sources(rpl_disposable_t *d, rec_t *r, src_t *first, src_t *last) {
+    rpl_release(d);
+    drop(first);
+    CHECK_EQ_INT(r->released, 0);
+    drop(last);
+    CHECK_EQ_INT(r->released, 1);
+}
+
 /* Two subscriptions to op, each with its own state, both see `expected`. */
 static void check_twice_log(rpl_signal_t *op, const char *expected) {
     for (int round = 0; round < 2; round++) {
@@ -42,7 +73,128 @@ static rpl_signal_t *failing_signal(int64_t code) {
     return s;
 }
 
+/* ------------------------------------------- flatten_max(1) and concat_all */
+/* op is flatten_max(so, 1) or concat_all(so): one inner at a time, in
+   arrival order. o, a, b are fresh controllable sources behind so, sa, sb. */
+static void check_one_at_a_time(rpl_signal_t *op, src_t *o, src_t *a, src_t *b, rpl_signal_t *sa,
+                                 rpl_signal_t *sb) {
+    rec_t r;
+    rpl_signal_t *one = rpl_signal_return(rpl_int(1)), *empty = rpl_signal_empty();
+    rpl_disposable_t *d = rec_subscribe(op, &r);
+    send_signal(o, 0, one);
+    send_signal(o, 0, sa);
+    send_signal(o, 0, empty);
+    rpl_subscriber_send_next(o->subs[0], rpl_nil());  /* nil: empty */
+    send_signal(o, 0, sb);
+    send_signal(o, 0, one);
+    CHECK_STR(r.log, "1");
+    CHECK_EQ_INT(b->nsubs, 0);                        /* b waits for a */
+    src_send(a, 0, "2 3");
+    src_send(o, 0, "C");                              /* waiting inners still count */
+    src_send(a, 0, "C");                              /* b starts */
+    CHECK_EQ_INT(b->nsubs, 1);
+    src_send(b, 0, "4");
+    CHECK_STR(r.log, "1 2 3 4");
+    src_send(b, 0, "C");                              /* then one, then all done */
+    CHECK_STR(r.log, "1 2 3 4 1 C");
+    CHECK_EQ_INT(r.released, 1);
+    rpl_release(d);
+    drop(o); drop(a); drop(b);
+
+    /* An inner error passes through and ends it: the outer is disposed, the
+       waiting inner never starts. */
+    d = rec_subscribe(op, &r);
+    send_signal(o, 0, sa);
+    send_signal(o, 0, sb);
+    src_send(a, 0, "1 E3");
+    CHECK_STR(r.log, "1 E3");
+    CHECK_EQ_INT(b->nsubs, 0);
+    CHECK_EQ_INT(o->disposed, 1);
+    src_send(a, 0, "9 C");                            /* ignored */
+    CHECK_STR(r.log, "1 E3");
+    rpl_release(d);
+    drop(o); drop(a);
+
+    /* An inner that fails synchronously: nothing after it starts. */
+    rpl_signal_t *bad = failing_signal(9);
+    d = rec_subscribe(op, &r);
+    send_signal(o, 0, bad);
+    send_signal(o, 0, sa);
+    CHECK_STR(r.log, "E9");
+    CHECK_EQ_INT(a->nsubs, 0);
+    rpl_release(d);
+    drop(o);
+    rpl_release(bad);
+
+    /* A value that is not a signal fails the result at once, not when its
+       turn comes (domain ripple, RPL_ERROR_GENERIC). */
+    d = rec_subscribe(op, &r);
+    send_signal(o, 0, sa);
+    send_signal(o, 0, sb);
+    rpl_subscriber_send_next(o->subs[0], rpl_string("x"));
+    CHECK_STR(r.log, "E1");
+    CHECK_EQ_INT(r.error_code, RPL_ERROR_GENERIC);
+    CHECK_STR(r.error_domain, RPL_ERROR_DOMAIN);
+    CHECK_EQ_INT(a->disposed, 1);
+    CHECK_EQ_INT(o->disposed, 1);
+    CHECK_EQ_INT(b->nsubs, 0);
+    rpl_release(d);
+    drop(o); drop(a);
+
+    /* Disposal reaches the outer and the running inner; the waiting one never
+       starts, also when the running one completes afterwards. */
+    d = rec_subscribe(op, &r);
+    send_signal(o, 0, sa);
+    send_signal(o, 0, sb);
+    rpl_disposable_dispose(d);
+    CHECK_EQ_INT(o->disposed, 1);
+    CHECK_EQ_INT(a->disposed, 1);
+    CHECK_EQ_INT(r.released, 1);
+    src_send(a, 0, "C");
+    CHECK_EQ_INT(b->nsubs, 0);
+    CHECK_OPEN(r);
+    rpl_release(d);
+    drop(o); drop(a);
+
+    /* Rule 6a: released without dispose, freed once its sources are. */
+    d = rec_subscribe(op, &r);
+    send_signal(o, 0, sa);
+    send_signal(o, 0, sb);
+    rpl_release(d);
+    drop(o);
+    CHECK_EQ_INT(r.released, 0);                      /* a can still send */
+    drop(a);                                          /* b could only start after a */
+    CHECK_EQ_INT(r.released, 1);
+    CHECK_EQ_INT(b->nsubs, 0);
+
+    /* An outer that completes with nothing sent completes at once. */
+    d = rec_subscribe(op, &r);
+    src_send(o, 0, "C");
+    CHECK_STR(r.log, "C");
+    rpl_release(d);
+    drop(o);
+    rpl_release(one);
+    rpl_release(empty);
+}
+
+/* Runs check_one_at_a_time on make(so); checks its name; releases all. */
+static void one_at_a_time(rpl_signal_t *(*make)(rpl_signal_t *), const char *name) {
+    src_t o, a, b;
+    rpl_signal_t *so = src_make(&o, NULL), *sa = src_make(&a, NULL), *sb = src_make(&b, NULL);
+    rpl_signal_t *op = make(so);
+    CHECK(op != NULL);
+    check_one_at_a_time(op, &o, &a, &b, sa, sb);
+    rpl_signal_set_name(so, "src");
+    check_name(op, name);
+    rpl_release(op);
+    rpl_release(so); rpl_release(sa); rpl_release(sb);
+    CHECK_EQ_INT(o.released + a.released + b.released, 3);
+}
+static rpl_signal_t *flatten_max1(rpl_signal_t *s) { return rpl_signal_flatten_max(s, 1); }
+
 /* ------------------------------------------------------------- flatten_max */
+static void test_flatten_max_one(void) { one_at_a_time(flatten_max1, "[src] -flatten: 1"); }
+
 static void test_flatten_max_limit(void) {
     src_t o, a, b, c;
     rec_t r;
@@ -73,24 +225,7 @@ static void test_flatten_max_limit(void) {
     rpl_release(d);
     drop(&o); drop(&a); drop(&b); drop(&c);
 
-    /* Waiting inners start in arrival order, one slot at a time. */
-    rpl_signal_t *f1 = rpl_signal_flatten_max(so, 1);
-    d = rec_subscribe(f1, &r);
-    send_signal(&o, 0, sa);
-    send_signal(&o, 0, sb);
-    send_signal(&o, 0, sc);
-    src_send(&o, 0, "C");                              /* waiting inners still count */
-    src_send(&a, 0, "1 C");
-    CHECK_EQ_INT(b.nsubs, 1);
-    CHECK_EQ_INT(c.nsubs, 0);
-    src_send(&b, 0, "2 C");
-    src_send(&c, 0, "3 C");
-    CHECK_STR(r.log, "1 2 3 C");
-    rpl_release(d);
-    drop(&o); drop(&a); drop(&b); drop(&c);
-
-    /* An error of a running inner ends everything: the outer and the other
-       running inner are disposed, the waiting one never starts. */
+    /* An error of a running inner disposes the other running inner too. */
     d = rec_subscribe(f, &r);
     send_signal(&o, 0, sa);
     send_signal(&o, 0, sb);
@@ -100,9 +235,6 @@ static void test_flatten_max_limit(void) {
     CHECK_EQ_INT(o.disposed, 1);
     CHECK_EQ_INT(b.disposed, 1);
     CHECK_EQ_INT(c.nsubs, 0);
-    src_send(&b, 0, "9 C");                            /* ignored */
-    CHECK_STR(r.log, "1 E5");
-    CHECK_EQ_INT(r.released, 1);
     rpl_release(d);
     drop(&o); drop(&a); drop(&b);
 
@@ -115,35 +247,16 @@ static void test_flatten_max_limit(void) {
     rpl_release(d);
     drop(&o); drop(&a);
 
-    /* A value that is not a signal fails the result at once, even while the
-       inners before it run or wait (domain ripple, RPL_ERROR_GENERIC). */
-    d = rec_subscribe(f1, &r);
+    /* Disposal reaches every running inner. */
+    d = rec_subscribe(f, &r);
     send_signal(&o, 0, sa);
     send_signal(&o, 0, sb);
-    rpl_subscriber_send_next(o.subs[0], rpl_int(5));
-    CHECK_STR(r.log, "E1");
-    CHECK_EQ_INT(r.error_code, RPL_ERROR_GENERIC);
-    CHECK_STR(r.error_domain, RPL_ERROR_DOMAIN);
-    CHECK_EQ_INT(a.disposed, 1);
-    CHECK_EQ_INT(o.disposed, 1);
-    CHECK_EQ_INT(b.nsubs, 0);
-    rpl_release(d);
-    drop(&o); drop(&a);
-
-    /* Disposal reaches the outer and the running inners; waiting ones never
-       start, also when a running one completes afterwards. */
-    d = rec_subscribe(f1, &r);
-    send_signal(&o, 0, sa);
-    send_signal(&o, 0, sb);
+    send_signal(&o, 0, sc);
     rpl_disposable_dispose(d);
-    CHECK_EQ_INT(o.disposed, 1);
-    CHECK_EQ_INT(a.disposed, 1);
-    CHECK_EQ_INT(r.released, 1);
-    src_send(&a, 0, "C");
-    CHECK_EQ_INT(b.nsubs, 0);
-    CHECK_OPEN(r);
+    CHECK_EQ_INT(a.disposed + b.disposed + o.disposed, 3);
+    CHECK_EQ_INT(c.nsubs, 0);
     rpl_release(d);
-    drop(&o); drop(&a);
+    drop(&o); drop(&a); drop(&b);
 
     /* 0: no limit (rpl_signal_flatten). */
     rpl_signal_t *f0 = rpl_signal_flatten_max(so, 0);
@@ -160,20 +273,10 @@ static void test_flatten_max_limit(void) {
     rpl_release(d);
     drop(&o); drop(&a); drop(&b); drop(&c);
 
-    /* Rule 6a: released without dispose, freed once its sources are. */
-    d = rec_subscribe(f, &r);
-    send_signal(&o, 0, sa);
-    rpl_release(d);
-    drop(&o);
-    CHECK_EQ_INT(r.released, 0);                       /* a can still send */
-    drop(&a);
-    CHECK_EQ_INT(r.released, 1);
-
     rpl_signal_set_name(so, "src");
     check_name(f, "[src] -flatten: 2");
     check_name(f0, "[src] -flatten: 0");
     rpl_release(f0);
-    rpl_release(f1);
     rpl_release(f);
     rpl_release(so); rpl_release(sa); rpl_release(sb); rpl_release(sc);
     CHECK_EQ_INT(o.released + a.released + b.released + c.released, 4);
@@ -201,19 +304,23 @@ static void sum_next(void *ctx, const rpl_value *v) {
     t->count++;
 }
 static void sum_completed(void *ctx) { ((sum_t *)ctx)->completed++; }
+static rpl_disposable_t *sum_subscribe(rpl_signal_t *sig, sum_t *t) {
+    *t = (sum_t){0, 0, -1, 1, 0};
+    rpl_observer obs = RPL_OBSERVER_INIT;
+    obs.on_next = sum_next;
+    obs.on_completed = sum_completed;
+    obs.ctx = t;
+    return rpl_signal_subscribe(sig, &obs);
+}
 
 static void test_flatten_max_sync(void) {
     long n = test_scale(200000, 20000);
     rpl_signal_t *outer = rpl_signal_create(send_signals, (void *)(intptr_t)n, NULL);
     size_t limits[] = {1, 3};
+    sum_t t;
     for (int k = 0; k < 2; k++) {
         rpl_signal_t *f = rpl_signal_flatten_max(outer, limits[k]);
-        sum_t t = {0, 0, -1, 1, 0};
-        rpl_observer obs = RPL_OBSERVER_INIT;
-        obs.on_next = sum_next;
-        obs.on_completed = sum_completed;
-        obs.ctx = &t;
-        rpl_disposable_t *d = rpl_signal_subscribe(f, &obs);
+        rpl_disposable_t *d = sum_subscribe(f, &t);
         CHECK_EQ_INT(t.count, n);
         CHECK_EQ_INT(t.sum, (int64_t)n * (n - 1) / 2);
         CHECK(t.ordered);
@@ -226,13 +333,8 @@ static void test_flatten_max_sync(void) {
        its completion: the waiting inners run in a loop, not recursively. */
     src_t o, a;
     rpl_signal_t *so = src_make(&o, NULL), *sa = src_make(&a, NULL);
-    rpl_signal_t *f = rpl_signal_flatten_max(so, 1);
-    sum_t t = {0, 0, -1, 1, 0};
-    rpl_observer obs = RPL_OBSERVER_INIT;
-    obs.on_next = sum_next;
-    obs.on_completed = sum_completed;
-    obs.ctx = &t;
-    rpl_disposable_t *d = rpl_signal_subscribe(f, &obs);
+    rpl_signal_t *f = rpl_signal_concat_all(so);
+    rpl_disposable_t *d = sum_subscribe(f, &t);
     send_signal(&o, 0, sa);
     for (long i = 0; i < n; i++) {
         rpl_signal_t *inner = created_int(i);
@@ -253,8 +355,7 @@ static void test_flatten_max_sync(void) {
 }
 
 /* Inners that send and complete on threads of their own: never more than the
-   limit run at once, every value arrives once, one callback at a time; with a
-   limit of 1 they run in arrival order. */
+   limit run at once, every value arrives once, one callback at a time. */
 #define RACE_MAX 2000
 static pthread_t race_threads[RACE_MAX];
 static atomic_int race_count, race_running, race_max;
@@ -277,19 +378,6 @@ static rpl_disposable_t *race_subscribe(void *ctx, rpl_subscriber_t *s) {
     return NULL;
 }
 
-typedef struct {
-    atomic_int inside, overlap, count, completed, released;
-} tally_t;
-static void tally_next(void *ctx, const rpl_value *v) {
-    tally_t *t = ctx;
-    (void)v;
-    if (atomic_fetch_add(&t->inside, 1) != 0) atomic_store(&t->overlap, 1);
-    atomic_fetch_add(&t->count, 1);
-    atomic_fetch_sub(&t->inside, 1);
-}
-static void tally_completed(void *ctx) { atomic_fetch_add(&((tally_t *)ctx)->completed, 1); }
-static void tally_release(void *ctx) { atomic_fetch_add(&((tally_t *)ctx)->released, 1); }
-
 static void flatten_max_threads(size_t limit) {
     long n = test_scale(1000, 100);
     atomic_store(&race_count, 0);
@@ -299,14 +387,8 @@ static void flatten_max_threads(size_t limit) {
     rpl_signal_t *so = src_make(&o, NULL);
     rpl_signal_t *racer = rpl_signal_create(race_subscribe, NULL, NULL);
     rpl_signal_t *f = rpl_signal_flatten_max(so, limit);
-    tally_t t;
-    memset(&t, 0, sizeof t);
-    rpl_observer obs = RPL_OBSERVER_INIT;
-    obs.on_next = tally_next;
-    obs.on_completed = tally_completed;
-    obs.release = tally_release;
-    obs.ctx = &t;
-    rpl_disposable_t *d = rpl_signal_subscribe(f, &obs);
+    rec_t r;
+    rpl_disposable_t *d = rec_subscribe(f, &r);
     for (long i = 0; i < n; i++) send_signal(&o, 0, racer);
     src_send(&o, 0, "C");
     /* Threads start more threads as slots free up: wait for all of them. */
@@ -314,12 +396,11 @@ static void flatten_max_threads(size_t limit) {
         while (atomic_load(&race_count) <= i) thrd_yield();
         pthread_join(race_threads[i], NULL);
     }
-    for (int i = 0; i < 5000 && !atomic_load(&t.completed); i++) thrd_sleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
     CHECK_EQ_INT(atomic_load(&race_count), n);
-    CHECK_EQ_INT(atomic_load(&t.count), n);
-    CHECK_EQ_INT(atomic_load(&t.completed), 1);
-    CHECK_EQ_INT(atomic_load(&t.released), 1);
-    CHECK_EQ_INT(atomic_load(&t.overlap), 0);
+    CHECK_EQ_INT(r.n, n);
+    CHECK_COMPLETED(r);
+    CHECK_EQ_INT(r.released, 1);
+    CHECK_EQ_INT(r.overlap, 0);
     CHECK(atomic_load(&race_max) <= (int)limit);
     rpl_release(d);
     rpl_release(f);
@@ -352,112 +433,14 @@ static void test_flatten_max_bad_input(void) {
 
 /* -------------------------------------------------------------- concat_all */
 static void test_concat_all(void) {
-    src_t o, a, b;
-    rec_t r;
-    rpl_signal_t *so = src_make(&o, NULL);
-    rpl_signal_t *sa = src_make(&a, NULL), *sb = src_make(&b, NULL);
-    rpl_signal_t *one = rpl_signal_return(rpl_int(1)), *empty = rpl_signal_empty();
-    rpl_signal_t *c = rpl_signal_concat_all(so);
-    CHECK(c != NULL);
-    rpl_disposable_t *d = rec_subscribe(c, &r);
-    send_signal(&o, 0, one);
-    send_signal(&o, 0, sa);
-    send_signal(&o, 0, empty);
-    rpl_subscriber_send_next(o.subs[0], rpl_nil());   /* nil: empty */
-    send_signal(&o, 0, sb);
-    send_signal(&o, 0, one);
-    CHECK_STR(r.log, "1");
-    CHECK_EQ_INT(b.nsubs, 0);                         /* b waits for a */
-    src_send(&a, 0, "2 3");
-    src_send(&o, 0, "C");
-    src_send(&a, 0, "C");                             /* b starts */
-    CHECK_EQ_INT(b.nsubs, 1);
-    src_send(&b, 0, "4");
-    CHECK_STR(r.log, "1 2 3 4");
-    src_send(&b, 0, "C");                             /* then one, then all done */
-    CHECK_STR(r.log, "1 2 3 4 1 C");
-    rpl_release(d);
-    drop(&o); drop(&a); drop(&b);
-
-    /* An inner error passes through and ends it; the next never starts. */
-    d = rec_subscribe(c, &r);
-    send_signal(&o, 0, sa);
-    send_signal(&o, 0, sb);
-    src_send(&a, 0, "1 E3");
-    CHECK_STR(r.log, "1 E3");
-    CHECK_EQ_INT(b.nsubs, 0);
-    CHECK_EQ_INT(o.disposed, 1);
-    rpl_release(d);
-    drop(&o); drop(&a);
-
-    /* A signal sent by an inner that fails synchronously: nothing after it. */
-    rpl_signal_t *bad = failing_signal(9);
-    d = rec_subscribe(c, &r);
-    send_signal(&o, 0, bad);
-    send_signal(&o, 0, sa);
-    CHECK_STR(r.log, "E9");
-    CHECK_EQ_INT(a.nsubs, 0);
-    rpl_release(d);
-    drop(&o);
-    rpl_release(bad);
-
-    /* Disposal disposes the outer and the current inner; later ones never
-       start. */
-    d = rec_subscribe(c, &r);
-    send_signal(&o, 0, sa);
-    send_signal(&o, 0, sb);
-    rpl_disposable_dispose(d);
-    CHECK_EQ_INT(o.disposed, 1);
-    CHECK_EQ_INT(a.disposed, 1);
-    CHECK_EQ_INT(r.released, 1);
-    src_send(&a, 0, "C");
-    CHECK_EQ_INT(b.nsubs, 0);
-    rpl_release(d);
-    drop(&o); drop(&a);
-
-    /* A value that is not a signal fails at once, not when its turn comes. */
-    d = rec_subscribe(c, &r);
-    send_signal(&o, 0, sa);
-    rpl_subscriber_send_next(o.subs[0], rpl_string("x"));
-    CHECK_STR(r.log, "E1");
-    CHECK_EQ_INT(r.error_code, RPL_ERROR_GENERIC);
-    CHECK_STR(r.error_domain, RPL_ERROR_DOMAIN);
-    CHECK_EQ_INT(a.disposed, 1);
-    rpl_release(d);
-    drop(&o); drop(&a);
-
-    /* An outer that completes with nothing sent completes at once; an outer
-       that completes while an inner runs waits for it. */
-    rpl_signal_t *e = rpl_signal_empty();
-    rpl_signal_t *ce = rpl_signal_concat_all(e);
-    CHECK_STR(rec_run(ce, &r), "C");
-    rpl_release(ce);
-    rpl_release(e);
-
-    /* Rule 6a. */
-    d = rec_subscribe(c, &r);
-    send_signal(&o, 0, sa);
-    send_signal(&o, 0, sb);
-    rpl_release(d);
-    drop(&o);
-    CHECK_EQ_INT(r.released, 0);
-    drop(&a);                                     /* b could only start after a */
-    CHECK_EQ_INT(r.released, 1);
-    CHECK_EQ_INT(b.nsubs, 0);
-
-    rpl_signal_set_name(so, "src");
-    check_name(c, "[src] -concat");
-
+    one_at_a_time(rpl_signal_concat_all, "[src] -concat");
     CHECK(rpl_signal_concat_all(NULL) == NULL);
     CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    CHECK(strstr(rpl_last_error_message(), "rpl_signal_concat_all") != NULL);
     rpl_error_t *err = test_error(1);
     CHECK(rpl_signal_concat_all((rpl_signal_t *)err) == NULL);
     CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
     rpl_release(err);
-
-    rpl_release(c);
-    rpl_release(so); rpl_release(sa); rpl_release(sb);
-    rpl_release(one); rpl_release(empty);
 }
 
 /* -------------------------------------------------------------- concat_map */
@@ -529,9 +512,7 @@ static void test_concat_map(void) {
     /* rpl_callback_fail from fn: fails at once with that error, the returned
        signal is released, the source and the running inner are disposed. */
     c.fail_at = 7;
-    d = rec_subscribe(s, &r);
-    src_send(&a, 0, "100 101 7 2");
-    CHECK_STR(r.log, "E7");
+    d = play(s, &r, &a, "100 101 7 2", "E7");
     CHECK_EQ_INT(c.calls, 6);                         /* 2 never reached fn */
     CHECK_EQ_INT(c.returned_released, 1);
     CHECK_EQ_INT(a.disposed, 1);
@@ -543,9 +524,7 @@ static void test_concat_map(void) {
 
     /* A returned handle that is not a signal: RPL_ERROR_CALLBACK at once. */
     c.bad_at = 8;
-    d = rec_subscribe(s, &r);
-    src_send(&a, 0, "100 8");
-    CHECK_STR(r.log, "E3");
+    d = play(s, &r, &a, "100 8", "E3");
     CHECK_EQ_INT(r.error_code, RPL_ERROR_CALLBACK);
     CHECK_STR(r.error_domain, RPL_ERROR_DOMAIN);
     CHECK_EQ_INT(a.disposed, 1);
@@ -554,9 +533,7 @@ static void test_concat_map(void) {
     drop(&a); drop(&in);
 
     /* Source error, inner error, disposal. */
-    d = rec_subscribe(s, &r);
-    src_send(&a, 0, "100 E4");
-    CHECK_STR(r.log, "E4");
+    d = play(s, &r, &a, "100 E4", "E4");
     CHECK_EQ_INT(in.disposed, 1);
     rpl_release(d);
     drop(&a); drop(&in);
@@ -569,12 +546,7 @@ static void test_concat_map(void) {
     drop(&a); drop(&in);
     d = rec_subscribe(s, &r);
     src_send(&a, 0, "100");
-    rpl_disposable_dispose(d);
-    CHECK_EQ_INT(a.disposed, 1);
-    CHECK_EQ_INT(in.disposed, 1);
-    CHECK_EQ_INT(r.released, 1);
-    rpl_release(d);
-    drop(&a); drop(&in);
+    dispose_reaches(d, &r, &a, &in);
 
     /* Rule 6a; the context lives while a subscription can call fn. */
     d = rec_subscribe(s, &r);
@@ -634,17 +606,13 @@ static void test_switch_if_empty(void) {
     drop(&a); drop(&b);
 
     /* Values: they pass, other is never subscribed. */
-    d = rec_subscribe(s, &r);
-    src_send(&a, 0, "1 2 C");
-    CHECK_STR(r.log, "1 2 C");
+    d = play(s, &r, &a, "1 2 C", "1 2 C");
     CHECK_EQ_INT(b.nsubs, 0);
     rpl_release(d);
     drop(&a);
 
     /* An error of sig ends it (even with no value), other never subscribed. */
-    d = rec_subscribe(s, &r);
-    src_send(&a, 0, "E4");
-    CHECK_STR(r.log, "E4");
+    d = play(s, &r, &a, "E4", "E4");
     CHECK_EQ_INT(b.nsubs, 0);
     rpl_release(d);
     drop(&a);
@@ -675,11 +643,7 @@ static void test_switch_if_empty(void) {
     /* Rule 6a. */
     d = rec_subscribe(s, &r);
     src_send(&a, 0, "C");
-    rpl_release(d);
-    drop(&a);
-    CHECK_EQ_INT(r.released, 0);
-    drop(&b);
-    CHECK_EQ_INT(r.released, 1);
+    freed_with_sources(d, &r, &a, &b);
 
     rpl_signal_set_name(sa, "src");
     rpl_signal_set_name(sb, "other");
@@ -769,21 +733,12 @@ static void test_if(void) {
     /* Disposal reaches the condition and the signal followed. */
     d = rec_subscribe(s, &r);
     send_bool(&k, false);
-    rpl_disposable_dispose(d);
-    CHECK_EQ_INT(k.disposed, 1);
-    CHECK_EQ_INT(f.disposed, 1);
-    CHECK_EQ_INT(r.released, 1);
-    rpl_release(d);
-    drop(&k); drop(&f);
+    dispose_reaches(d, &r, &k, &f);
 
     /* Rule 6a. */
     d = rec_subscribe(s, &r);
     send_bool(&k, true);
-    rpl_release(d);
-    drop(&k);
-    CHECK_EQ_INT(r.released, 0);
-    drop(&t);
-    CHECK_EQ_INT(r.released, 1);
+    freed_with_sources(d, &r, &k, &t);
 
     /* Synchronous: a condition that completes at once after one value. */
     rpl_signal_t *yes = rpl_signal_return(rpl_bool(true));
@@ -879,21 +834,12 @@ static void test_switch_cases(void) {
     /* Disposal reaches the key signal and the case followed. */
     d = rec_subscribe(s, &r);
     rpl_subscriber_send_next(k.subs[0], rpl_string("one"));
-    rpl_disposable_dispose(d);
-    CHECK_EQ_INT(k.disposed, 1);
-    CHECK_EQ_INT(c1.disposed, 1);
-    CHECK_EQ_INT(r.released, 1);
-    rpl_release(d);
-    drop(&k); drop(&c1);
+    dispose_reaches(d, &r, &k, &c1);
 
     /* Rule 6a. */
     d = rec_subscribe(s, &r);
     rpl_subscriber_send_next(k.subs[0], rpl_int(1));
-    rpl_release(d);
-    drop(&k);
-    CHECK_EQ_INT(r.released, 0);
-    drop(&c0);
-    CHECK_EQ_INT(r.released, 1);
+    freed_with_sources(d, &r, &k, &c0);
 
     rpl_signal_set_name(sk, "k");
     rpl_signal_set_name(s0, "a");
@@ -996,6 +942,7 @@ static void test_switch_cases(void) {
 }
 
 int main(void) {
+    RUN(test_flatten_max_one);
     RUN(test_flatten_max_limit);
     RUN(test_flatten_max_sync);
     RUN(test_flatten_max_threads);

@@ -19,7 +19,7 @@ final class InnerLimiter {
     /// Inners subscribed and not yet completed (under `lock`).
     @exclusivity(unchecked) private var running = 0
     /// Inners waiting for a slot (under `lock`).
-    @exclusivity(unchecked) private var waiting = SignalQueue()
+    @exclusivity(unchecked) private var waiting = Fifo<Signal>()
 
     init(_ limit: Int) { self.limit = limit }
 
@@ -77,16 +77,18 @@ final class InnerLimiter {
     }
 }
 
-/// Signals in arrival order: append and take-first in O(1) (amortized).
-struct SignalQueue {
-    private var items: [Signal?] = []
+/// A FIFO: append and take-first in O(1) (amortized; an array and a head
+/// index, compacted as it drains). Generic, so the scheduler's JobQueue
+/// (the same structure) can become `Fifo<Job>`.
+struct Fifo<Element> {
+    private var items: [Element?] = []
     private var head = 0
 
-    mutating func append(_ s: Signal) { items.append(s) }
+    mutating func append(_ e: Element) { items.append(e) }
 
-    mutating func popFirst() -> Signal? {
+    mutating func popFirst() -> Element? {
         guard head < items.count else { return nil }
-        let s = items[head]
+        let e = items[head]
         items[head] = nil
         head += 1
         if head == items.count {
@@ -96,11 +98,11 @@ struct SignalQueue {
             items.removeFirst(head)  // O(remaining) once per `head` pops
             head = 0
         }
-        return s
+        return e
     }
 
     /// Takes everything that waits.
-    mutating func takeAll() -> [Signal?] {
+    mutating func takeAll() -> [Element?] {
         let all = items
         items = []
         head = 0

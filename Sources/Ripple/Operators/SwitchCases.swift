@@ -74,23 +74,32 @@ struct SwitchKey: Hashable {
     static func == (a: SwitchKey, b: SwitchKey) -> Bool { Value.equal(a.value, b.value) }
 
     func hash(into h: inout Hasher) {
+        guard value.type == .tuple else { return SwitchKey.combine(value, into: &h) }
         // Nested tuples with a work list, not recursion (their depth is the caller's).
         var work: [Value] = [value]
         while let v = work.popLast() {
-            h.combine(v.rawType)
-            switch v.type {
-            case .nil: break
-            case .bool: h.combine(v.bits != 0)
-            case .int, .signal, .event: h.combine(v.bits)
-            case .double: h.combine(Double(bitPattern: v.bits))
-            case .string, .bytes:
-                if let b = v.bytesBox { h.combine(bytes: UnsafeRawBufferPointer(b.buffer)) } else { h.combine(v.bits) }
-            case .pointer: h.combine(v.pointerValue)
-            case .tuple:
-                let items = v.tupleItems ?? []
-                h.combine(items.count)
-                work.append(contentsOf: items)
+            guard v.type == .tuple else {
+                SwitchKey.combine(v, into: &h)
+                continue
             }
+            let items = v.tupleItems ?? []
+            h.combine(v.rawType)
+            h.combine(items.count)
+            work.append(contentsOf: items)
+        }
+    }
+
+    /// Hashes a value that is not a tuple (no allocation).
+    private static func combine(_ v: Value, into h: inout Hasher) {
+        h.combine(v.rawType)
+        switch v.type {
+        case .nil, .tuple: break
+        case .bool: h.combine(v.bits != 0)
+        case .int, .signal, .event: h.combine(v.bits)
+        case .double: h.combine(Double(bitPattern: v.bits))
+        case .string, .bytes:
+            if let b = v.bytesBox { h.combine(bytes: UnsafeRawBufferPointer(b.buffer)) } else { h.combine(v.bits) }
+        case .pointer: h.combine(v.pointerValue)
         }
     }
 }

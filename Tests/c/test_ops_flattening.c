@@ -358,6 +358,7 @@ static void test_flatten_max_sync(void) {
    limit run at once, every value arrives once, one callback at a time. */
 #define RACE_MAX 2000
 static pthread_t race_threads[RACE_MAX];
+static atomic_int race_created[RACE_MAX];  /* race_threads[i] is written */
 static atomic_int race_count, race_running, race_max;
 
 static void *race_body(void *arg) {
@@ -374,7 +375,10 @@ static rpl_disposable_t *race_subscribe(void *ctx, rpl_subscriber_t *s) {
     int m = atomic_load(&race_max);
     while (now > m && !atomic_compare_exchange_weak(&race_max, &m, now)) {}
     int i = atomic_fetch_add(&race_count, 1);
-    if (i < RACE_MAX) pthread_create(&race_threads[i], NULL, race_body, rpl_retain(s));
+    if (i < RACE_MAX) {
+        pthread_create(&race_threads[i], NULL, race_body, rpl_retain(s));
+        atomic_store(&race_created[i], 1);
+    }
     return NULL;
 }
 
@@ -383,6 +387,7 @@ static void flatten_max_threads(size_t limit) {
     atomic_store(&race_count, 0);
     atomic_store(&race_running, 0);
     atomic_store(&race_max, 0);
+    for (int i = 0; i < RACE_MAX; i++) atomic_store(&race_created[i], 0);
     src_t o;
     rpl_signal_t *so = src_make(&o, NULL);
     rpl_signal_t *racer = rpl_signal_create(race_subscribe, NULL, NULL);
@@ -391,9 +396,13 @@ static void flatten_max_threads(size_t limit) {
     rpl_disposable_t *d = rec_subscribe(f, &r);
     for (long i = 0; i < n; i++) send_signal(&o, 0, racer);
     src_send(&o, 0, "C");
-    /* Threads start more threads as slots free up: wait for all of them. */
-    for (int i = 0; i < n; i++) {
-        while (atomic_load(&race_count) <= i) thrd_yield();
+    /* Threads start more threads as slots free up: wait for the end (with a
+       deadline, so a lost inner fails instead of hanging), then join them. */
+    for (int i = 0; i < 10000 && !(r.completed + r.errors); i++) thrd_sleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+    CHECK(r.completed + r.errors > 0);
+    int started = atomic_load(&race_count);
+    for (int i = 0; i < started && i < RACE_MAX; i++) {
+        while (!atomic_load(&race_created[i])) thrd_yield();
         pthread_join(race_threads[i], NULL);
     }
     CHECK_EQ_INT(atomic_load(&race_count), n);

@@ -107,11 +107,12 @@ final class BindState {
         return t == ObjectIdentifier(EmptySignal.self)
     }
 
-    /// Subscribes an inner already counted in `active`.
-    func subscribeInnerSlow(_ signal: Signal) {
+    /// Subscribes an inner already counted in `active`; returns its sink.
+    @discardableResult
+    func subscribeInnerSlow(_ signal: Signal) -> BindInnerSink {
         let inner = BindInnerSink(self)
         let sub = signal.subscribe(inner)
-        if sub.isDisposed { return }  // ended synchronously: nothing to hold
+        if sub.isDisposed { return inner }  // ended synchronously: nothing to hold
         // Hold it until it ends. It may end on another thread meanwhile:
         // whichever of us comes second removes the token. (Registering only
         // now keeps inners that end at once free of weak references; during
@@ -122,6 +123,7 @@ final class BindState {
         if !inner.phase.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
             relay.removeResource(token)
         }
+        return inner
     }
 }
 
@@ -201,6 +203,9 @@ final class BindInnerSink: Sink {
     /// 0: subscribing; 1: its token is held by the relay; 2: completed.
     let phase = Atomic<Int>(0)
     var token: WeakDisposable?
+    /// With a limit: the call that subscribed it has returned (under the
+    /// limiter's lock; see InnerLimiter).
+    var subscribeReturned = false
 
     init(_ state: BindState) {
         self.state = state
@@ -217,14 +222,13 @@ final class BindInnerSink: Sink {
     }
     override func onError(_ error: RippleError) { relay.sendError(error) }
     override func onCompleted() {
-        let was = phase.exchange(2, ordering: .acquiringAndReleasing)
-        if was == 1, let token {
+        if phase.exchange(2, ordering: .acquiringAndReleasing) == 1, let token {
             relay.removeResource(token)  // keeps the relay's list short
         }
         // With a limit, a slot is free: the next waiting inner starts, here
         // if the subscribe call that started this one has returned, else in
         // the loop that made that call (no recursion, FlattenLimited.swift).
-        if let limiter = state.limiter { limiter.innerEnded(state, startNext: was == 1) }
+        if let limiter = state.limiter { limiter.innerEnded(self, state) }
         state.sideCompleted()
     }
 }

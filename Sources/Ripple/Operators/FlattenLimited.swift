@@ -32,12 +32,14 @@ final class InnerLimiter {
         startWaiting(state)
     }
 
-    /// A running inner completed: its slot is free. `startNext`: start the
-    /// next one from here (false while the call that subscribed it has not
-    /// returned: its loop goes on instead).
-    func innerEnded(_ state: BindState, startNext: Bool) {
+    /// A running inner completed: its slot is free. The next one starts
+    /// from here if the call that subscribed `inner` has returned; if not,
+    /// the loop that made that call starts it when the call returns. Both
+    /// sides decide under the lock, so exactly one of them goes on.
+    func innerEnded(_ inner: BindInnerSink, _ state: BindState) {
         lock.lock()
         running -= 1
+        let startNext = inner.subscribeReturned
         lock.unlock()
         if startNext { startWaiting(state) }
     }
@@ -47,9 +49,12 @@ final class InnerLimiter {
     /// so the limit holds.
     private func startWaiting(_ state: BindState) {
         var fastDone = false  // the last inner ended at once; its slot is still taken
+        var subscribed: BindInnerSink? = nil  // the last inner this loop subscribed
         while true {
             lock.lock()
             if fastDone { running -= 1 }
+            subscribed?.subscribeReturned = true
+            subscribed = nil
             if state.relay.isDisposed {
                 // Ended (error, dispose, downstream take): drop what waits,
                 // outside the lock (a signal's last release may run a
@@ -71,7 +76,7 @@ final class InnerLimiter {
             if fastDone {
                 state.sideCompleted()
             } else {
-                state.subscribeInnerSlow(next)
+                subscribed = state.subscribeInnerSlow(next)
             }
         }
     }

@@ -1192,8 +1192,9 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_switch_if_empty(rpl_signal_t *RPL_NULLABLE
    change), so only its events pass (RAC +if:then:else:, a switch_to_latest
    over cond). Completes when cond and the signal followed last have
    completed; an error of cond or of the signal followed ends everything.
-   A cond value that is not a bool (RPL_TYPE_BOOL; ints and nil included)
-   fails the result (domain RPL_ERROR_DOMAIN, code RPL_ERROR_TYPE; RAC
+   The chosen signal is subscribed on the thread that delivered the cond
+   value. A cond value that is not a bool (RPL_TYPE_BOOL; ints and nil
+   included) fails the result (domain RPL_ERROR_DOMAIN, code RPL_ERROR_TYPE; RAC
    asserts). Disposing the result disposes cond and the signal followed. All
    three signals are borrowed (retained). Errors: any of them NULL or not a
    signal. Name: "+if:then:else: ([cond], [then], [else])". */
@@ -1206,11 +1207,14 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_if(rpl_signal_t *RPL_NULLABLE cond, rpl_si
    whatever count is. Without a default (default_sig NULL), a key with no
    case fails the result (domain RPL_ERROR_DOMAIN, code
    RPL_ERROR_NO_MATCHING_CASE). Completion, errors and disposal as for
-   rpl_signal_if. keys[0..count) are consumed, also on failure; cases and
+   rpl_signal_if; a case is subscribed on the thread that delivered its key.
+   keys[0..count) are consumed, also on failure (except for a count too large
+   for an array, RPL_ERR_INVALID, when nothing is read); cases and
    default_sig are borrowed (retained); both arrays are read during the call
    and may be NULL only when count is 0. Keys must be distinct: a key equal
    to an earlier one is RPL_ERR_INVALID (like a repeated case label in C).
-   Errors, in this order: key_sig NULL or not a signal; cases NULL with a
+   Errors, in this order: key_sig NULL or not a signal; count too large
+   (RPL_ERR_INVALID); cases NULL with a
    non-zero count or cases[i] NULL (RPL_ERR_NULL) or not a signal
    (RPL_ERR_KIND); default_sig not a signal; keys NULL with a non-zero count
    (RPL_ERR_NULL); a key of a type rpl_type does not list, or a repeated key

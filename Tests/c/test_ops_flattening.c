@@ -939,6 +939,9 @@ static void test_switch_cases(void) {
     CHECK(rpl_signal_switch_cases(sk, odd, cases, 2, NULL) == NULL);
     CHECK_EQ_INT(rpl_last_error(), RPL_ERR_INVALID);
     CHECK_EQ_INT(key_dtor_calls, 1);
+    /* A count no array can have: nothing is read. */
+    CHECK(rpl_signal_switch_cases(sk, NULL, NULL, SIZE_MAX, NULL) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_INVALID);
     /* keys NULL with a count. */
     CHECK(rpl_signal_switch_cases(sk, NULL, cases, 2, NULL) == NULL);
     CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);

@@ -53,8 +53,7 @@ final class InnerLimiter {
         while true {
             lock.lock()
             if fastDone { running -= 1 }
-            subscribed?.subscribeReturned = true
-            subscribed = nil
+            subscribed?.subscribeReturned = true  // (idempotent; released outside the lock)
             if state.relay.isDisposed {
                 // Ended (error, dispose, downstream take): drop what waits,
                 // outside the lock (a signal's last release may run a

@@ -1563,11 +1563,21 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_group_by(rpl_signal_t *RPL_NULLABLE sig, r
  * names of their inputs:
  *   constructors   "+empty", "+never", "+return:", "+error:", "+create:",
  *                  "+defer:", "+subject", "+behaviorSubject:",
- *                  "+replaySubject: 3", "+interval: 1000000" (ns)
+ *                  "+replaySubject: 3", "+interval: 1000000" (ns),
+ *                  "+fromArray: 3", "+range: 5 count: 3", "+timer: 1000000",
+ *                  "+startLazilyWithScheduler:block:",
+ *                  "+startEagerlyWithScheduler:block:", and "+groupBy: group"
+ *                  for each group of rpl_signal_group_by
  *   one input      "[input] -map:", "[input] -filter:", "[input] -collect",
- *                  "[input] -take: 3", "[input] -delay: 500" (ns), ...
- *   two inputs     "[a] -concat: [b]", "[a] -takeUntil: [trigger]"
- *   a list         "+merge: ([a], [b])", "+combineLatest: (...)", "+zip: (...)"
+ *                  "[input] -take: 3", "[input] -delay: 500" (ns),
+ *                  "[input] -buffer: 3", "[input] -flatten: 2",
+ *                  "[input] -concat", "[input] -share: 1", ...
+ *   two inputs     "[a] -concat: [b]", "[a] -takeUntil: [trigger]",
+ *                  "[a] -sample: [sampler]", "[a] -withLatestFrom: [b]",
+ *                  "[a] -switchIfEmpty: [b]", ...
+ *   a list         "+merge: ([a], [b])", "+combineLatest: (...)", "+zip: (...)",
+ *                  "+if:then:else: ([cond], [then], [else])",
+ *                  "+switch:cases:default: ([key], [case0], ..., [default])"
  * where [input] is the input's name (one cut to 256 bytes ends in "...]"),
  * the operator word is the function's name without rpl_signal_ in RAC's
  * camel case, and a number is the size_t or nanosecond argument. A name set

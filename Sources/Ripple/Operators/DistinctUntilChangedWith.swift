@@ -23,15 +23,9 @@ public final class DistinctUntilChangedWithSignal: CallbackOperatorSignal<EqualF
     override func makeSink(_ downstream: Sink) -> Sink { DistinctUntilChangedWithSink(callback, downstream) }
 }
 
-final class DistinctUntilChangedWithSink: StoppingSink {
-    let call: Callback<EqualFunction>
+final class DistinctUntilChangedWithSink: CallbackSink<EqualFunction> {
     @exclusivity(unchecked) var last = Value.nil  // owned
     @exclusivity(unchecked) var hasLast = false
-
-    init(_ call: Callback<EqualFunction>, _ downstream: Sink) {
-        self.call = call
-        super.init(downstream)
-    }
 
     deinit { last.release() }
 

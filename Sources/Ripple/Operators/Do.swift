@@ -8,14 +8,7 @@ public final class DoNextSignal: CallbackOperatorSignal<ValueAction> {
     override func makeSink(_ downstream: Sink) -> Sink { DoNextSink(callback, downstream) }
 }
 
-final class DoNextSink: StoppingSink {
-    let call: Callback<ValueAction>
-
-    init(_ call: Callback<ValueAction>, _ downstream: Sink) {
-        self.call = call
-        super.init(downstream)
-    }
-
+final class DoNextSink: CallbackSink<ValueAction> {
     override func onNext(_ value: borrowing Value) {
         if let failure = call.run(value) { return stop(failure) }  // the value is not forwarded
         downstream.onNext(value)
@@ -27,14 +20,7 @@ public final class DoErrorSignal: CallbackOperatorSignal<ErrorAction> {
     override func makeSink(_ downstream: Sink) -> Sink { DoErrorSink(callback, downstream) }
 }
 
-final class DoErrorSink: StoppingSink {
-    let call: Callback<ErrorAction>
-
-    init(_ call: Callback<ErrorAction>, _ downstream: Sink) {
-        self.call = call
-        super.init(downstream)
-    }
-
+final class DoErrorSink: CallbackSink<ErrorAction> {
     override func onError(_ error: RippleError) {
         if let failure = call.run(error) { return stop(failure) }  // fails with the callback's error
         super.onError(error)
@@ -46,14 +32,7 @@ public final class DoCompletedSignal: CallbackOperatorSignal<RawCallback> {
     override func makeSink(_ downstream: Sink) -> Sink { DoCompletedSink(callback, downstream) }
 }
 
-final class DoCompletedSink: StoppingSink {
-    let call: Callback<RawCallback>
-
-    init(_ call: Callback<RawCallback>, _ downstream: Sink) {
-        self.call = call
-        super.init(downstream)
-    }
-
+final class DoCompletedSink: CallbackSink<RawCallback> {
     override func onCompleted() {
         if let failure = call.run() { return stop(failure) }  // fails instead of completing
         super.onCompleted()

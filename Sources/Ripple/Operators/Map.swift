@@ -7,14 +7,7 @@ public final class MapSignal: CallbackOperatorSignal<MapFunction> {
     override func makeSink(_ downstream: Sink) -> Sink { MapSink(callback, downstream) }
 }
 
-final class MapSink: StoppingSink {
-    let call: Callback<MapFunction>
-
-    init(_ call: Callback<MapFunction>, _ downstream: Sink) {
-        self.call = call
-        super.init(downstream)
-    }
-
+final class MapSink: CallbackSink<MapFunction> {
     override func onNext(_ value: borrowing Value) {
         let (mapped, failure) = call.map(value)
         if let failure {
@@ -32,13 +25,7 @@ public final class FilterSignal: CallbackOperatorSignal<PredicateFunction> {
     override func makeSink(_ downstream: Sink) -> Sink { FilterSink(callback, downstream) }
 }
 
-final class FilterSink: StoppingSink {
-    let call: Callback<PredicateFunction>
-    init(_ call: Callback<PredicateFunction>, _ downstream: Sink) {
-        self.call = call
-        super.init(downstream)
-    }
-
+final class FilterSink: CallbackSink<PredicateFunction> {
     override func onNext(_ value: borrowing Value) {
         let (pass, failure) = call.test(value)
         if let failure { return stop(failure) }

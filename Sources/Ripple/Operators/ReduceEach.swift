@@ -59,14 +59,7 @@ public final class ReduceEachSignal: CallbackOperatorSignal<ReduceEachFunction> 
     override func makeSink(_ downstream: Sink) -> Sink { ReduceEachSink(callback, downstream) }
 }
 
-final class ReduceEachSink: StoppingSink {
-    let call: Callback<ReduceEachFunction>
-
-    init(_ call: Callback<ReduceEachFunction>, _ downstream: Sink) {
-        self.call = call
-        super.init(downstream)
-    }
-
+final class ReduceEachSink: CallbackSink<ReduceEachFunction> {
     override func onNext(_ value: borrowing Value) {
         if stopped { return }
         guard let items = value.tupleItems else {

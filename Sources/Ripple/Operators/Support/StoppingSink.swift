@@ -65,3 +65,16 @@ class StoppingSink: ForwardingSink {
         terminate(nil)
     }
 }
+
+/// The sink of a fused operator with one C callback (map, filter, scan,
+/// do_*, take_while, ...): the callback its signal holds, called directly
+/// per event. Subclasses are final and name `Function`, so each is
+/// specialized: one indirect call per event, no generic dispatch.
+class CallbackSink<Function>: StoppingSink {
+    final let call: Callback<Function>
+
+    init(_ call: Callback<Function>, _ downstream: Sink) {
+        self.call = call
+        super.init(downstream)
+    }
+}

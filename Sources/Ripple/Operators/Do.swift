@@ -2,6 +2,7 @@ import RippleSupport
 
 // do_next, do_error, do_completed: side effects run before the event is
 // forwarded (RAC's doNext:, doError:, doCompleted:), once per subscription.
+// finally (Lifetime.swift) uses do_completed's sink, also run on an error.
 
 /// Calls `action(ctx, v)` for each value, then forwards it.
 public final class DoNextSignal: CallbackOperatorSignal<ValueAction> {
@@ -29,10 +30,25 @@ final class DoErrorSink: CallbackSink<ErrorAction> {
 
 /// Calls `action(ctx)` on completion, then forwards it.
 public final class DoCompletedSignal: CallbackOperatorSignal<RawCallback> {
-    override func makeSink(_ downstream: Sink) -> Sink { DoCompletedSink(callback, downstream) }
+    override func makeSink(_ downstream: Sink) -> Sink { DoTerminalSink(callback, onError: false, downstream) }
 }
 
-final class DoCompletedSink: CallbackSink<RawCallback> {
+/// do_completed and finally: `fn(ctx)` on completion and, with `onError`
+/// (finally), on an error too, before the event is forwarded.
+/// `rpl_callback_fail` inside it sends that error in place of the event.
+final class DoTerminalSink: CallbackSink<RawCallback> {
+    let runsOnError: Bool
+
+    init(_ call: Callback<RawCallback>, onError: Bool, _ downstream: Sink) {
+        runsOnError = onError
+        super.init(call, downstream)
+    }
+
+    override func onError(_ error: RippleError) {
+        if runsOnError, let failure = call.run() { return stop(failure) }
+        super.onError(error)
+    }
+
     override func onCompleted() {
         if let failure = call.run() { return stop(failure) }  // fails instead of completing
         super.onCompleted()

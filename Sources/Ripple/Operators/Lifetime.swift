@@ -27,19 +27,7 @@ public final class InitiallySignal: CallbackOperatorSignal<RawCallback> {
 /// forwarded (RAC's finally:); not on disposal. `rpl_callback_fail` inside
 /// it sends that error in place of the terminal event.
 public final class FinallySignal: CallbackOperatorSignal<RawCallback> {
-    override func makeSink(_ downstream: Sink) -> Sink { FinallySink(callback, downstream) }
-}
-
-final class FinallySink: CallbackSink<RawCallback> {
-    override func onError(_ error: RippleError) {
-        if let failure = call.run() { return stop(failure) }
-        super.onError(error)
-    }
-
-    override func onCompleted() {
-        if let failure = call.run() { return stop(failure) }
-        super.onCompleted()
-    }
+    override func makeSink(_ downstream: Sink) -> Sink { DoTerminalSink(callback, onError: true, downstream) }
 }
 
 /// Runs `fn(ctx)` once per subscription when it has ended for any reason

@@ -10,13 +10,7 @@ public final class MapSignal: CallbackOperatorSignal<MapFunction> {
 final class MapSink: CallbackSink<MapFunction> {
     override func onNext(_ value: borrowing Value) {
         let (mapped, failure) = call.map(value)
-        if let failure {
-            if mapped.isListed { mapped.release() }  // discarded (rule 24)
-            return stop(failure)
-        }
-        if !mapped.isListed { return refuse(mapped, "rpl_signal_map") }
-        downstream.onNext(mapped)
-        mapped.release()
+        sendReturned(mapped, failure, "rpl_signal_map")
     }
 }
 

@@ -162,6 +162,7 @@ enum {
     RPL_ERROR_CALLBACK = 3  /* a callback returned NULL where a handle was due, or a
                                handle of the wrong kind (see Callbacks above) */
 };
+enum { RPL_ERROR_OVERFLOW = 5 };  /* a rpl_signal_deliver_on_bounded queue overflowed */
 /* Creates an error (+1). domain and message are copied; NULL domain means
    RPL_ERROR_DOMAIN, NULL message means "". Returns NULL only when out of
    memory. */
@@ -1084,9 +1085,39 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_subscribe_on(rpl_signal_t *RPL_NULLABLE si
 
 /* Delivers every event of sig on s, in order. The hand-off is batched: while
    events keep arriving they are queued and delivered in runs, without an
-   allocation or a wake-up per event. */
+   allocation or a wake-up per event. The queue is unbounded: a producer
+   faster than s's consumer grows it without limit (memory); use
+   rpl_signal_deliver_on_bounded for a bound. */
 rpl_signal_t *RPL_NULLABLE rpl_signal_deliver_on(rpl_signal_t *RPL_NULLABLE sig,
                                                  rpl_scheduler_t *RPL_NULLABLE s);
+
+/* What a value sent into a full rpl_signal_deliver_on_bounded queue does. */
+typedef enum {
+    RPL_OVERFLOW_BLOCK,        /* the sender waits until there is room */
+    RPL_OVERFLOW_DROP_NEWEST,  /* the new value is dropped */
+    RPL_OVERFLOW_DROP_OLDEST,  /* the oldest waiting value is dropped and the new one
+                                  appended (order kept; capacity 1 = "latest only") */
+    RPL_OVERFLOW_FAIL          /* the signal fails with RPL_ERROR_OVERFLOW */
+} rpl_overflow;
+
+/* rpl_signal_deliver_on with a bound: at most capacity values wait for s.
+   The event s's consumer is busy with no longer waits, so capacity more may.
+   A value sent into a full queue meets policy (rpl_overflow above). A failure
+   (RPL_OVERFLOW_FAIL, or a BLOCK send that could never get room: one made
+   from s's own thread - inside work s is running - or into a queue on a test
+   scheduler, which runs work only inside advance_by/run) drops that value,
+   disposes sig's subscription and fails the result with domain
+   RPL_ERROR_DOMAIN, code RPL_ERROR_OVERFLOW, delivered after the values
+   already waiting. Terminal events are never dropped and never wait: they
+   arrive after the waiting values (under FAIL a terminal event into a full
+   queue is not an overflow). Disposing the subscription drops the waiting
+   values and lets a blocked sender go (its value is dropped). Each value is
+   handed over singly (no batching). Errors as above, and capacity 0 or a
+   policy not listed: RPL_ERR_INVALID. Default name "[sig] -deliverOn:
+   bounded <capacity>". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_deliver_on_bounded(rpl_signal_t *RPL_NULLABLE sig,
+                                                         rpl_scheduler_t *RPL_NULLABLE s,
+                                                         size_t capacity, rpl_overflow policy);
 
 /* Delays each value and the completion by ns on s (in order); an error is
    delivered at once and drops what is still pending. On the immediate

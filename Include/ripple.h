@@ -34,7 +34,15 @@
  *           rpl_last_error_message() (thread-local, like errno) say what went
  *           wrong. Bad input - NULL where a handle is required, a handle of the
  *           wrong kind, a NULL callback, an impossible argument - is answered
- *           with an error, never a crash. Arguments are checked in one order
+ *           with an error, never a crash. Every handle starts with a magic
+ *           word, one per kind, that every entry point checks (one load and
+ *           compare, without touching the reference count) and that freeing
+ *           the object poisons: a handle of the wrong kind, or memory that
+ *           is not a handle at all (zero-filled, say), is refused with
+ *           RPL_ERR_KIND; a handle used after its last release (including a
+ *           second rpl_release) is refused with RPL_ERR_MISUSE as long as
+ *           its memory has not been reused. This catches the common cases;
+ *           like any C library, Ripple cannot catch every use after free. Arguments are checked in one order
  *           - handles, then callbacks, then the other arguments - and the
  *           first that fails is reported; the message names the function
  *           called. A failed call still consumes its by-value arguments and
@@ -132,14 +140,18 @@ enum {
     RPL_ERR_NO_VALUE = -5,  /* the signal completed without sending a value */
     RPL_ERR_FAILED = -6,    /* the signal terminated with an error (rpl_last_signal_error) */
     RPL_ERR_NOMEM = -7,     /* out of memory */
-    RPL_ERR_STATE = -8      /* the call is not valid in the object's current state */
+    RPL_ERR_STATE = -8,     /* the call is not valid in the object's current state */
+    RPL_ERR_MISUSE = -9     /* a handle used after it was freed (see Handles below) */
 };
 
-/* Adds a reference to any handle and returns it. NULL returns NULL. */
+/* Adds a reference to any handle and returns it. NULL returns NULL; so does
+   a pointer that is not a live handle (RPL_ERR_KIND, RPL_ERR_MISUSE). */
 void *RPL_NULLABLE rpl_retain(void *RPL_NULLABLE handle);
 /* Drops a reference to any handle; the object is freed with its last
    reference. rpl_release(NULL) is a no-op. Releasing a subscription's
-   disposable does not dispose the subscription. */
+   disposable does not dispose the subscription. A pointer that is not a
+   live handle (a handle released once too often, in the common case) is
+   left alone and the last error set (RPL_ERR_MISUSE, RPL_ERR_KIND). */
 void rpl_release(void *RPL_NULLABLE handle);
 
 /* Status of the last failed call on this thread (RPL_OK if none yet).

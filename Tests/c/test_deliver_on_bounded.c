@@ -36,9 +36,11 @@ static void consumer_next(void *ctx, const rpl_value *v) {
     consumer *c = ctx;
     rec_next(ctx, v);
     if (rpl_value_int(v) != c->hold) return;
-    for (int i = 0; i < c->nfeed; i++) src_next(c->feed, c->feed_values[i]);
     gate_open(&c->entered);
     gate_wait(&c->go, 1);
+    /* The thread that sent 1 has let go of the source by now (it opened go
+       after its send returned), so these sends are delivered from here. */
+    for (int i = 0; i < c->nfeed; i++) src_next(c->feed, c->feed_values[i]);
 }
 static void consumer_error(void *ctx, const rpl_error_t *e) { rec_error(ctx, e); atomic_fetch_add(&((consumer *)ctx)->ended, 1); }
 static void consumer_completed(void *ctx) { rec_completed(ctx); atomic_fetch_add(&((consumer *)ctx)->ended, 1); }
@@ -226,8 +228,8 @@ static void test_block_from_consumer_thread(void) {
     f.c.feed_values[0] = 10;
     f.c.feed_values[1] = 11;
     f.c.nfeed = 2;
-    gate_open(&f.c.go);   /* the consumer is not held: this thread only sends 1 */
-    src_next(&f.s, 1);
+    fixture_hold_consumer(&f);
+    gate_open(&f.c.go);
     CHECK(wait_for(&f.c.ended, 2));
     CHECK_SEQ(f.c.rec, 1, 10);
     CHECK_FAILED(f.c.rec, RPL_ERROR_OVERFLOW);

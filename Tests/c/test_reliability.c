@@ -446,6 +446,81 @@ static void test_no_cycles_through_subjects(void) {
     rpl_release(rm);
 }
 
+/* Magic words: every handle starts with its kind's 32-bit magic word, which
+   every entry point checks and freeing poisons. Zero-filled memory and a
+   stray pointer are refused with RPL_ERR_KIND (before, a zeroed block passed
+   as a signal: rpl_signal_take(zeroed, 1) succeeded). */
+static void magic_release(void *ctx) { (*(int *)ctx)++; }
+static void magic_action(void *ctx) { (void)ctx; }
+static void test_handle_magic(void) {
+    static _Alignas(16) unsigned char zeroed[512];
+    static _Alignas(16) unsigned char junk[512];
+    memset(junk, 0xA5, sizeof junk);
+    void *bad[2] = { zeroed, junk };
+    for (int i = 0; i < 2; i++) {
+        void *p = bad[i];
+        CHECK(rpl_signal_take((rpl_signal_t *)p, 1) == NULL);
+        CHECK_FAILED_WITH(RPL_ERR_KIND);
+        CHECK(strstr(rpl_last_error_message(), "not a Ripple handle") != NULL);
+        CHECK(rpl_signal_map((rpl_signal_t *)p, NULL, NULL, NULL) == NULL);
+        CHECK_FAILED_WITH(RPL_ERR_KIND);
+        CHECK_EQ_INT(rpl_subject_send_next((rpl_subject_t *)p, rpl_int(1)), RPL_ERR_KIND);
+        CHECK_EQ_INT(rpl_subscriber_send_next((rpl_subscriber_t *)p, rpl_string("consumed")), RPL_ERR_KIND);
+        CHECK_EQ_INT(rpl_disposable_dispose((rpl_disposable_t *)p), RPL_ERR_KIND);
+        CHECK(rpl_disposable_is_disposed((rpl_disposable_t *)p) == false);
+        CHECK(rpl_scheduler_schedule((rpl_scheduler_t *)p, magic_action, NULL, NULL) == NULL);
+        CHECK_FAILED_WITH(RPL_ERR_KIND);
+        CHECK(rpl_connection_connect((rpl_connection_t *)p) == NULL);
+        CHECK_FAILED_WITH(RPL_ERR_KIND);
+        CHECK_EQ_INT(rpl_error_code((rpl_error_t *)p), 0);
+        int released = 0;
+        rpl_observer o = RPL_OBSERVER_INIT;
+        o.ctx = &released;
+        o.release = magic_release;
+        CHECK(rpl_signal_subscribe((rpl_signal_t *)p, &o) == NULL);
+        CHECK_FAILED_WITH(RPL_ERR_KIND);
+        CHECK_EQ_INT(released, 1);
+        CHECK(rpl_retain(p) == NULL);
+        CHECK_FAILED_WITH(RPL_ERR_KIND);
+        rpl_release(p);  /* refused, nothing touched */
+        CHECK_FAILED_WITH(RPL_ERR_KIND);
+        CHECK_EQ_INT(rpl_callback_fail((rpl_error_t *)p), RPL_ERR_KIND);
+    }
+    /* Nothing was written into them. */
+    for (size_t i = 0; i < sizeof zeroed; i++) if (zeroed[i] != 0 || junk[i] != 0xA5) { CHECK(!"written"); break; }
+
+    /* A freed handle: its memory still holds the poisoned magic word until
+       the allocator reuses it, so the first call after the last release is
+       refused with RPL_ERR_MISUSE (one call per freed object: the error
+       message the call allocates may reuse the block). Reading freed memory
+       is what this checks, so it runs only where that read is not itself
+       reported: not under valgrind or ASan (both would flag the read, which
+       is the point of their own use-after-free checks). */
+    if (under_valgrind()) return;
+#ifndef UNDER_ASAN
+    rpl_signal_t *s = rpl_signal_return(rpl_int(1));
+    rpl_release(s);
+    CHECK(rpl_signal_take(s, 1) == NULL);
+    CHECK_FAILED_WITH(RPL_ERR_MISUSE);
+    CHECK(strstr(rpl_last_error_message(), "freed") != NULL);
+
+    rpl_subject_t *subj = rpl_subject_create();
+    rpl_release(subj);
+    CHECK_EQ_INT(rpl_subject_send_next(subj, rpl_int(1)), RPL_ERR_MISUSE);
+
+    rpl_error_t *e = rpl_error_create("test", 1, "m");
+    rpl_release(e);
+    CHECK(rpl_signal_take(NULL, 1) == NULL);   /* another error first */
+    rpl_release(e);                            /* a double release: refused */
+    CHECK_FAILED_WITH(RPL_ERR_MISUSE);
+
+    rpl_disposable_t *d = rpl_disposable_create(magic_action, NULL);
+    rpl_release(d);
+    CHECK_EQ_INT(rpl_disposable_dispose(d), RPL_ERR_MISUSE);
+    CHECK_EQ_INT(rpl_status_string(RPL_ERR_MISUSE)[0] != 'u', 1);
+#endif
+}
+
 int main(int argc, char **argv) {
     only = argc > 1 ? argv[1] : NULL;
     /* Fork first, while this process has one thread and has not used Ripple. */
@@ -457,5 +532,6 @@ int main(int argc, char **argv) {
     RUN_SOME(test_deep_tuples);
     RUN_SOME(test_no_events_after_dispose);
     RUN_SOME(test_no_cycles_through_subjects);
+    RUN_SOME(test_handle_magic);
     CHECK_DONE();
 }

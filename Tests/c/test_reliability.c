@@ -402,6 +402,7 @@ static int d4_released;
 static void d4_release(void *ctx) { (void)ctx; d4_released++; }
 static void d4_next(void *ctx, const rpl_value *v) { (void)ctx; (void)v; }
 static rpl_value d4_id(void *ctx, const rpl_value *v) { (void)ctx; return rpl_value_copy(v); }
+static void d4_count_next(void *ctx, const rpl_value *v) { (void)v; (*(int *)ctx)++; }
 static void test_no_cycles_through_subjects(void) {
     for (int k = 0; k < 6; k++) {
         rpl_subject_t *s = rpl_subject_create();
@@ -444,6 +445,115 @@ static void test_no_cycles_through_subjects(void) {
     CHECK_EQ_INT(rpl_signal_first(rm, &first, RPL_FOREVER), RPL_OK);
     CHECK_EQ_INT(rpl_value_int(&first), 7);
     rpl_release(rm);
+}
+
+/* D4 through multicast connections: the same operators over a signal with
+   an autoconnect upstream, e.g. then(map(autoconnect(c)), ...). Their state
+   keeps the signal to subscribe later; through autoconnect that reaches the
+   connection and its subject, whose subscribers include that very
+   subscription. Once nothing can send into the subject any more - its source
+   and every handle that could connect it are gone - the subscription ends
+   and its release runs; while any of them is held, it lives. */
+static rpl_signal_t *d4_op(int k, rpl_signal_t *m, rpl_signal_t *a) {
+    return k == 0 ? rpl_signal_repeat(m, 3)
+         : k == 1 ? rpl_signal_retry(m, 3)
+         : k == 2 ? rpl_signal_concat(m, m)
+         : k == 3 ? rpl_signal_then(m, m)
+         : k == 4 ? rpl_signal_catch_to(m, m)
+                  : rpl_signal_concat(m, a);
+}
+static void test_no_cycles_through_connections(void) {
+    for (int variant = 0; variant < 3; variant++)
+    for (int k = 0; k < 6; k++) {
+        rpl_subject_t *s = rpl_subject_create();   /* the hot source */
+        rpl_subject_t *r = variant == 2 ? rpl_replay_subject_create(1) : NULL;
+        rpl_connection_t *c = r ? rpl_signal_multicast((rpl_signal_t *)s, r) : rpl_signal_publish((rpl_signal_t *)s);
+        rpl_signal_t *a = rpl_connection_autoconnect(c);
+        rpl_signal_t *m = rpl_signal_map(a, d4_id, NULL, NULL);
+        rpl_signal_t *op = d4_op(k, m, a);
+        d4_released = 0;
+        int nexts = 0;
+        rpl_observer o = RPL_OBSERVER_INIT;
+        o.on_next = d4_count_next;
+        o.ctx = &nexts;
+        o.release = d4_release;
+        rpl_disposable_t *d = rpl_signal_subscribe(op, &o);
+        const int each = k == 3 ? 0 : 1;   /* then ignores the first signal's values */
+        CHECK_EQ_INT(rpl_subject_send_next(s, rpl_int(1)), RPL_OK);
+        CHECK_EQ_INT(nexts, each);
+        rpl_release(d);
+        rpl_release(op);
+        rpl_release(m);
+        rpl_release(a);
+        if (variant == 1) {
+            /* The connection's handle can connect again: it keeps the
+               subscription, even with the source gone. */
+            rpl_release(s);
+            CHECK_EQ_INT(d4_released, 0);
+            rpl_release(c);
+            CHECK_EQ_INT(d4_released, 1);
+            continue;
+        }
+        rpl_release(c);
+        CHECK_EQ_INT(rpl_subject_send_next(s, rpl_int(2)), RPL_OK);  /* still connected */
+        CHECK_EQ_INT(nexts, 2 * each);
+        CHECK_EQ_INT(d4_released, 0);
+        rpl_release(s);
+        if (r) {  /* the multicast subject can still send */
+            CHECK_EQ_INT(d4_released, 0);
+            CHECK_EQ_INT(rpl_subject_send_next(r, rpl_int(3)), RPL_OK);
+            CHECK_EQ_INT(nexts, 3 * each);
+            rpl_release(r);
+        }
+        CHECK_EQ_INT(d4_released, 1);  /* now nothing can: it ends */
+    }
+    /* replay_lazily: connected for good on its first subscription; the
+       same operators over it keep nothing in a cycle. */
+    for (int k = 0; k < 6; k++) {
+        rpl_subject_t *s = rpl_subject_create();
+        rpl_signal_t *l = rpl_signal_replay_lazily((rpl_signal_t *)s);
+        rpl_signal_t *m = rpl_signal_map(l, d4_id, NULL, NULL);
+        rpl_signal_t *op = d4_op(k, m, l);
+        d4_released = 0;
+        rpl_observer o = RPL_OBSERVER_INIT;
+        o.on_next = d4_next;
+        o.release = d4_release;
+        rpl_disposable_t *d = rpl_signal_subscribe(op, &o);
+        CHECK_EQ_INT(rpl_subject_send_next(s, rpl_int(1)), RPL_OK);
+        rpl_release(d);
+        rpl_release(op);
+        rpl_release(m);
+        rpl_release(l);
+        CHECK_EQ_INT(d4_released, 0);  /* the source can still send */
+        rpl_release(s);
+        CHECK_EQ_INT(d4_released, 1);
+    }
+    /* The common C pattern still works: release the connection and the
+       autoconnect handle right after building the chain, subscribe later. */
+    rpl_subject_t *s = rpl_subject_create();
+    rpl_connection_t *c = rpl_signal_publish((rpl_signal_t *)s);
+    rpl_signal_t *a = rpl_connection_autoconnect(c);
+    rpl_release(c);
+    rpl_signal_t *m = rpl_signal_map(a, d4_id, NULL, NULL);
+    rpl_release(a);
+    for (int round = 0; round < 2; round++) {   /* connects, disconnects, connects again */
+        int nexts = 0;
+        d4_released = 0;
+        rpl_observer o = RPL_OBSERVER_INIT;
+        o.on_next = d4_count_next;
+        o.ctx = &nexts;
+        o.release = d4_release;
+        rpl_disposable_t *d = rpl_signal_subscribe(m, &o);
+        CHECK_EQ_INT(rpl_subject_subscriber_count(s), 1);
+        rpl_subject_send_next(s, rpl_int(1));
+        CHECK_EQ_INT(nexts, 1);
+        rpl_disposable_dispose(d);
+        rpl_release(d);
+        CHECK_EQ_INT(d4_released, 1);
+        CHECK_EQ_INT(rpl_subject_subscriber_count(s), 0);
+    }
+    rpl_release(m);
+    rpl_release(s);
 }
 
 /* Magic words: every handle starts with its kind's 32-bit magic word, which
@@ -532,6 +642,7 @@ int main(int argc, char **argv) {
     RUN_SOME(test_deep_tuples);
     RUN_SOME(test_no_events_after_dispose);
     RUN_SOME(test_no_cycles_through_subjects);
+    RUN_SOME(test_no_cycles_through_connections);
     RUN_SOME(test_handle_magic);
     CHECK_DONE();
 }

@@ -47,7 +47,7 @@ public final class MulticastConnection: RippleObject, @unchecked Sendable {
 
     /// A signal that connects when its subscriber count goes from 0 to 1 and
     /// disposes the connection when it goes back to 0 (rule 13).
-    public func autoconnect() -> Signal { AutoconnectSignal(self) }
+    public func autoconnect() -> Signal { ConnectingSignal(self, side: AutoconnectSource(core)) }
 }
 
 /// What connects a connection, shared by its handle and its autoconnect
@@ -116,15 +116,15 @@ final class ConnectionCore: @unchecked Sendable {
     }
 }
 
-/// `connection.autoconnect()`: its handle keeps the connection; operators
-/// keep its connecting side.
-final class AutoconnectSignal: Signal, @unchecked Sendable {
+/// An autoconnect or replay_lazily signal as its handle: it keeps the
+/// connection (it can connect); operators keep its connecting side.
+final class ConnectingSignal: Signal, @unchecked Sendable {
     let connection: MulticastConnection
-    let side: AutoconnectSource
+    let side: ConnectingSide
 
-    init(_ connection: MulticastConnection) {
+    init(_ connection: MulticastConnection, side: ConnectingSide) {
         self.connection = connection
-        side = AutoconnectSource(connection.core)
+        self.side = side
         super.init()
     }
 
@@ -132,18 +132,21 @@ final class AutoconnectSignal: Signal, @unchecked Sendable {
     override func subscribe(_ sink: Sink) -> Subscriber { side.subscribe(sink) }
 }
 
-/// Reference-counted connecting (RxSwift's refCount): connects when the
-/// subscriber count goes from 0 to 1, disconnects when it goes back to 0.
-final class AutoconnectSource: Signal, @unchecked Sendable {
+/// The side of a connecting signal that operators keep: the core only.
+class ConnectingSide: Signal, @unchecked Sendable {
     let core: ConnectionCore
-    let lock = Lock()
-    @exclusivity(unchecked) var count = 0
-    @exclusivity(unchecked) var connected: Disposable?
-
     init(_ core: ConnectionCore) {
         self.core = core
         super.init()
     }
+}
+
+/// Reference-counted connecting (RxSwift's refCount): connects when the
+/// subscriber count goes from 0 to 1, disconnects when it goes back to 0.
+final class AutoconnectSource: ConnectingSide, @unchecked Sendable {
+    let lock = Lock()
+    @exclusivity(unchecked) var count = 0
+    @exclusivity(unchecked) var connected: Disposable?
 
     override func subscribe(_ sink: Sink) -> Subscriber {
         // Held for the call: the subject stays alive while it connects.
@@ -192,29 +195,8 @@ final class AutoconnectSource: Signal, @unchecked Sendable {
 }
 
 /// `replay_lazily`: connects on the first subscription, never disconnects.
-/// Its handle keeps the connection; operators keep its connecting side.
-final class LazyReplaySignal: Signal, @unchecked Sendable {
-    let connection: MulticastConnection
-    let side: LazyReplaySource
-
-    init(_ connection: MulticastConnection) {
-        self.connection = connection
-        side = LazyReplaySource(connection.core)
-        super.init()
-    }
-
-    override var asSource: Signal { side }
-    override func subscribe(_ sink: Sink) -> Subscriber { side.subscribe(sink) }
-}
-
-final class LazyReplaySource: Signal, @unchecked Sendable {
-    let core: ConnectionCore
+final class LazyReplaySource: ConnectingSide, @unchecked Sendable {
     let started = Atomic<Bool>(false)
-
-    init(_ core: ConnectionCore) {
-        self.core = core
-        super.init()
-    }
 
     override func subscribe(_ sink: Sink) -> Subscriber {
         if !started.exchange(true, ordering: .acquiringAndReleasing), let subject = core.subject {
@@ -245,7 +227,8 @@ extension Signal {
     /// Multicast through an unlimited replay subject, connected on the first
     /// subscription and never disconnected by unsubscription.
     public func replayLazily() -> Signal {
-        LazyReplaySignal(MulticastConnection(source: self, subject: ReplaySubject(capacity: .max)))
+        let c = MulticastConnection(source: self, subject: ReplaySubject(capacity: .max))
+        return ConnectingSignal(c, side: LazyReplaySource(c.core))
     }
 
     private func replayConnected(capacity: Int) -> Subject {

@@ -29,11 +29,17 @@ typedef struct {
     src *feed;                  /* if set: sends feed_values into it from the callback */
     int feed_values[4];
     int nfeed;
+    int slow;                   /* sleeps 1 ms every 64 values; counts values out of order */
+    int out_of_order;
     atomic_int ended;           /* a terminal event or the release arrived */
 } consumer;
 
 static void consumer_next(void *ctx, const rpl_value *v) {
     consumer *c = ctx;
+    if (c->slow) {
+        if (c->rec.n > 0 && rpl_value_int(v) != c->rec.last_int + 1) c->out_of_order++;
+        if (rpl_value_int(v) % 64 == 0) sleep_ms(1);
+    }
     rec_next(ctx, v);
     if (rpl_value_int(v) != c->hold) return;
     gate_open(&c->entered);
@@ -46,7 +52,7 @@ static void consumer_error(void *ctx, const rpl_error_t *e) { rec_error(ctx, e);
 static void consumer_completed(void *ctx) { rec_completed(ctx); atomic_fetch_add(&((consumer *)ctx)->ended, 1); }
 static void consumer_release(void *ctx) { rec_release(ctx); atomic_fetch_add(&((consumer *)ctx)->ended, 1); }
 
-/* One case: a manual source, bounded on a fresh serial scheduler. */
+/* One case: a manual source, bounded on a scheduler, and the consumer. */
 typedef struct {
     src s;
     rpl_scheduler_t *sched;
@@ -55,13 +61,15 @@ typedef struct {
     consumer c;
 } fixture;
 
-static void fixture_start(fixture *f, size_t capacity, rpl_overflow policy) {
+/* On sched (+1, taken), where the consumer never holds; or, for NULL, on a
+   fresh serial scheduler, where it holds on value 1. */
+static void fixture_start_on(fixture *f, rpl_scheduler_t *sched, size_t capacity, rpl_overflow policy) {
     memset(f, 0, sizeof *f);
     f->c.entered = (gate)GATE_INIT;
     f->c.go = (gate)GATE_INIT;
-    f->c.hold = 1;
+    f->c.hold = sched ? INT64_MIN : 1;
     rec_init(&f->c.rec);
-    f->sched = rpl_scheduler_create_serial("bounded");
+    f->sched = sched ? sched : rpl_scheduler_create_serial("bounded");
     f->source = src_signal(&f->s);
     f->bounded = rpl_signal_deliver_on_bounded(f->source, f->sched, capacity, policy);
     CHECK(f->bounded != NULL);
@@ -71,6 +79,10 @@ static void fixture_start(fixture *f, size_t capacity, rpl_overflow policy) {
     o.on_completed = consumer_completed;
     o.release = consumer_release;
     f->sub = rpl_signal_subscribe(f->bounded, &o);
+}
+
+static void fixture_start(fixture *f, size_t capacity, rpl_overflow policy) {
+    fixture_start_on(f, NULL, capacity, policy);
 }
 
 /* Sends 1 and waits until the consumer is inside its callback for it. */
@@ -98,79 +110,58 @@ static void fixture_end(fixture *f) {
 
 /* --- Policies ----------------------------------------------------------------- */
 
-/* DROP_NEWEST: with 1 being delivered, 2 and 3 wait (capacity 2); 4 and 5
-   are dropped; the completion is not, and comes after the waiting values. */
-static void test_drop_newest(void) {
-    fixture f;
-    fixture_start(&f, 2, RPL_OVERFLOW_DROP_NEWEST);
-    fixture_hold_consumer(&f);
-    for (int i = 2; i <= 5; i++) src_next(&f.s, i);
-    src_complete(&f.s);
-    fixture_finish(&f);
-    CHECK_SEQ(f.c.rec, 1, 2, 3);
-    CHECK_COMPLETED(f.c.rec);
-    fixture_end(&f);
-}
+/* One scenario per row: value 1 is being delivered (the consumer is held),
+   2..last are sent into a queue of `capacity`, then a completion (fail_code
+   0) or an error; the consumer gets `expect`, then the terminal event
+   (`error` 0: completed). */
+typedef struct {
+    const char *what;
+    size_t capacity;
+    rpl_overflow policy;
+    int last, fail_code;
+    int64_t expect[4];
+    int n;
+    int64_t error;
+} scenario;
+static const scenario scenarios[] = {
+    { "DROP_NEWEST: 2 and 3 wait; 4 and 5 are dropped; the completion is not, and comes after them",
+      2, RPL_OVERFLOW_DROP_NEWEST, 5, 0, {1, 2, 3}, 3, 0 },
+    { "DROP_OLDEST: the oldest waiting value goes, the new one is appended (past the compaction threshold)",
+      2, RPL_OVERFLOW_DROP_OLDEST, 40, 0, {1, 39, 40}, 3, 0 },
+    { "DROP_OLDEST, capacity 1: latest only; an error is never dropped",
+      1, RPL_OVERFLOW_DROP_OLDEST, 4, 42, {1, 4}, 2, 42 },
+    { "FAIL: 4 does not fit: the signal fails with RPL_ERROR_OVERFLOW after the waiting values",
+      2, RPL_OVERFLOW_FAIL, 5, 0, {1, 2, 3}, 3, RPL_ERROR_OVERFLOW },
+    { "FAIL: a terminal event into a full queue is not an overflow",
+      2, RPL_OVERFLOW_FAIL, 3, 0, {1, 2, 3}, 3, 0 },
+    { "BLOCK: a terminal event never waits for room (this thread would hang)",
+      1, RPL_OVERFLOW_BLOCK, 2, 7, {1, 2}, 2, 7 },
+};
 
-/* DROP_OLDEST: the oldest waiting value goes, the new one is appended: 1
-   (being delivered), then the last two sent. */
-static void test_drop_oldest(void) {
-    fixture f;
-    fixture_start(&f, 2, RPL_OVERFLOW_DROP_OLDEST);
-    fixture_hold_consumer(&f);
-    for (int i = 2; i <= 40; i++) src_next(&f.s, i);   /* past the compaction threshold */
-    src_complete(&f.s);
-    fixture_finish(&f);
-    CHECK_SEQ(f.c.rec, 1, 39, 40);
-    CHECK_COMPLETED(f.c.rec);
-    fixture_end(&f);
-}
-
-/* DROP_OLDEST with capacity 1: "latest only". */
-static void test_latest_only(void) {
-    fixture f;
-    fixture_start(&f, 1, RPL_OVERFLOW_DROP_OLDEST);
-    fixture_hold_consumer(&f);
-    for (int i = 2; i <= 4; i++) src_next(&f.s, i);
-    src_fail(&f.s, 42);   /* an error is never dropped either */
-    fixture_finish(&f);
-    CHECK_SEQ(f.c.rec, 1, 4);
-    CHECK_FAILED(f.c.rec, 42);
-    fixture_end(&f);
-}
-
-/* FAIL: the value that does not fit fails the signal with RPL_ERROR_OVERFLOW,
-   after the waiting values; the source is disposed at once. */
-static void test_fail(void) {
-    fixture f;
-    fixture_start(&f, 2, RPL_OVERFLOW_FAIL);
-    fixture_hold_consumer(&f);
-    src_next(&f.s, 2);
-    src_next(&f.s, 3);
-    CHECK_EQ_INT(f.s.disposed, 0);
-    src_next(&f.s, 4);
-    CHECK_EQ_INT(f.s.disposed, 1);
-    src_next(&f.s, 5);     /* the source's subscription is over: ignored */
-    src_complete(&f.s);
-    fixture_finish(&f);
-    CHECK_SEQ(f.c.rec, 1, 2, 3);
-    CHECK_FAILED(f.c.rec, RPL_ERROR_OVERFLOW);
-    CHECK_STR(f.c.rec.error_domain, RPL_ERROR_DOMAIN);
-    fixture_end(&f);
-}
-
-/* FAIL: a terminal event into a full queue is not an overflow. */
-static void test_fail_terminal_into_full(void) {
-    fixture f;
-    fixture_start(&f, 2, RPL_OVERFLOW_FAIL);
-    fixture_hold_consumer(&f);
-    src_next(&f.s, 2);
-    src_next(&f.s, 3);
-    src_complete(&f.s);
-    fixture_finish(&f);
-    CHECK_SEQ(f.c.rec, 1, 2, 3);
-    CHECK_COMPLETED(f.c.rec);
-    fixture_end(&f);
+static void test_policies(void) {
+    for (size_t k = 0; k < sizeof scenarios / sizeof scenarios[0]; k++) {
+        const scenario *c = &scenarios[k];
+        fprintf(stderr, "    %s\n", c->what);
+        fixture f;
+        fixture_start(&f, c->capacity, c->policy);
+        fixture_hold_consumer(&f);
+        for (int i = 2; i <= c->last; i++) {
+            src_next(&f.s, i);
+            /* An overflow disposes the source at once, not before. */
+            if (c->error == RPL_ERROR_OVERFLOW) CHECK_EQ_INT(f.s.disposed, (size_t)i > c->capacity + 1);
+        }
+        if (c->fail_code) src_fail(&f.s, c->fail_code);
+        else src_complete(&f.s);   /* ignored after an overflow: the source's subscription is over */
+        fixture_finish(&f);
+        CHECK(rec_is(&f.c.rec, c->expect, c->n));
+        if (c->error) {
+            CHECK_FAILED(f.c.rec, c->error);
+            if (c->error == RPL_ERROR_OVERFLOW) CHECK_STR(f.c.rec.error_domain, RPL_ERROR_DOMAIN);
+        } else {
+            CHECK_COMPLETED(f.c.rec);
+        }
+        fixture_end(&f);
+    }
 }
 
 /* BLOCK: a sender on another thread waits for room, then gets in, in order. */
@@ -205,19 +196,6 @@ static void test_block(void) {
     fixture_end(&f);
 }
 
-/* BLOCK: a terminal event never waits for room (this thread would hang). */
-static void test_block_terminal_does_not_wait(void) {
-    fixture f;
-    fixture_start(&f, 1, RPL_OVERFLOW_BLOCK);
-    fixture_hold_consumer(&f);
-    src_next(&f.s, 2);
-    src_fail(&f.s, 7);
-    fixture_finish(&f);
-    CHECK_SEQ(f.c.rec, 1, 2);
-    CHECK_FAILED(f.c.rec, 7);
-    fixture_end(&f);
-}
-
 /* BLOCK from the consumer's own thread: the callback for 1 sends 10 (it
    fits: 1 is being delivered) and 11 (full; waiting on this thread could
    never end): the signal fails with RPL_ERROR_OVERFLOW after 10. */
@@ -241,24 +219,16 @@ static void test_block_from_consumer_thread(void) {
 /* BLOCK on a test scheduler: its work runs only inside advance_by/run on the
    caller's thread, so waiting could never end: an overflow. */
 static void test_block_on_test_scheduler(void) {
-    rpl_scheduler_t *ts = rpl_test_scheduler_create();
-    src s = {0};
-    rpl_signal_t *sig = src_signal(&s);
-    rpl_signal_t *b = rpl_signal_deliver_on_bounded(sig, ts, 2, RPL_OVERFLOW_BLOCK);
-    rec_t r;
-    rpl_disposable_t *d = rec_subscribe(b, &r);
-    for (int i = 1; i <= 3; i++) src_next(&s, i);
-    CHECK_EQ_INT(s.disposed, 1);
-    CHECK_EQ_INT(r.n, 0);
-    rpl_test_scheduler_run(ts);
-    CHECK_SEQ(r, 1, 2);
-    CHECK_FAILED(r, RPL_ERROR_OVERFLOW);
-    CHECK_EQ_INT(r.released, 1);
-    rpl_release(d);
-    rpl_release(b);
-    rpl_release(sig);
-    src_cleanup(&s);
-    rpl_release(ts);
+    fixture f;
+    fixture_start_on(&f, rpl_test_scheduler_create(), 2, RPL_OVERFLOW_BLOCK);
+    for (int i = 1; i <= 3; i++) src_next(&f.s, i);
+    CHECK_EQ_INT(f.s.disposed, 1);
+    CHECK_EQ_INT(f.c.rec.n, 0);
+    rpl_test_scheduler_run(f.sched);
+    CHECK_SEQ(f.c.rec, 1, 2);
+    CHECK_FAILED(f.c.rec, RPL_ERROR_OVERFLOW);
+    CHECK_EQ_INT(f.c.rec.released, 1);
+    fixture_end(&f);
 }
 
 /* On a test scheduler every policy is deterministic without threads: nothing
@@ -270,25 +240,16 @@ static void test_policies_on_test_scheduler(void) {
         { RPL_OVERFLOW_FAIL, {1, 2, 3}, 3, 1 },
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        rpl_scheduler_t *ts = rpl_test_scheduler_create();
-        src s = {0};
-        rpl_signal_t *sig = src_signal(&s);
-        rpl_signal_t *b = rpl_signal_deliver_on_bounded(sig, ts, 3, cases[k].policy);
-        rec_t r;
-        rpl_disposable_t *d = rec_subscribe(b, &r);
-        for (int i = 1; i <= 6; i++) src_next(&s, i);
-        src_complete(&s);
-        rpl_test_scheduler_run(ts);
-        CHECK(rec_is(&r, cases[k].expect, cases[k].n));
-        if (cases[k].fails) CHECK_FAILED(r, RPL_ERROR_OVERFLOW);
-        else CHECK_COMPLETED(r);
-        CHECK_EQ_INT(r.released, 1);
-        /* The queue empties and fills again: the bound holds each time. */
-        rpl_release(d);
-        rpl_release(b);
-        rpl_release(sig);
-        src_cleanup(&s);
-        rpl_release(ts);
+        fixture f;
+        fixture_start_on(&f, rpl_test_scheduler_create(), 3, cases[k].policy);
+        for (int i = 1; i <= 6; i++) src_next(&f.s, i);
+        src_complete(&f.s);
+        rpl_test_scheduler_run(f.sched);
+        CHECK(rec_is(&f.c.rec, cases[k].expect, cases[k].n));
+        if (cases[k].fails) CHECK_FAILED(f.c.rec, RPL_ERROR_OVERFLOW);
+        else CHECK_COMPLETED(f.c.rec);
+        CHECK_EQ_INT(f.c.rec.released, 1);
+        fixture_end(&f);
     }
 }
 
@@ -322,20 +283,12 @@ static void test_dispose_releases_blocked_sender(void) {
    too: valgrind and ASan see them). */
 static void test_release_with_values_waiting(void) {
     for (int policy = RPL_OVERFLOW_BLOCK; policy <= RPL_OVERFLOW_FAIL; policy++) {
-        rpl_scheduler_t *ts = rpl_test_scheduler_create();
-        src s = {0};
-        rpl_signal_t *sig = src_signal(&s);
-        rpl_signal_t *b = rpl_signal_deliver_on_bounded(sig, ts, 4, (rpl_overflow)policy);
-        rec_t r;
-        rpl_disposable_t *d = rec_subscribe(b, &r);
-        for (int i = 0; i < 3; i++) src_next_string(&s, "a string in a box");
-        rpl_release(d);
-        rpl_release(b);
-        rpl_release(sig);
-        src_cleanup(&s);
-        rpl_release(ts);
-        CHECK_EQ_INT(r.released, 1);
-        CHECK_EQ_INT(r.n, 0);
+        fixture f;
+        fixture_start_on(&f, rpl_test_scheduler_create(), 4, (rpl_overflow)policy);
+        for (int i = 0; i < 3; i++) src_next_string(&f.s, "a string in a box");
+        fixture_end(&f);
+        CHECK_EQ_INT(f.c.rec.released, 1);
+        CHECK_EQ_INT(f.c.rec.n, 0);
     }
 }
 
@@ -343,36 +296,22 @@ static void test_release_with_values_waiting(void) {
 
 /* A producer thread sends N values through capacity 4 under BLOCK: all
    arrive, in order (the consumer is slower now and then). */
-static void on_next_slow(void *ctx, const rpl_value *v) {
-    rec_t *r = ctx;
-    if (rpl_value_int(v) % 64 == 0) sleep_ms(1);
-    if (rpl_value_int(v) != r->last_int + 1 && r->n > 0) r->overlap++;  /* out of order */
-    r->last_int = rpl_value_int(v);
-    r->n++;
-}
 static void test_block_many(void) {
     int n = (int)test_scale(20000, 2000);
-    rpl_scheduler_t *sched = rpl_scheduler_create_serial("bounded-many");
-    src s = {0};
-    rpl_signal_t *sig = src_signal(&s);
-    rpl_signal_t *b = rpl_signal_deliver_on_bounded(sig, sched, 4, RPL_OVERFLOW_BLOCK);
-    rec_t r;
-    rpl_disposable_t *d = rec_subscribe_fn(b, &r, on_next_slow);
-    sender t = { &s, 1, n, 0 };
+    fixture f;
+    fixture_start_on(&f, rpl_scheduler_create_serial("bounded-many"), 4, RPL_OVERFLOW_BLOCK);
+    f.c.slow = 1;
+    sender t = { &f.s, 1, n, 0 };
     pthread_t th;
     pthread_create(&th, NULL, send_range, &t);
     pthread_join(th, NULL);
-    src_complete(&s);
-    for (int i = 0; i < 10000 && !r.completed; i++) sleep_ms(1);
-    CHECK_EQ_INT(r.n, n);
-    CHECK_EQ_INT(r.last_int, n);
-    CHECK_EQ_INT(r.overlap, 0);
-    CHECK_EQ_INT(r.completed, 1);
-    rpl_release(d);
-    rpl_release(b);
-    rpl_release(sig);
-    src_cleanup(&s);
-    rpl_release(sched);
+    src_complete(&f.s);
+    CHECK(wait_for(&f.c.ended, 2));
+    CHECK_EQ_INT(f.c.rec.n, n);
+    CHECK_EQ_INT(f.c.rec.last_int, n);
+    CHECK_EQ_INT(f.c.out_of_order, 0);
+    CHECK_EQ_INT(f.c.rec.completed, 1);
+    fixture_end(&f);
 }
 
 /* --- Bad input and the name -------------------------------------------------------- */
@@ -416,13 +355,8 @@ static void test_name(void) {
 }
 
 int main(void) {
-    RUN(test_drop_newest);
-    RUN(test_drop_oldest);
-    RUN(test_latest_only);
-    RUN(test_fail);
-    RUN(test_fail_terminal_into_full);
+    RUN(test_policies);
     RUN(test_block);
-    RUN(test_block_terminal_does_not_wait);
     RUN(test_block_from_consumer_thread);
     RUN(test_block_on_test_scheduler);
     RUN(test_policies_on_test_scheduler);

@@ -400,28 +400,42 @@ static void test_no_events_after_dispose(void) {
    subject nobody can send into still replays what it kept. */
 static int d4_released;
 static void d4_release(void *ctx) { (void)ctx; d4_released++; }
-static void d4_next(void *ctx, const rpl_value *v) { (void)ctx; (void)v; }
 static rpl_value d4_id(void *ctx, const rpl_value *v) { (void)ctx; return rpl_value_copy(v); }
 static void d4_count_next(void *ctx, const rpl_value *v) { (void)v; (*(int *)ctx)++; }
+/* The five operators with x twice, and concat(other, x). */
+static rpl_signal_t *d4_op(int k, rpl_signal_t *x, rpl_signal_t *other) {
+    return k == 0 ? rpl_signal_repeat(x, 3)
+         : k == 1 ? rpl_signal_retry(x, 3)
+         : k == 2 ? rpl_signal_concat(x, x)
+         : k == 3 ? rpl_signal_then(x, x)
+         : k == 4 ? rpl_signal_catch_to(x, x)
+                  : rpl_signal_concat(other, x);
+}
+/* Subscribes to op (counting values into *nexts) and sends 1 into s. */
+static rpl_disposable_t *d4_subscribe(rpl_signal_t *op, rpl_subject_t *s, int *nexts) {
+    d4_released = 0;
+    rpl_observer o = RPL_OBSERVER_INIT;
+    o.on_next = d4_count_next;
+    o.ctx = nexts;
+    o.release = d4_release;
+    rpl_disposable_t *d = rpl_signal_subscribe(op, &o);
+    CHECK_EQ_INT(rpl_subject_send_next(s, rpl_int(1)), RPL_OK);
+    return d;
+}
+/* Subscribes to d4_op(k, x, other), sends 1 into s, and releases the
+   operator and the subscription's handle. */
+static void d4_case(int k, rpl_subject_t *s, rpl_signal_t *x, rpl_signal_t *other) {
+    rpl_signal_t *op = d4_op(k, x, other);
+    int nexts = 0;
+    rpl_release(d4_subscribe(op, s, &nexts));
+    rpl_release(op);
+}
 static void test_no_cycles_through_subjects(void) {
     for (int k = 0; k < 6; k++) {
         rpl_subject_t *s = rpl_subject_create();
         rpl_signal_t *src = (rpl_signal_t *)s;
         rpl_signal_t *m = rpl_signal_map(src, d4_id, NULL, NULL);
-        rpl_signal_t *op = k == 0 ? rpl_signal_repeat(src, 3)
-                         : k == 1 ? rpl_signal_retry(src, 3)
-                         : k == 2 ? rpl_signal_concat(src, src)
-                         : k == 3 ? rpl_signal_then(src, src)
-                         : k == 4 ? rpl_signal_catch_to(src, src)
-                                  : rpl_signal_concat(m, src);
-        d4_released = 0;
-        rpl_observer o = RPL_OBSERVER_INIT;
-        o.on_next = d4_next;
-        o.release = d4_release;
-        rpl_disposable_t *d = rpl_signal_subscribe(op, &o);
-        CHECK_EQ_INT(rpl_subject_send_next(s, rpl_int(1)), RPL_OK);
-        rpl_release(d);
-        rpl_release(op);
+        d4_case(k, s, src, m);
         rpl_release(m);
         CHECK_EQ_INT(d4_released, 0);  /* the subject can still send */
         rpl_release(s);
@@ -454,14 +468,6 @@ static void test_no_cycles_through_subjects(void) {
    subscription. Once nothing can send into the subject any more - its source
    and every handle that could connect it are gone - the subscription ends
    and its release runs; while any of them is held, it lives. */
-static rpl_signal_t *d4_op(int k, rpl_signal_t *m, rpl_signal_t *a) {
-    return k == 0 ? rpl_signal_repeat(m, 3)
-         : k == 1 ? rpl_signal_retry(m, 3)
-         : k == 2 ? rpl_signal_concat(m, m)
-         : k == 3 ? rpl_signal_then(m, m)
-         : k == 4 ? rpl_signal_catch_to(m, m)
-                  : rpl_signal_concat(m, a);
-}
 static void test_no_cycles_through_connections(void) {
     for (int variant = 0; variant < 3; variant++)
     for (int k = 0; k < 6; k++) {
@@ -471,15 +477,9 @@ static void test_no_cycles_through_connections(void) {
         rpl_signal_t *a = rpl_connection_autoconnect(c);
         rpl_signal_t *m = rpl_signal_map(a, d4_id, NULL, NULL);
         rpl_signal_t *op = d4_op(k, m, a);
-        d4_released = 0;
         int nexts = 0;
-        rpl_observer o = RPL_OBSERVER_INIT;
-        o.on_next = d4_count_next;
-        o.ctx = &nexts;
-        o.release = d4_release;
-        rpl_disposable_t *d = rpl_signal_subscribe(op, &o);
+        rpl_disposable_t *d = d4_subscribe(op, s, &nexts);
         const int each = k == 3 ? 0 : 1;   /* then ignores the first signal's values */
-        CHECK_EQ_INT(rpl_subject_send_next(s, rpl_int(1)), RPL_OK);
         CHECK_EQ_INT(nexts, each);
         rpl_release(d);
         rpl_release(op);
@@ -513,15 +513,7 @@ static void test_no_cycles_through_connections(void) {
         rpl_subject_t *s = rpl_subject_create();
         rpl_signal_t *l = rpl_signal_replay_lazily((rpl_signal_t *)s);
         rpl_signal_t *m = rpl_signal_map(l, d4_id, NULL, NULL);
-        rpl_signal_t *op = d4_op(k, m, l);
-        d4_released = 0;
-        rpl_observer o = RPL_OBSERVER_INIT;
-        o.on_next = d4_next;
-        o.release = d4_release;
-        rpl_disposable_t *d = rpl_signal_subscribe(op, &o);
-        CHECK_EQ_INT(rpl_subject_send_next(s, rpl_int(1)), RPL_OK);
-        rpl_release(d);
-        rpl_release(op);
+        d4_case(k, s, m, l);
         rpl_release(m);
         rpl_release(l);
         CHECK_EQ_INT(d4_released, 0);  /* the source can still send */
@@ -538,14 +530,8 @@ static void test_no_cycles_through_connections(void) {
     rpl_release(a);
     for (int round = 0; round < 2; round++) {   /* connects, disconnects, connects again */
         int nexts = 0;
-        d4_released = 0;
-        rpl_observer o = RPL_OBSERVER_INIT;
-        o.on_next = d4_count_next;
-        o.ctx = &nexts;
-        o.release = d4_release;
-        rpl_disposable_t *d = rpl_signal_subscribe(m, &o);
+        rpl_disposable_t *d = d4_subscribe(m, s, &nexts);
         CHECK_EQ_INT(rpl_subject_subscriber_count(s), 1);
-        rpl_subject_send_next(s, rpl_int(1));
         CHECK_EQ_INT(nexts, 1);
         rpl_disposable_dispose(d);
         rpl_release(d);

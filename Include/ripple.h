@@ -583,7 +583,13 @@ rpl_status rpl_behavior_subject_value(rpl_subject_t *RPL_NULLABLE s, rpl_value *
  * A connection pairs a source signal with a subject. Subscribers subscribe to
  * the subject (rpl_connection_signal); connecting subscribes the subject to
  * the source, once, so the source's work runs once for all of them.
- * Creating a connection has no side effects.
+ * Creating a connection has no side effects. Releasing handles never leaks
+ * (rule 6a): a subscription to the subject lives while something can still
+ * send into it - the source's subscription while connected, a handle to the
+ * subject, the connection or an autoconnect signal (those can connect). An
+ * operator that keeps an autoconnect or replay_lazily signal to subscribe
+ * again later (repeat, retry, concat, then, catch_to) does not count, so
+ * such chains form no cycle with the subscriptions they make.
  * ======================================================================== */
 
 /* A connection multicasting sig through a new plain subject. Not connected.

@@ -124,17 +124,17 @@ typedef struct {
     int64_t error;
 } scenario;
 static const scenario scenarios[] = {
-    { "DROP_NEWEST: 2 and 3 wait; 4 and 5 are dropped; the completion is not, and comes after them",
+    { "RPL_OVERFLOW_DROP_NEWEST: 2 and 3 wait; 4 and 5 are dropped; the completion is not, and comes after them",
       2, RPL_OVERFLOW_DROP_NEWEST, 5, 0, {1, 2, 3}, 3, 0 },
-    { "DROP_OLDEST: the oldest waiting value goes, the new one is appended (past the compaction threshold)",
+    { "RPL_OVERFLOW_DROP_OLDEST: the oldest waiting value goes, the new one is appended (past the compaction threshold)",
       2, RPL_OVERFLOW_DROP_OLDEST, 40, 0, {1, 39, 40}, 3, 0 },
-    { "DROP_OLDEST, capacity 1: latest only; an error is never dropped",
+    { "RPL_OVERFLOW_DROP_OLDEST, capacity 1: latest only; an error is never dropped",
       1, RPL_OVERFLOW_DROP_OLDEST, 4, 42, {1, 4}, 2, 42 },
-    { "FAIL: 4 does not fit: the signal fails with RPL_ERROR_OVERFLOW after the waiting values",
+    { "RPL_OVERFLOW_FAIL: 4 does not fit: the signal fails with RPL_ERROR_OVERFLOW after the waiting values",
       2, RPL_OVERFLOW_FAIL, 5, 0, {1, 2, 3}, 3, RPL_ERROR_OVERFLOW },
-    { "FAIL: a terminal event into a full queue is not an overflow",
+    { "RPL_OVERFLOW_FAIL: a terminal event into a full queue is not an overflow",
       2, RPL_OVERFLOW_FAIL, 3, 0, {1, 2, 3}, 3, 0 },
-    { "BLOCK: a terminal event never waits for room (this thread would hang)",
+    { "RPL_OVERFLOW_BLOCK: a terminal event never waits for room (this thread would hang)",
       1, RPL_OVERFLOW_BLOCK, 2, 7, {1, 2}, 2, 7 },
 };
 

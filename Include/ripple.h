@@ -1620,7 +1620,8 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_group_by(rpl_signal_t *RPL_NULLABLE sig, r
  *   one input      "[input] -map:", "[input] -filter:", "[input] -collect",
  *                  "[input] -take: 3", "[input] -delay: 500" (ns),
  *                  "[input] -buffer: 3", "[input] -flatten: 2",
- *                  "[input] -concat", "[input] -share: 1", ...
+ *                  "[input] -concat", "[input] -share: 1",
+ *                  "[input] -deliverOn: bounded 16" (the capacity), ...
  *   two inputs     "[a] -concat: [b]", "[a] -takeUntil: [trigger]",
  *                  "[a] -sample: [sampler]", "[a] -withLatestFrom: [b]",
  *                  "[a] -switchIfEmpty: [b]", ...

@@ -34,7 +34,15 @@
  *           rpl_last_error_message() (thread-local, like errno) say what went
  *           wrong. Bad input - NULL where a handle is required, a handle of the
  *           wrong kind, a NULL callback, an impossible argument - is answered
- *           with an error, never a crash. Arguments are checked in one order
+ *           with an error, never a crash. Every handle starts with a magic
+ *           word, one per kind, that every entry point checks (one load and
+ *           compare, without touching the reference count) and that freeing
+ *           the object poisons: a handle of the wrong kind, or memory that
+ *           is not a handle at all (zero-filled, say), is refused with
+ *           RPL_ERR_KIND; a handle used after its last release (including a
+ *           second rpl_release) is refused with RPL_ERR_MISUSE as long as
+ *           its memory has not been reused. This catches the common cases;
+ *           like any C library, Ripple cannot catch every use after free. Arguments are checked in one order
  *           - handles, then callbacks, then the other arguments - and the
  *           first that fails is reported; the message names the function
  *           called. A failed call still consumes its by-value arguments and
@@ -132,14 +140,18 @@ enum {
     RPL_ERR_NO_VALUE = -5,  /* the signal completed without sending a value */
     RPL_ERR_FAILED = -6,    /* the signal terminated with an error (rpl_last_signal_error) */
     RPL_ERR_NOMEM = -7,     /* out of memory */
-    RPL_ERR_STATE = -8      /* the call is not valid in the object's current state */
+    RPL_ERR_STATE = -8,     /* the call is not valid in the object's current state */
+    RPL_ERR_MISUSE = -9     /* a handle used after it was freed (see Handles below) */
 };
 
-/* Adds a reference to any handle and returns it. NULL returns NULL. */
+/* Adds a reference to any handle and returns it. NULL returns NULL; so does
+   a pointer that is not a live handle (RPL_ERR_KIND, RPL_ERR_MISUSE). */
 void *RPL_NULLABLE rpl_retain(void *RPL_NULLABLE handle);
 /* Drops a reference to any handle; the object is freed with its last
    reference. rpl_release(NULL) is a no-op. Releasing a subscription's
-   disposable does not dispose the subscription. */
+   disposable does not dispose the subscription. A pointer that is not a
+   live handle (a handle released once too often, in the common case) is
+   left alone and the last error set (RPL_ERR_MISUSE, RPL_ERR_KIND). */
 void rpl_release(void *RPL_NULLABLE handle);
 
 /* Status of the last failed call on this thread (RPL_OK if none yet).
@@ -162,6 +174,7 @@ enum {
     RPL_ERROR_CALLBACK = 3  /* a callback returned NULL where a handle was due, or a
                                handle of the wrong kind (see Callbacks above) */
 };
+enum { RPL_ERROR_OVERFLOW = 5 };  /* a rpl_signal_deliver_on_bounded queue overflowed */
 /* Creates an error (+1). domain and message are copied; NULL domain means
    RPL_ERROR_DOMAIN, NULL message means "". Returns NULL only when out of
    memory. */
@@ -570,7 +583,13 @@ rpl_status rpl_behavior_subject_value(rpl_subject_t *RPL_NULLABLE s, rpl_value *
  * A connection pairs a source signal with a subject. Subscribers subscribe to
  * the subject (rpl_connection_signal); connecting subscribes the subject to
  * the source, once, so the source's work runs once for all of them.
- * Creating a connection has no side effects.
+ * Creating a connection has no side effects. Releasing handles never leaks
+ * (rule 6a): a subscription to the subject lives while something can still
+ * send into it - the source's subscription while connected, a handle to the
+ * subject, the connection or an autoconnect signal (those can connect). An
+ * operator that keeps an autoconnect or replay_lazily signal to subscribe
+ * again later (repeat, retry, concat, then, catch_to) does not count, so
+ * such chains form no cycle with the subscriptions they make.
  * ======================================================================== */
 
 /* A connection multicasting sig through a new plain subject. Not connected.
@@ -1086,9 +1105,39 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_subscribe_on(rpl_signal_t *RPL_NULLABLE si
 
 /* Delivers every event of sig on s, in order. The hand-off is batched: while
    events keep arriving they are queued and delivered in runs, without an
-   allocation or a wake-up per event. */
+   allocation or a wake-up per event. The queue is unbounded: a producer
+   faster than s's consumer grows it without limit (memory); use
+   rpl_signal_deliver_on_bounded for a bound. */
 rpl_signal_t *RPL_NULLABLE rpl_signal_deliver_on(rpl_signal_t *RPL_NULLABLE sig,
                                                  rpl_scheduler_t *RPL_NULLABLE s);
+
+/* What a value sent into a full rpl_signal_deliver_on_bounded queue does. */
+typedef enum {
+    RPL_OVERFLOW_BLOCK,        /* the sender waits until there is room */
+    RPL_OVERFLOW_DROP_NEWEST,  /* the new value is dropped */
+    RPL_OVERFLOW_DROP_OLDEST,  /* the oldest waiting value is dropped and the new one
+                                  appended (order kept; capacity 1 = "latest only") */
+    RPL_OVERFLOW_FAIL          /* the signal fails with RPL_ERROR_OVERFLOW */
+} rpl_overflow;
+
+/* rpl_signal_deliver_on with a bound: at most capacity values wait for s.
+   The event s's consumer is busy with no longer waits, so capacity more may.
+   A value sent into a full queue meets policy (rpl_overflow above). A failure
+   (RPL_OVERFLOW_FAIL, or a BLOCK send that could never get room: one made
+   from s's own thread - inside work s is running - or into a queue on a test
+   scheduler, which runs work only inside advance_by/run) drops that value,
+   disposes sig's subscription and fails the result with domain
+   RPL_ERROR_DOMAIN, code RPL_ERROR_OVERFLOW, delivered after the values
+   already waiting. Terminal events are never dropped and never wait: they
+   arrive after the waiting values (under FAIL a terminal event into a full
+   queue is not an overflow). Disposing the subscription drops the waiting
+   values and lets a blocked sender go (its value is dropped). Each value is
+   handed over singly (no batching). Errors as above, and capacity 0 or a
+   policy not listed: RPL_ERR_INVALID. Default name "[sig] -deliverOn:
+   bounded <capacity>". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_deliver_on_bounded(rpl_signal_t *RPL_NULLABLE sig,
+                                                         rpl_scheduler_t *RPL_NULLABLE s,
+                                                         size_t capacity, rpl_overflow policy);
 
 /* Delays each value and the completion by ns on s (in order); an error is
    delivered at once and drops what is still pending. On the immediate
@@ -1392,6 +1441,90 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_do_dispose(rpl_signal_t *RPL_NULLABLE sig,
  * (flatten_max, concat_map, concat_all, switch_if_empty, if, switch_cases)
  * ------------------------------------------------------------------------ */
 
+/* Code of the error rpl_signal_switch_cases sends for a key that has no case
+   when no default was given (domain RPL_ERROR_DOMAIN; RAC's
+   RACSignalErrorNoMatchingCase). */
+enum { RPL_ERROR_NO_MATCHING_CASE = 6 };
+
+/* For a signal of signal values (RPL_TYPE_SIGNAL): subscribes each inner
+   signal as it arrives while fewer than max_concurrent run, and merges their
+   values; later inners wait, in arrival order, and each starts when a
+   running one completes (on the thread of that completion). 0 means no
+   limit (rpl_signal_flatten). A nil value is an empty inner; any other
+   non-signal value fails the result at once (domain RPL_ERROR_DOMAIN, code
+   RPL_ERROR_GENERIC). Completes when sig and every inner, running or
+   waiting, have completed. The first error of sig or of a running inner
+   ends everything: waiting inners are never subscribed. Disposing the
+   result disposes sig and the running inners. Inners that complete while
+   they are being subscribed start the next one in a loop, so a long queue
+   of synchronous inners does not grow the stack. Follows RAC (flatten:).
+   Errors: sig NULL or not a signal. Name: "[sig] -flatten: 2". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_flatten_max(rpl_signal_t *RPL_NULLABLE sig, size_t max_concurrent);
+/* rpl_signal_flatten_max(sig, 1): the inner signals of a signal of signal
+   values one after the other, each subscribed when the previous one has
+   completed (Rx concat, RAC -concat). Values as for rpl_signal_flatten_max.
+   Name: "[sig] -concat". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_concat_all(rpl_signal_t *RPL_NULLABLE sig);
+/* For each value v of sig, calls fn(ctx, v) when v arrives (even while an
+   earlier inner still runs) and subscribes the signals it returns one after
+   the other, in order, each when the previous one has completed (Rx
+   concatMap; flatten_map with one inner at a time). A NULL return is an
+   empty signal. A returned handle that is not a signal, or an
+   rpl_callback_fail from fn, fails the result at once (RPL_ERROR_CALLBACK
+   for the handle), the returned signal is released and sig is disposed.
+   Completes after sig and every inner signal. fn runs on the thread
+   delivering sig's value, one value at a time per subscription; release(ctx)
+   as for rpl_signal_flatten_map. Errors: NULL or non-signal sig, NULL fn.
+   Name: "[sig] -concatMap:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_concat_map(rpl_signal_t *RPL_NULLABLE sig, rpl_flatten_map_fn RPL_NULLABLE fn,
+                                                 void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+/* sig's events; if sig completes without having sent a value, other's
+   events instead (other is subscribed only then, on the thread of sig's
+   completion). An error of sig ends the result (other is never subscribed).
+   Disposing the result disposes whichever of the two runs. other is
+   borrowed (retained). Follows RxSwift (switchIfEmpty). Errors: sig or
+   other NULL or not a signal. Name: "[sig] -switchIfEmpty: [other]". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_switch_if_empty(rpl_signal_t *RPL_NULLABLE sig,
+                                                      rpl_signal_t *RPL_NULLABLE other);
+/* Follows then_sig while the latest value of cond is true and else_sig while
+   it is false: each cond value disposes the subscription followed so far
+   and subscribes the chosen signal afresh (also when the choice did not
+   change), so only its events pass (RAC +if:then:else:, a switch_to_latest
+   over cond). Completes when cond and the signal followed last have
+   completed; an error of cond or of the signal followed ends everything.
+   The chosen signal is subscribed on the thread that delivered the cond
+   value. A cond value that is not a bool (RPL_TYPE_BOOL; ints and nil
+   included) fails the result (domain RPL_ERROR_DOMAIN, code RPL_ERROR_TYPE; RAC
+   asserts). Disposing the result disposes cond and the signal followed. All
+   three signals are borrowed (retained). Errors: any of them NULL or not a
+   signal. Name: "+if:then:else: ([cond], [then], [else])". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_if(rpl_signal_t *RPL_NULLABLE cond, rpl_signal_t *RPL_NULLABLE then_sig,
+                                         rpl_signal_t *RPL_NULLABLE else_sig);
+/* Like rpl_signal_if with count cases: for each value k of key_sig, follows
+   cases[i] for the key keys[i] equal to k (rpl_value_equal: same type and
+   contents; nil is a key like any other), else default_sig (RAC
+   +switch:cases:default:). Finding the case costs as much as hashing k,
+   whatever count is. Without a default (default_sig NULL), a key with no
+   case fails the result (domain RPL_ERROR_DOMAIN, code
+   RPL_ERROR_NO_MATCHING_CASE). Completion, errors and disposal as for
+   rpl_signal_if; a case is subscribed on the thread that delivered its key.
+   keys[0..count) are consumed, also on failure (except for a count too large
+   for an array, RPL_ERR_INVALID, when nothing is read); cases and
+   default_sig are borrowed (retained); both arrays are read during the call
+   and may be NULL only when count is 0. Keys must be distinct: a key equal
+   to an earlier one is RPL_ERR_INVALID (like a repeated case label in C).
+   Errors, in this order: key_sig NULL or not a signal; count too large
+   (RPL_ERR_INVALID); cases NULL with a
+   non-zero count or cases[i] NULL (RPL_ERR_NULL) or not a signal
+   (RPL_ERR_KIND); default_sig not a signal; keys NULL with a non-zero count
+   (RPL_ERR_NULL); a key of a type rpl_type does not list, or a repeated key
+   (RPL_ERR_INVALID). Name: "+switch:cases:default: ([key_sig], [cases[0]],
+   ..., [default_sig])" (no default: the list ends with the last case). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_switch_cases(rpl_signal_t *RPL_NULLABLE key_sig,
+                                                   const rpl_value *RPL_NULLABLE keys,
+                                                   rpl_signal_t *RPL_NULLABLE const *RPL_NULLABLE cases, size_t count,
+                                                   rpl_signal_t *RPL_NULLABLE default_sig);
+
 /* ---- Combining with a second signal, and grouping ----------------------------
  * (with_latest_from, sample, take_until_replacement, skip_until, group_by)
  * ------------------------------------------------------------------------ */
@@ -1479,11 +1612,22 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_group_by(rpl_signal_t *RPL_NULLABLE sig, r
  * names of their inputs:
  *   constructors   "+empty", "+never", "+return:", "+error:", "+create:",
  *                  "+defer:", "+subject", "+behaviorSubject:",
- *                  "+replaySubject: 3", "+interval: 1000000" (ns)
+ *                  "+replaySubject: 3", "+interval: 1000000" (ns),
+ *                  "+fromArray: 3", "+range: 5 count: 3", "+timer: 1000000",
+ *                  "+startLazilyWithScheduler:block:",
+ *                  "+startEagerlyWithScheduler:block:", and "+groupBy: group"
+ *                  for each group of rpl_signal_group_by
  *   one input      "[input] -map:", "[input] -filter:", "[input] -collect",
- *                  "[input] -take: 3", "[input] -delay: 500" (ns), ...
- *   two inputs     "[a] -concat: [b]", "[a] -takeUntil: [trigger]"
- *   a list         "+merge: ([a], [b])", "+combineLatest: (...)", "+zip: (...)"
+ *                  "[input] -take: 3", "[input] -delay: 500" (ns),
+ *                  "[input] -buffer: 3", "[input] -flatten: 2",
+ *                  "[input] -concat", "[input] -share: 1",
+ *                  "[input] -deliverOn: bounded 16" (the capacity), ...
+ *   two inputs     "[a] -concat: [b]", "[a] -takeUntil: [trigger]",
+ *                  "[a] -sample: [sampler]", "[a] -withLatestFrom: [b]",
+ *                  "[a] -switchIfEmpty: [b]", ...
+ *   a list         "+merge: ([a], [b])", "+combineLatest: (...)", "+zip: (...)",
+ *                  "+if:then:else: ([cond], [then], [else])",
+ *                  "+switch:cases:default: ([key], [case0], ..., [default])"
  * where [input] is the input's name (one cut to 256 bytes ends in "...]"),
  * the operator word is the function's name without rpl_signal_ in RAC's
  * camel case, and a number is the size_t or nanosecond argument. A name set

@@ -93,6 +93,16 @@ inline constexpr Duration forever = Duration::max();
 /// Count meaning "without limit" for retry and repeat (RPL_FOREVER_COUNT).
 inline constexpr size_t forever_count = static_cast<size_t>(-1);
 
+/// What deliver_on_bounded does with a value sent into a full queue
+/// (rpl_overflow): wait for room, drop it, drop the oldest waiting one, or
+/// fail the signal with RPL_ERROR_OVERFLOW.
+enum class Overflow {
+    block = RPL_OVERFLOW_BLOCK,
+    drop_newest = RPL_OVERFLOW_DROP_NEWEST,
+    drop_oldest = RPL_OVERFLOW_DROP_OLDEST,
+    fail = RPL_OVERFLOW_FAIL
+};
+
 namespace detail {
 inline uint64_t to_ns(Duration d) {
     if (d == forever) return RPL_FOREVER;
@@ -1149,6 +1159,9 @@ class Signal : public detail::Handle<rpl_signal_t> {
     inline Signal subscribe_on(const Scheduler &s) const;
     /// Delivers every event on s.
     inline Signal deliver_on(const Scheduler &s) const;
+    /// deliver_on with at most capacity values waiting; policy says what a
+    /// value sent into a full queue does (Overflow).
+    inline Signal deliver_on_bounded(const Scheduler &s, size_t capacity, Overflow policy) const;
     /// Delays values and completion by d on s.
     inline Signal delay(Duration d, const Scheduler &s) const;
     /// Sends a value only after d passes without a newer one (RAC throttle).
@@ -1186,6 +1199,40 @@ class Signal : public detail::Handle<rpl_signal_t> {
     }
     /// For a signal of signal values: merges the inner signals.
     Signal flatten() const { return adopt(detail::check(rpl_signal_flatten(h_))); }
+    /// RAC's flatten:: like flatten, at most max_concurrent inners at once
+    /// (the others wait, in order); 0: no limit.
+    Signal flatten_max(size_t max_concurrent) const { return adopt(detail::check(rpl_signal_flatten_max(h_, max_concurrent))); }
+    /// The inner signals one after the other (flatten_max(1); RAC's concat).
+    Signal concat_all() const { return adopt(detail::check(rpl_signal_concat_all(h_))); }
+    /// f(v) -> Signal for each value; the returned signals run one after the
+    /// other, in order (Rx's concatMap). A throw fails the result.
+    template <class F>
+    Signal concat_map(F &&f) const {
+        return with_fn<F>(rpl_signal_concat_map, &detail::SignalTramp<std::decay_t<F>>::flat, std::forward<F>(f));
+    }
+    /// This signal's events, or other's if it completes without a value.
+    Signal switch_if_empty(const Signal &other) const { return adopt(detail::check(rpl_signal_switch_if_empty(h_, other.h_))); }
+    /// RAC's if:then:else:: follows then_sig while cond's latest value is
+    /// true, else_sig while it is false (`if` is a C++ keyword).
+    static Signal if_(const Signal &cond, const Signal &then_sig, const Signal &else_sig) {
+        return adopt(detail::check(rpl_signal_if(cond.h_, then_sig.h_, else_sig.h_)));
+    }
+    /// RAC's switch:cases:default:: follows the case whose key equals
+    /// key_sig's latest value, else default_sig (an empty Signal: a key with
+    /// no case fails the result with RPL_ERROR_NO_MATCHING_CASE).
+    static Signal switch_cases(const Signal &key_sig, std::vector<std::pair<Value, Signal>> cases,
+                               const Signal &default_sig = Signal()) {
+        std::vector<rpl_value> keys;
+        std::vector<rpl_signal_t *> sigs;
+        keys.reserve(cases.size());
+        sigs.reserve(cases.size());
+        for (auto &c : cases) {
+            keys.push_back(c.first.release());  // consumed by the call
+            sigs.push_back(c.second.get());
+        }
+        return adopt(detail::check(
+            rpl_signal_switch_cases(key_sig.h_, keys.data(), sigs.data(), cases.size(), default_sig.h_)));
+    }
     /// For a signal of signal values: only the latest inner signal's events.
     Signal switch_to_latest() const { return adopt(detail::check(rpl_signal_switch_to_latest(h_))); }
     /// This signal's events, then next's.
@@ -1485,6 +1532,9 @@ class RunLoop : public detail::Handle<rpl_run_loop_t> {
 
 inline Signal Signal::subscribe_on(const Scheduler &s) const { return adopt(detail::check(rpl_signal_subscribe_on(h_, s.get()))); }
 inline Signal Signal::deliver_on(const Scheduler &s) const { return adopt(detail::check(rpl_signal_deliver_on(h_, s.get()))); }
+inline Signal Signal::deliver_on_bounded(const Scheduler &s, size_t capacity, Overflow policy) const {
+    return adopt(detail::check(rpl_signal_deliver_on_bounded(h_, s.get(), capacity, static_cast<rpl_overflow>(policy))));
+}
 inline Signal Signal::delay(Duration d, const Scheduler &s) const {
     return adopt(detail::check(rpl_signal_delay(h_, detail::to_ns(d), s.get())));
 }
@@ -1910,6 +1960,23 @@ class Observable {
     }
     template <class U>
     Observable skip_until(const Observable<U> &trigger) const { return Observable(s_.skip_until(trigger.signal())); }
+    /// For Observable<Observable<U>>: the inners merged, at most
+    /// max_concurrent at once (0: no limit), one after the other, or the latest.
+    template <class U = T, class V = typename detail::observable_of<U>::type>
+    Observable<V> flatten_max(size_t max_concurrent) const { return Observable<V>(s_.flatten_max(max_concurrent)); }
+    template <class U = T, class V = typename detail::observable_of<U>::type>
+    Observable<V> flatten() const { return Observable<V>(s_.flatten()); }
+    template <class U = T, class V = typename detail::observable_of<U>::type>
+    Observable<V> concat_all() const { return Observable<V>(s_.concat_all()); }
+    template <class U = T, class V = typename detail::observable_of<U>::type>
+    Observable<V> switch_to_latest() const { return Observable<V>(s_.switch_to_latest()); }
+    /// f(T) -> Observable<R>; the returned observables one after the other.
+    template <class F, class R = detail::observable_result_t<F, const T &>>
+    Observable<R> concat_map(F &&f) const { return Observable<R>(s_.concat_map(detail::typed<T>(std::forward<F>(f)))); }
+    Observable switch_if_empty(const Observable &other) const { return Observable(s_.switch_if_empty(other.s_)); }
+    Observable deliver_on_bounded(const Scheduler &s, size_t capacity, Overflow policy) const {
+        return Observable(s_.deliver_on_bounded(s, capacity, policy));
+    }
     /// (key, group) the first time key(v) is seen; each group an Observable<T>.
     template <class F, class K = detail::map_result_t<F, T>>
     Observable<std::tuple<K, Observable<T>>> group_by(F &&key) const {
@@ -1930,6 +1997,22 @@ template <class U>
 struct Convert<Observable<U>> {
     static Observable<U> to(const Value &v) { return Observable<U>(v.as_signal()); }
 };
+
+/// RAC's if:then:else: for observables (Signal::if_).
+template <class T>
+Observable<T> if_(const Observable<bool> &cond, const Observable<T> &then_obs, const Observable<T> &else_obs) {
+    return Observable<T>(Signal::if_(cond, then_obs, else_obs));
+}
+/// RAC's switch:cases:default: for observables (Signal::switch_cases); an
+/// empty default fails the result on a key with no case.
+template <class K, class T>
+Observable<T> switch_cases(const Observable<K> &key, const std::vector<std::pair<K, Observable<T>>> &cases,
+                           const Observable<T> &default_obs = Observable<T>()) {
+    std::vector<std::pair<Value, Signal>> raw;
+    raw.reserve(cases.size());
+    for (const auto &c : cases) raw.emplace_back(Value(c.first), c.second.signal());
+    return Observable<T>(Signal::switch_cases(key, std::move(raw), default_obs));
+}
 
 /// 0, 1, 2, ... every d on s (Signal::interval).
 inline Observable<int64_t> interval(Duration d, const Scheduler &s) { return Observable<int64_t>(Signal::interval(d, s)); }

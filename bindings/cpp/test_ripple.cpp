@@ -1768,6 +1768,105 @@ static void test_ops_combining() {
     CHECK((by_parity[0] == std::vector<int64_t>{2, 4}));
 }
 
+// ---------------------------------------------------------------------------
+// 0.2 operators: flattening and choosing between signals; the bounded handoff.
+static void test_ops_flattening() {
+    // flatten_max(1) / concat_all: one inner at a time, in order.
+    Subject i1, i2;
+    Subject outer;
+    auto l = std::make_shared<Log>();
+    record(outer.flatten_max(1), l);
+    outer.send_next(Value(static_cast<const Signal &>(i1)));
+    outer.send_next(Value(static_cast<const Signal &>(i2)));
+    i2.send_next(20);  // waiting: not subscribed yet
+    i1.send_next(10);
+    i1.send_completed();
+    i2.send_next(21);
+    CHECK((ints(l->values) == I{10, 21}));
+    CHECK((Signal::of({Value(Signal::of({1, 2})), Value(Signal::just(3))}).concat_all().to_vector<int>() ==
+           std::vector<int>{1, 2, 3}));
+    CHECK((Signal::of({Value(Signal::just(1)), Value(Signal::just(2))}).flatten_max(0).to_vector<int>() ==
+           std::vector<int>{1, 2}));
+    // concat_map.
+    CHECK((Signal::of({1, 2}).concat_map([](int64_t x) { return Signal::of({x, x * 10}); }).to_vector<int>() ==
+           std::vector<int>{1, 10, 2, 20}));
+    auto lc = std::make_shared<Log>();
+    record(Signal::of({1, 2}).concat_map([](int64_t x) -> Signal {
+        if (x == 2) throw std::runtime_error("thrown");
+        return Signal::just(x);
+    }), lc);
+    CHECK((ints(lc->values) == I{1}));
+    CHECK_EQ(lc->error_message, std::string("thrown"));
+    // switch_if_empty.
+    CHECK((Signal::empty().switch_if_empty(Signal::just(5)).to_vector<int>() == std::vector<int>{5}));
+    CHECK((Signal::just(1).switch_if_empty(Signal::just(5)).to_vector<int>() == std::vector<int>{1}));
+    // if_: follows then / else by cond's latest bool.
+    BehaviorSubject cond(true);
+    auto li = std::make_shared<Log>();
+    Subject yes, no;
+    record(Signal::if_(cond, yes, no), li);
+    yes.send_next(1);
+    no.send_next(2);
+    cond.send_next(false);
+    yes.send_next(3);
+    no.send_next(4);
+    CHECK((ints(li->values) == I{1, 4}));
+    // switch_cases: by key, with and without a default.
+    Subject key;
+    auto lw = std::make_shared<Log>();
+    record(Signal::switch_cases(key, {{Value("a"), Signal::just(1)}, {Value("b"), Signal::just(2)}}, Signal::just(0)), lw);
+    key.send_next("b");
+    key.send_next("z");
+    key.send_next("a");
+    CHECK((ints(lw->values) == I{2, 0, 1}));
+    Subject key2;
+    auto ln = std::make_shared<Log>();
+    record(Signal::switch_cases(key2, {{Value(1), Signal::just(1)}}), ln);
+    key2.send_next(2);
+    CHECK_EQ(ln->errors, 1);
+    CHECK_THROWS(Signal::switch_cases(key2, {{Value(1), Signal::never()}, {Value(1), Signal::never()}}), RPL_ERR_INVALID);
+
+    // deliver_on_bounded: drop_oldest with capacity 1 keeps the latest.
+    TestScheduler ts;
+    Subject fast;
+    auto lb = std::make_shared<Log>();
+    record(fast.deliver_on_bounded(ts, 1, Overflow::drop_oldest), lb);
+    for (int i = 1; i <= 3; i++) fast.send_next(i);
+    ts.run();
+    CHECK((ints(lb->values) == I{3}));
+    Subject fast2;
+    auto lf = std::make_shared<Log>();
+    record(fast2.deliver_on_bounded(ts, 1, Overflow::fail), lf);
+    fast2.send_next(1);
+    fast2.send_next(2);
+    ts.run();
+    CHECK((ints(lf->values) == I{1}));
+    CHECK_EQ(lf->errors, 1);
+    CHECK_THROWS(fast2.deliver_on_bounded(ts, 0, Overflow::block), RPL_ERR_INVALID);
+
+    // Typed.
+    auto nested = Observable<Observable<int64_t>>::of({Observable<int64_t>::of({1, 2}), Observable<int64_t>::just(3)});
+    CHECK((nested.concat_all().to_vector() == std::vector<int64_t>{1, 2, 3}));
+    CHECK((nested.flatten_max(1).to_vector() == std::vector<int64_t>{1, 2, 3}));
+    CHECK((nested.flatten().to_vector() == std::vector<int64_t>{1, 2, 3}));
+    CHECK((Observable<int64_t>::of({1, 2}).concat_map([](int64_t x) { return Observable<std::string>::just(std::to_string(x)); })
+               .to_vector() == std::vector<std::string>{"1", "2"}));
+    CHECK((Observable<int64_t>::empty().switch_if_empty(Observable<int64_t>::just(4)).to_vector() == std::vector<int64_t>{4}));
+    CHECK((ripple::if_(Observable<bool>::just(false), Observable<std::string>::just("then"), Observable<std::string>::just("else"))
+               .to_vector() == std::vector<std::string>{"else"}));
+    CHECK((ripple::switch_cases(Observable<int64_t>::just(2),
+                                std::vector<std::pair<int64_t, Observable<std::string>>>{{1, Observable<std::string>::just("one")},
+                                                                                          {2, Observable<std::string>::just("two")}})
+               .to_vector() == std::vector<std::string>{"two"}));
+    SubjectOf<int64_t> tfast;
+    std::vector<int64_t> latest;
+    tfast.deliver_on_bounded(ts, 1, Overflow::drop_oldest).subscribe([&latest](int64_t x) { latest.push_back(x); });
+    tfast.send_next(1);
+    tfast.send_next(2);
+    ts.run();
+    CHECK((latest == std::vector<int64_t>{2}));
+}
+
 int main() {
     std::fprintf(stderr, "ripple.hpp tests against libripple %s\n", ripple::version_string());
     CHECK(ripple::version_compatible());
@@ -1791,6 +1890,7 @@ int main() {
     RUN(test_ops_creating);
     RUN(test_ops_transforming);
     RUN(test_ops_combining);
+    RUN(test_ops_flattening);
     std::printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

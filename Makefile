@@ -571,9 +571,10 @@ BENCH_CXXS ?= g++ clang++
 .PHONY: bench-cpp
 bench-cpp: $(LIB)
 	@mkdir -p $(OUT)
+	@$(CC) -O2 -g -Wall -Werror -IInclude -c bench/bench_chain.c -o $(OUT)/bench_chain.o
 	@for cxx in $(BENCH_CXXS); do \
 	  if ! command -v $$cxx >/dev/null 2>&1; then echo "bench-cpp: no $$cxx, skipped"; continue; fi; \
-	  $$cxx -O2 -g -std=c++17 -Wall -Wextra -Werror -IInclude -Ibindings/cpp bench/bench_cpp.cpp -L$(OUT)/lib -lripple -lpthread \
+	  $$cxx -O2 -g -std=c++17 -Wall -Wextra -Werror -IInclude -Ibindings/cpp bench/bench_cpp.cpp $(OUT)/bench_chain.o -L$(OUT)/lib -lripple -lpthread \
 	    -Wl,-rpath,$(CURDIR)/$(OUT)/lib -o $(OUT)/bench_cpp_$$cxx && echo && $(OUT)/bench_cpp_$$cxx || exit 1; done
 bench: bench-cpp
 

@@ -22,4 +22,8 @@ void bench_header(void);
 void bench_row(const char *name, double ns, const char *unit, double allocs_per_unit);
 /* A row that is not a time (bytes, counts): value and unit, no ratio. */
 void bench_value_row(const char *name, double value, const char *unit);
+/* map(+1) -> filter(even) -> scan(sum) over src (+1): the chain of the
+   operator rows (bench_chain.c). */
+struct rpl_signal;
+struct rpl_signal *bench_chain(struct rpl_signal *src);
 #endif

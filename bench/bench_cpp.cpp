@@ -11,49 +11,33 @@
 // Built by `make bench` once per compiler (g++ and clang++, -O2); the target
 // is ripple.hpp within 10% of the C API on every row.
 #include <ripple.hpp>
+extern "C" {
+#include "bench.h"  // bench_now, bench_chain (bench_chain.c: the C table's chain)
+}
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <fstream>
 #include <string>
 #include <vector>
 
 namespace {
 
-double now_s() {
-    timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
-}
-
 // ---- The C-API side, written as a C user would (as bench/bench_*.c) ------
 void on_int(void *ctx, const rpl_value *v) { *static_cast<int64_t *>(ctx) += v->as.i; }
-rpl_value plus1(void *, const rpl_value *v) { return rpl_int(v->as.i + 1); }
-bool even(void *, const rpl_value *v) { return (v->as.i & 1) == 0; }
-rpl_value sum(void *, const rpl_value *acc, const rpl_value *v) { return rpl_int(acc->as.i + v->as.i); }
-
-rpl_signal_t *c_chain(rpl_signal_t *src) {
-    rpl_signal_t *m = rpl_signal_map(src, plus1, nullptr, nullptr);
-    rpl_signal_t *f = rpl_signal_filter(m, even, nullptr, nullptr);
-    rpl_signal_t *s = rpl_signal_scan(f, rpl_int(0), sum, nullptr, nullptr);
-    rpl_release(f);
-    rpl_release(m);
-    return s;
-}
 
 // One round through the C API: `subs` subscribers on a fresh subject (through
 // the chain when `chained`), `events` sends; ns per unit (delivery or event).
 double c_round(int subs, bool chained, long events, int64_t &total) {
     rpl_subject_t *subject = rpl_subject_create();
-    rpl_signal_t *sig = chained ? c_chain(reinterpret_cast<rpl_signal_t *>(subject))
+    rpl_signal_t *sig = chained ? bench_chain(reinterpret_cast<rpl_signal_t *>(subject))
                                 : static_cast<rpl_signal_t *>(rpl_retain(subject));
     std::vector<rpl_disposable_t *> ds;
     for (int i = 0; i < subs; i++) ds.push_back(rpl_signal_subscribe_next(sig, on_int, &total));
-    double t0 = now_s();
+    double t0 = bench_now();
     for (long i = 0; i < events; i++) rpl_subject_send_next(subject, rpl_int(i));
-    double ns = (now_s() - t0) * 1e9 / double(chained ? events : events * subs);
+    double ns = (bench_now() - t0) * 1e9 / double(chained ? events : events * subs);
     for (auto *d : ds) rpl_release(d);
     rpl_release(sig);
     rpl_release(subject);
@@ -70,9 +54,9 @@ double cpp_round(int subs, bool chained, long events, int64_t &total) {
                   .scan(0, [](int64_t acc, int64_t x) { return acc + x; });
     std::vector<ripple::Disposable> ds;
     for (int i = 0; i < subs; i++) ds.push_back(sig.subscribe([&total](int64_t x) { total += x; }));
-    double t0 = now_s();
+    double t0 = bench_now();
     for (long i = 0; i < events; i++) subject.send_next(i);
-    return (now_s() - t0) * 1e9 / double(chained ? events : events * subs);
+    return (bench_now() - t0) * 1e9 / double(chained ? events : events * subs);
 }
 
 struct Result {

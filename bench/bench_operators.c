@@ -11,23 +11,6 @@
 #define EVENTS (10 * 1000 * 1000L)
 
 static void on_int(void *ctx, const rpl_value *v) { *(int64_t *)ctx += v->as.i; }
-static rpl_value plus1(void *ctx, const rpl_value *v) { (void)ctx; return rpl_int(v->as.i + 1); }
-static bool even(void *ctx, const rpl_value *v) { (void)ctx; return (v->as.i & 1) == 0; }
-static rpl_value sum(void *ctx, const rpl_value *acc, const rpl_value *v) {
-    (void)ctx;
-    return rpl_int(acc->as.i + v->as.i);
-}
-
-/* map(+1) -> filter(even) -> scan(sum) over src (+1). */
-static rpl_signal_t *chain(rpl_signal_t *src) {
-    rpl_signal_t *m = rpl_signal_map(src, plus1, NULL, NULL);
-    rpl_signal_t *f = rpl_signal_filter(m, even, NULL, NULL);
-    rpl_signal_t *s = rpl_signal_scan(f, rpl_int(0), sum, NULL, NULL);
-    rpl_release(f);
-    rpl_release(m);
-    return s;
-}
-
 /* Sends `events` ints into a fresh subject observed through `build` (or
    directly when NULL) by `on_next`; ns per source event, *allocs per event. */
 static double subject_run_to(rpl_signal_t *(*build)(rpl_signal_t *), void (*on_next)(void *ctx, const rpl_value *v),
@@ -80,7 +63,7 @@ void bench_operators(void) {
     ns = subject_run(NULL, n, &total, &allocs);
     bench_row("subject -> C (no operator, 10M)", ns, "source event", allocs);
 
-    ns = subject_run(chain, n, &total, &allocs);
+    ns = subject_run(bench_chain, n, &total, &allocs);
     /* scan sends the running sum of the even values 2..n: the last one is
        (n/2)(n/2 + 1); on_int adds up every running sum, so only check it is
        positive and the chain ran. */
@@ -93,7 +76,7 @@ void bench_operators(void) {
 
     /* The same chain over a cold signal whose subscribe callback loops. */
     rpl_signal_t *src = rpl_signal_create(send_ints, &n, NULL);
-    rpl_signal_t *c = chain(src);
+    rpl_signal_t *c = bench_chain(src);
     double best = 1e30;
     for (int round = 0; round < 3; round++) {
         uint64_t a0 = bench_allocations();

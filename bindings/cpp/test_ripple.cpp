@@ -1665,46 +1665,60 @@ static void test_ops_transforming() {
 
 // ---------------------------------------------------------------------------
 // 0.2 operators: combining with a second signal, and grouping.
-static void test_ops_combining() {
+// Runs op(a, b) over two fresh subjects, drives it with script(a, b), and
+// returns what it delivered; `a_left` says whether a had no subscriber left.
+struct TwoInputs {
+    std::shared_ptr<Log> log = std::make_shared<Log>();
+    bool a_left = false;
+};
+template <class Op, class Script>
+static TwoInputs two_inputs(Op op, Script script) {
     Subject a, b;
-    auto l = std::make_shared<Log>();
-    record(a.with_latest_from(b), l);
-    a.send_next(1);  // dropped: b has sent nothing
-    b.send_next("x");
-    a.send_next(2);
-    CHECK_EQ(l->values.size(), size_t(1));
-    if (l->values.size() == 1)
-        CHECK((l->values[0].as<std::tuple<int64_t, std::string>>() == std::make_tuple(int64_t(2), std::string("x"))));
-    a.send_completed();
-    CHECK_EQ(l->completed, 1);
+    TwoInputs r;
+    Disposable d = record(op(a, b), r.log);
+    script(a, b);
+    r.a_left = a.subscriber_count() == 0;
+    d.dispose();
+    return r;
+}
 
-    Subject src, ticks;
-    auto ls = std::make_shared<Log>();
-    record(src.sample(ticks), ls);
-    ticks.send_next(0);  // nothing yet
-    src.send_next(5);
-    ticks.send_next(0);
-    ticks.send_next(0);
-    CHECK((ints(ls->values) == I{5, 5}));
-
-    Subject first, replacement;
-    auto lr = std::make_shared<Log>();
-    record(first.take_until_replacement(replacement), lr);
-    first.send_next(1);
-    replacement.send_next(10);
-    first.send_next(2);
-    replacement.send_completed();
-    CHECK((ints(lr->values) == I{1, 10}));
-    CHECK_EQ(lr->completed, 1);
-    CHECK_EQ(first.subscriber_count(), size_t(0));
-
-    Subject values, trigger;
-    auto lk = std::make_shared<Log>();
-    record(values.skip_until(trigger), lk);
-    values.send_next(1);
-    trigger.send_next(0);
-    values.send_next(2);
-    CHECK((ints(lk->values) == I{2}));
+static void test_ops_combining() {
+    auto wl = two_inputs([](const Signal &a, const Signal &b) { return a.with_latest_from(b); },
+                         [](const Subject &a, const Subject &b) {
+                             a.send_next(1);  // dropped: b has sent nothing
+                             b.send_next("x");
+                             a.send_next(2);
+                             a.send_completed();
+                         });
+    CHECK_EQ(wl.log->values.size(), size_t(1));
+    if (wl.log->values.size() == 1)
+        CHECK((wl.log->values[0].as<std::tuple<int64_t, std::string>>() == std::make_tuple(int64_t(2), std::string("x"))));
+    CHECK_EQ(wl.log->completed, 1);
+    auto sa = two_inputs([](const Signal &a, const Signal &b) { return a.sample(b); },
+                         [](const Subject &a, const Subject &b) {
+                             b.send_next(0);  // nothing yet
+                             a.send_next(5);
+                             b.send_next(0);
+                             b.send_next(0);
+                         });
+    CHECK((ints(sa.log->values) == I{5, 5}));
+    auto tr = two_inputs([](const Signal &a, const Signal &b) { return a.take_until_replacement(b); },
+                         [](const Subject &a, const Subject &b) {
+                             a.send_next(1);
+                             b.send_next(10);
+                             a.send_next(2);
+                             b.send_completed();
+                         });
+    CHECK((ints(tr.log->values) == I{1, 10}));
+    CHECK_EQ(tr.log->completed, 1);
+    CHECK(tr.a_left);
+    auto su = two_inputs([](const Signal &a, const Signal &b) { return a.skip_until(b); },
+                         [](const Subject &a, const Subject &b) {
+                             a.send_next(1);
+                             b.send_next(0);
+                             a.send_next(2);
+                         });
+    CHECK((ints(su.log->values) == I{2}));
 
     // group_by: (key, group) the first time a key is seen.
     Subject words;

@@ -89,7 +89,7 @@ std::string loadavg() {
 
 int main(int argc, char **argv) {
     // Rounds per row (best kept); an argument overrides, for a quicker look.
-    int rounds = argc > 1 ? std::atoi(argv[1]) : 9;
+    int rounds = argc > 1 ? std::atoi(argv[1]) : 15;
 #if defined(__clang__)
 #define RIPPLE_STR2(x) #x
 #define RIPPLE_STR(x) RIPPLE_STR2(x)
@@ -104,7 +104,7 @@ int main(int argc, char **argv) {
     std::printf("%-40s %9s %9s %9s\n", "ns per unit", "C API", "C++", "C++ / C");
     row("subject -> 1 subscriber (2M)", 1, false, 2000000L, rounds);
     row("subject -> map -> filter -> scan (2M)", 1, true, 2000000L, rounds);
-    row("subject -> 100 subscribers (20k x 100)", 100, false, 20000L, rounds);
+    row("subject -> 100 subscribers (50k x 100)", 100, false, 50000L, rounds);
     std::printf("load after:  %s\n", loadavg().c_str());
     return 0;
 }

@@ -64,9 +64,11 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define RIPPLE_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define RIPPLE_COLD __attribute__((cold, noinline))
+#define RIPPLE_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define RIPPLE_UNLIKELY(x) (x)
 #define RIPPLE_COLD
+#define RIPPLE_ALWAYS_INLINE inline
 #endif
 
 namespace ripple {
@@ -597,6 +599,38 @@ decltype(auto) call_with2(F &f, const Value &a, const Value &b) {
     if constexpr (std::is_invocable_v<F &, const Value &, const Value &>) return f(a, b);
     else return f(a.template as<arg_t<F, 0>>(), b.template as<arg_t<F, 1>>());
 }
+/// Whether v reads as A without a throw. Checked before a callback's try
+/// block, so a mismatch takes an out-of-line path and the hot path needs no
+/// stack frame (one compare, the lambda, a return). True where the read is
+/// not a plain scalar type check (the read inside the try block decides).
+template <class A>
+bool readable_as(const rpl_value *v) noexcept {
+    if constexpr (std::is_same_v<A, bool>) return v->type == RPL_TYPE_BOOL;
+    else if constexpr (std::is_integral_v<A>) return v->type == RPL_TYPE_INT;
+    else if constexpr (std::is_floating_point_v<A>) return v->type == RPL_TYPE_DOUBLE || v->type == RPL_TYPE_INT;
+    else return true;
+}
+/// Whether F declares the type it reads (the typed layer's wrappers).
+template <class F, class = void>
+struct declares_read : std::false_type {};
+template <class F>
+struct declares_read<F, std::void_t<typename F::reads>> : std::true_type {};
+/// readable_as for the (first) parameter f is called with.
+template <class F>
+bool readable(const rpl_value *v) noexcept {
+    if constexpr (declares_read<F>::value) {
+        return readable_as<typename F::reads>(v);
+    } else if constexpr (std::is_invocable_v<F &, const Value &>) {
+        return true;
+    } else {
+        return readable_as<arg_t<F, 0>>(v);
+    }
+}
+/// Calls body(a...) out of line: the cold path of a trampoline.
+template <auto Body, class... A>
+RIPPLE_COLD auto out_of_line(A... a) {
+    return Body(a...);
+}
 /// Converts a callback result to an owned rpl_value.
 template <class R>
 rpl_value to_c(R &&r) {
@@ -727,6 +761,10 @@ struct Observer {
     std::function<void()> on_completed;
 
     static void next(void *ctx, const rpl_value *v) {
+        if (RIPPLE_UNLIKELY(!readable<N>(v))) return out_of_line<&deliver>(ctx, v);
+        deliver(ctx, v);
+    }
+    RIPPLE_ALWAYS_INLINE static void deliver(void *ctx, const rpl_value *v) {
         try {
             call_with(static_cast<Observer *>(ctx)->on_next, Value::view(v));
         } catch (...) {
@@ -767,7 +805,7 @@ RIPPLE_COLD inline void fail_current(const char *where) noexcept { fail(std::cur
 /// Runs body() for an operator callback: an exception fails the operator
 /// (see fail) and fallback() is returned instead, which the runtime discards.
 template <class Body, class Fallback>
-auto guarded(const char *where, Body &&body, Fallback &&fallback) noexcept -> decltype(body()) {
+RIPPLE_ALWAYS_INLINE auto guarded(const char *where, Body &&body, Fallback &&fallback) noexcept -> decltype(body()) {
     try {
         return body();
     } catch (...) {
@@ -793,10 +831,18 @@ struct Tramp {
     static F &fn(void *ctx) { return unbox<F>(ctx); }
     /// rpl_map_fn: map, group_by's key.
     static rpl_value map(void *ctx, const rpl_value *v) {
+        if (RIPPLE_UNLIKELY(!readable<F>(v))) return out_of_line<&map_read>(ctx, v);
+        return map_read(ctx, v);
+    }
+    RIPPLE_ALWAYS_INLINE static rpl_value map_read(void *ctx, const rpl_value *v) {
         return guarded("map", [&] { return to_c(call_with(fn(ctx), Value::view(v))); }, nil_value);
     }
     /// rpl_predicate_fn: filter, take_while, skip_while, any, all, throttle_if.
     static bool predicate(void *ctx, const rpl_value *v) {
+        if (RIPPLE_UNLIKELY(!readable<F>(v))) return out_of_line<&predicate_read>(ctx, v);
+        return predicate_read(ctx, v);
+    }
+    RIPPLE_ALWAYS_INLINE static bool predicate_read(void *ctx, const rpl_value *v) {
         return guarded("predicate", [&] { return static_cast<bool>(call_with(fn(ctx), Value::view(v))); }, false_value);
     }
     /// Two values to a bool: distinct_until_changed_with's equal.
@@ -1677,6 +1723,7 @@ using observable_result_t = typename observable_of<std::decay_t<decltype(
 /// calls it: with borrowed Values.
 template <class T, class F>
 struct Typed {
+    using reads = T;
     F f;
     template <class... Extra>
     decltype(auto) operator()(const Value &v, Extra &...extra) { return f(read<T>(v), extra...); }

@@ -9,6 +9,10 @@
 //                  .filter([](int64_t x) { return x > 10; })
 //                  .subscribe([](int64_t x) { std::cout << x << "\n"; });
 //
+// ripple::Observable<T> (at the end of this file) is the typed layer over
+// Signal: the value type is part of the C++ type, so a lambda that cannot
+// take it does not compile.
+//
 // Lambdas are moved into a heap context that the runtime frees through the C
 // `release` callback, so whatever a lambda captures lives exactly as long as
 // the runtime needs it (the operator signal, or the subscription).
@@ -1802,7 +1806,7 @@ template <class T>
 class Observable {
     static_assert(detail::is_carried<T>::value,
                   "ripple::Observable<T>: T must be int64_t, double, bool, std::string, ripple::Value, "
-                  "or a std::tuple / std::vector of these");
+                  "a std::tuple / std::vector of these, or an Observable<U>");
 
   public:
     using value_type = T;

@@ -72,11 +72,12 @@ final class AutoconnectSignal: Signal, @unchecked Sendable {
         x.addResource(ActionDisposable { [weak self] in self?.leave() })
         if first {
             var stale = false
-            let d = connection.connect { [self] c in
+            // x's release waits until the source's subscribe call returned (rule 5).
+            let d = x.whileSubscribing { connection.connect { [self] c in
                 lock.lock()
                 if count > 0 && connected == nil { connected = c } else { stale = count == 0 }
                 lock.unlock()
-            }
+            } }
             if stale { d.dispose() }  // everyone left before it was held
         }
         return x

@@ -16,7 +16,7 @@ final class SecondSignalOperator<Core: PairCore>: MultiInputSignal {
         for (i, s) in sources.enumerated() {
             if relay.isDisposed { break }
             if core.inputs[i].isDisposed { continue }
-            _ = s.subscribe(InputSlotSink(relay, input: i, slot: core.inputs[i]))
+            relay.subscribeUpstream(s, InputSlotSink(relay, input: i, slot: core.inputs[i]))
         }
         return relay
     }

@@ -13,8 +13,8 @@ public final class TakeUntilSignal: Signal {
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let relay = Subscriber(sink)
-        _ = trigger.subscribe(TakeUntilTriggerSink(relay))
-        if !relay.isDisposed { _ = source.subscribe(RelaySink(relay)) }
+        relay.subscribeUpstream(trigger, TakeUntilTriggerSink(relay))
+        if !relay.isDisposed { relay.subscribeUpstream(source, RelaySink(relay)) }
         return relay
     }
 }

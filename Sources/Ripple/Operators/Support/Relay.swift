@@ -13,6 +13,14 @@
 // downstream take, a terminal event or a timeout reaches a producer that is
 // still inside its subscribe callback.
 //
+// Release order (rule 5): every upstream subscribe call a subscription makes
+// goes through `subscribeUpstream` (or `whileSubscribing`), which holds back
+// the subscription's `finish` until the call has returned. So when an input
+// ends the subscription from inside its subscribe callback, the disposable
+// that callback then returns is disposed (by the input's own subscriber, as
+// the call returns) before the observer's release runs, as for a plain
+// signal; nested relays wait in turn. No cost per event.
+//
 // Ownership (rule 6a): a relay sink holds the relay strongly (a source that
 // can still send keeps the subscription alive); the relay holds its upstream
 // subscriptions weakly (`Subscriber.hold`). Nothing forms a cycle.
@@ -69,7 +77,7 @@ public class MultiInputSignal: Signal {
         // synchronously; RAC's merge rule).
         for (i, s) in sources.enumerated() {
             if relay.isDisposed { break }
-            _ = s.subscribe(RelaySink(relay, input: i))
+            relay.subscribeUpstream(s, RelaySink(relay, input: i))
         }
         return relay
     }
@@ -96,4 +104,22 @@ class InputCore: Sink {
     final override func onError(_ error: RippleError) { downstream.onError(error) }
     final override func onCompleted() { downstream.onCompleted() }
     override func finish() { downstream.finish() }
+}
+
+extension Subscriber {
+    /// Runs `body`, which makes an upstream subscribe call for this
+    /// subscription: this subscription's release waits until it has returned.
+    @inline(__always)
+    public func whileSubscribing<T>(_ body: () -> T) -> T {
+        beginSubscribeCall()
+        defer { endSubscribeCall() }
+        return body()
+    }
+
+    /// Subscribes `sink` to `upstream` for this subscription (see
+    /// `whileSubscribing`).
+    @discardableResult @inline(__always)
+    public func subscribeUpstream(_ upstream: Signal, _ sink: Sink) -> Subscriber {
+        whileSubscribing { upstream.subscribe(sink) }
+    }
 }

@@ -12,19 +12,18 @@
    - take:     S, values while not disposed (at most 3), return D, under a
                downstream take(1): the dispose reaches the source while it
                is still inside its subscribe callback (rule 3a).
-   The log: S subscribe, digits values (T a tuple, V another value),
-   C completed, E error, D the source's disposable, R the release. */
+   The log (recorder.h, with the release): S subscribe, values, C completed,
+   E7 the error, D the source's disposable, R the release. */
+#define REC_LOG_RELEASE 1
 #include "recorder.h"
 #include <ripple.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-static char ord[256];
-static void mark(const char *s) {
-    size_t n = strlen(ord);
-    snprintf(ord + n, sizeof ord - n, "%s", s);
-}
+/* The recorder of the run under way: the source logs into it too. */
+static rec_t rec;
+static void mark(const char *s) { rec_append(&rec, s); }
 
 /* ---- The source ------------------------------------------------------------ */
 enum { M_COMPLETE, M_ERROR, M_OPEN, M_TAKE, M_COUNT };
@@ -47,35 +46,12 @@ static rpl_disposable_t *src_subscribe(void *ctx, rpl_subscriber_t *s) {
     return rpl_disposable_create(d_dispose, NULL);
 }
 
-/* ---- The observer ---------------------------------------------------------- */
-static void o_next(void *ctx, const rpl_value *v) {
-    (void)ctx;
-    char b[24];
-    switch (rpl_value_type(v)) {
-    case RPL_TYPE_INT: snprintf(b, sizeof b, "%lld", (long long)rpl_value_int(v)); break;
-    case RPL_TYPE_TUPLE: snprintf(b, sizeof b, "T"); break;
-    default: snprintf(b, sizeof b, "V"); break;
-    }
-    mark(b);
-}
-static void o_error(void *ctx, const rpl_error_t *e) { (void)ctx; (void)e; mark("E"); }
-static void o_completed(void *ctx) { (void)ctx; mark("C"); }
-static void o_release(void *ctx) { (void)ctx; mark("R"); }
-
 /* Subscribes (under take(1) in take mode), disposes, releases: the log. */
 static const char *run(rpl_signal_t *sig) {
-    ord[0] = 0;
     rpl_signal_t *s = mode == M_TAKE ? rpl_signal_take(sig, 1) : rpl_retain(sig);
-    rpl_observer o = RPL_OBSERVER_INIT;
-    o.on_next = o_next;
-    o.on_error = o_error;
-    o.on_completed = o_completed;
-    o.release = o_release;
-    rpl_disposable_t *d = rpl_signal_subscribe(s, &o);
-    rpl_disposable_dispose(d);
-    rpl_release(d);
+    rec_run(s, &rec);
     rpl_release(s);
-    return ord;
+    return rec.log;
 }
 
 /* ---- Callbacks the operators need ------------------------------------------- */
@@ -92,6 +68,11 @@ static rpl_signal_t *failing(void) {
     rpl_signal_t *s = rpl_signal_error(e);
     rpl_release(e);
     return s;
+}
+/* r, after releasing tmp (which r retains). */
+static rpl_signal_t *released_after(rpl_signal_t *tmp, rpl_signal_t *r) {
+    rpl_release(tmp);
+    return r;
 }
 /* A signal that sends one signal value (x) and completes. */
 static rpl_signal_t *outer_of(rpl_signal_t *x) { return rpl_signal_return(rpl_signal_value(x)); }
@@ -150,9 +131,7 @@ PAIR(share, rpl_signal_share(x, 0))
 #define INNER(name, expr) \
     static rpl_signal_t *make_##name(rpl_signal_t *x) { \
         rpl_signal_t *outer = outer_of(x); \
-        rpl_signal_t *r = (expr); \
-        rpl_release(outer); \
-        return r; \
+        return released_after(outer, (expr)); \
     }
 INNER(bind_inner, rpl_signal_bind(outer, bind_inner, NULL, NULL))
 INNER(flatten_map_inner, rpl_signal_flatten_map(outer, fm_inner, NULL, NULL))
@@ -163,30 +142,21 @@ INNER(concat_map_inner, rpl_signal_concat_map(outer, fm_inner, NULL, NULL))
 
 static rpl_signal_t *make_catch(rpl_signal_t *x) {
     rpl_signal_t *f = failing();
-    rpl_signal_t *r = rpl_signal_catch(f, catch_src, rpl_retain(x), (rpl_release_fn)rpl_release);
-    rpl_release(f);
-    return r;
+    return released_after(f, rpl_signal_catch(f, catch_src, rpl_retain(x), (rpl_release_fn)rpl_release));
 }
 static rpl_signal_t *make_catch_to(rpl_signal_t *x) {
     rpl_signal_t *f = failing();
-    rpl_signal_t *r = rpl_signal_catch_to(f, x);
-    rpl_release(f);
-    return r;
+    return released_after(f, rpl_signal_catch_to(f, x));
 }
 static rpl_signal_t *make_if(rpl_signal_t *x) {
     rpl_signal_t *cond = rpl_signal_return(rpl_bool(true)), *never = rpl_signal_never();
-    rpl_signal_t *r = rpl_signal_if(cond, x, never);
-    rpl_release(cond);
-    rpl_release(never);
-    return r;
+    return released_after(cond, released_after(never, rpl_signal_if(cond, x, never)));
 }
 static rpl_signal_t *make_switch_cases(rpl_signal_t *x) {
     rpl_signal_t *key = rpl_signal_return(rpl_int(5));
     rpl_value keys[1] = {rpl_int(5)};
     rpl_signal_t *cases[1] = {x};
-    rpl_signal_t *r = rpl_signal_switch_cases(key, keys, cases, 1, NULL);
-    rpl_release(key);
-    return r;
+    return released_after(key, rpl_signal_switch_cases(key, keys, cases, 1, NULL));
 }
 static rpl_signal_t *make_autoconnect(rpl_signal_t *x) {
     rpl_connection_t *c = rpl_signal_publish(x);
@@ -196,48 +166,60 @@ static rpl_signal_t *make_autoconnect(rpl_signal_t *x) {
 }
 
 /* The plain signal, for reference; then every relayed operator. Where the
-   terminal event is passed on, it comes first, then D, then R. */
-#define STD {"SCDR", "SEDR", "SDR", "S1CDR"}
+   terminal event is passed on, it comes first, then D, then R. (E1: the
+   runtime's error for an int where a signal value was expected.) */
+#define STD {"S C D R", "S E7 D R", "S D R", "S 1 C D R"}
+/* The source's values leave as one-item tuples. */
+#define TUPLES {"S C D R", "S E7 D R", "S D R", "S (1) C D R"}
+/* The inner of an outer that has sent it and completed: the inner's end
+   (and D) comes before the outer's completion ends the result. */
+#define AS_INNER {"S D C R", "S E7 D R", "S D R", "S 1 C D R"}
+/* An outer expecting signal values: the int fails the result. */
+#define OUTER_OF_SIGNALS {"S C D R", "S E7 D R", "S D R", "S E1 D R"}
+/* The source's values are dropped or held (no take). */
+#define VALUES_HELD {"S C D R", "S E7 D R", "S D R", "S D R"}
+/* The source's completion does not end the result. */
+#define NO_TERMINAL {"S D R", "S E7 D R", "S D R", "S D R"}
 static const case_t cases[] = {
     {"plain", NULL, STD},
     {"merge", make_merge, STD},
-    {"merge (second of two)", make_merge2, {"SDR", "SEDR", "SDR", "S1CDR"}},
+    {"merge (second of two)", make_merge2, {"S D R", "S E7 D R", "S D R", "S 1 C D R"}},
     {"concat (first)", make_concat_first, STD},
     {"concat (second)", make_concat_second, STD},
-    {"zip", make_zip, {"SCDR", "SEDR", "SDR", "STCDR"}},
-    {"combine_latest", make_combine_latest, {"SCDR", "SEDR", "SDR", "STCDR"}},
+    {"zip", make_zip, TUPLES},
+    {"combine_latest", make_combine_latest, TUPLES},
     {"take_until (source)", make_take_until_source, STD},
-    {"take_until (trigger)", make_take_until_trigger, {"SCDR", "SDR", "SDR", "SCDR"}},
-    {"then (first)", make_then_first, {"SCDR", "SEDR", "SDR", "SDR"}},
+    {"take_until (trigger)", make_take_until_trigger, {"S C D R", "S D R", "S D R", "S C D R"}},
+    {"then (first)", make_then_first, VALUES_HELD},
     {"then (second)", make_then_second, STD},
     {"catch (replacement)", make_catch, STD},
     {"catch_to (replacement)", make_catch_to, STD},
-    {"retry 1", make_retry, {"SCDR", "SDSEDR", "SDR", "S1CDR"}},
-    {"repeat 2", make_repeat, {"SDSCDR", "SEDR", "SDR", "S1CDR"}},
+    {"retry 1", make_retry, {"S C D R", "S D S E7 D R", "S D R", "S 1 C D R"}},
+    {"repeat 2", make_repeat, {"S D S C D R", "S E7 D R", "S D R", "S 1 C D R"}},
     {"bind (outer)", make_bind_outer, STD},
-    {"bind (inner)", make_bind_inner, {"SDCR", "SEDR", "SDR", "S1CDR"}},
+    {"bind (inner)", make_bind_inner, AS_INNER},
     {"flatten_map (outer)", make_flatten_map_outer, STD},
-    {"flatten_map (inner)", make_flatten_map_inner, {"SDCR", "SEDR", "SDR", "S1CDR"}},
-    {"flatten (outer)", make_flatten_outer, {"SCDR", "SEDR", "SDR", "SEDR"}},
-    {"flatten (inner)", make_flatten_inner, {"SDCR", "SEDR", "SDR", "S1CDR"}},
-    {"switch_to_latest (outer)", make_switch_to_latest_outer, {"SCDR", "SEDR", "SDR", "SEDR"}},
-    {"switch_to_latest (inner)", make_switch_to_latest_inner, {"SDCR", "SEDR", "SDR", "S1CDR"}},
+    {"flatten_map (inner)", make_flatten_map_inner, AS_INNER},
+    {"flatten (outer)", make_flatten_outer, OUTER_OF_SIGNALS},
+    {"flatten (inner)", make_flatten_inner, AS_INNER},
+    {"switch_to_latest (outer)", make_switch_to_latest_outer, OUTER_OF_SIGNALS},
+    {"switch_to_latest (inner)", make_switch_to_latest_inner, AS_INNER},
     {"subscribe_on (immediate)", make_subscribe_on, STD},
-    {"with_latest_from (source)", make_with_latest_from_source, {"SCDR", "SEDR", "SDR", "SDR"}},
-    {"with_latest_from (other)", make_with_latest_from_other, {"SDR", "SEDR", "SDR", "SDR"}},
-    {"sample (source)", make_sample_source, {"SCDR", "SEDR", "SDR", "SDR"}},
-    {"sample (sampler)", make_sample_sampler, {"SCDR", "SEDR", "SDR", "SDR"}},
-    {"skip_until (source)", make_skip_until_source, {"SDR", "SEDR", "SDR", "SDR"}},
-    {"skip_until (trigger)", make_skip_until_trigger, {"SDR", "SEDR", "SDR", "SDR"}},
+    {"with_latest_from (source)", make_with_latest_from_source, VALUES_HELD},
+    {"with_latest_from (other)", make_with_latest_from_other, NO_TERMINAL},
+    {"sample (source)", make_sample_source, VALUES_HELD},
+    {"sample (sampler)", make_sample_sampler, VALUES_HELD},
+    {"skip_until (source)", make_skip_until_source, NO_TERMINAL},
+    {"skip_until (trigger)", make_skip_until_trigger, NO_TERMINAL},
     {"take_until_replacement", make_take_until_replacement, STD},
     {"switch_if_empty (first)", make_switch_if_empty_first, STD},
     {"switch_if_empty (other)", make_switch_if_empty_other, STD},
-    {"flatten_max (outer)", make_flatten_max_outer, {"SCDR", "SEDR", "SDR", "SEDR"}},
-    {"flatten_max (inner)", make_flatten_max_inner, {"SDCR", "SEDR", "SDR", "S1CDR"}},
+    {"flatten_max (outer)", make_flatten_max_outer, OUTER_OF_SIGNALS},
+    {"flatten_max (inner)", make_flatten_max_inner, AS_INNER},
     {"concat_map (outer)", make_concat_map_outer, STD},
-    {"concat_map (inner)", make_concat_map_inner, {"SDCR", "SEDR", "SDR", "S1CDR"}},
-    {"if (then)", make_if, {"SDCR", "SEDR", "SDR", "S1CDR"}},
-    {"switch_cases", make_switch_cases, {"SDCR", "SEDR", "SDR", "S1CDR"}},
+    {"concat_map (inner)", make_concat_map_inner, AS_INNER},
+    {"if (then)", make_if, AS_INNER},
+    {"switch_cases", make_switch_cases, AS_INNER},
     {"share", make_share, STD},
     {"publish + autoconnect", make_autoconnect, STD},
 };

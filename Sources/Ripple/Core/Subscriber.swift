@@ -177,9 +177,11 @@ public final class Subscriber: Gate {
         if hub == nil && mustFinalize { finalize() }
     }
 
-    /// Call before running the subscribe body of a new subscriber (which
-    /// nothing else can see yet) that may end the subscription synchronously
-    /// and then return a resource; pair with `endSubscribeBody`.
+    /// Call before running the subscribe body of a new subscriber that may
+    /// end the subscription synchronously and then return a resource; pair
+    /// with `endSubscribeBody` (or `endSubscribeCall`). A plain store: no
+    /// other subscribe call for this subscriber may be running (nor begin
+    /// before this one), so nothing else can be in the gate.
     public func beginSubscribeBody() { finishGate.store(Subscriber.subscribeCall, ordering: .relaxed) }
 
     /// Adds the body's resource and runs a `finish` held back meanwhile.

@@ -49,7 +49,7 @@ public final class BindSignal: Signal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let relay = Subscriber(sink)
         let state = BindState(relay, limit: limit)
-        relay.subscribeUpstream(source, BindSourceSink(state, function))
+        relay.subscribeUpstream(source, BindSourceSink(state, function), first: true)
         return relay
     }
 }

@@ -14,7 +14,7 @@ public final class CatchSignal: Signal {
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let relay = Subscriber(sink)
-        relay.subscribeUpstream(source, CatchSink(relay, handler))
+        relay.subscribeUpstream(source, CatchSink(relay, handler), first: true)
         return relay
     }
 }

@@ -24,7 +24,7 @@ public final class ConcatSignal: Signal {
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let relay = Subscriber(sink)
-        relay.subscribeUpstream(first, ConcatFirstSink(relay, second, mode))
+        relay.subscribeUpstream(first, ConcatFirstSink(relay, second, mode), first: true)
         return relay
     }
 }
@@ -83,7 +83,7 @@ public final class StartWithSignal: Signal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let relay = Subscriber(sink)
         relay.sendNext(value.retained())
-        if !relay.isDisposed { relay.subscribeUpstream(source, RelaySink(relay)) }
+        if !relay.isDisposed { relay.subscribeUpstream(source, RelaySink(relay), first: true) }
         return relay
     }
 }

@@ -19,7 +19,7 @@ public final class DeliverOnSignal: ScheduledOperatorSignal {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let relay = Subscriber(sink)
         let queue = DeliverOnQueue(relay, scheduler)
-        relay.subscribeUpstream(source, DeliverOnSink(queue))
+        relay.subscribeUpstream(source, DeliverOnSink(queue), first: true)
         return relay
     }
 }

@@ -28,7 +28,7 @@ public final class SwitchToLatestSignal: Signal {
         let relay = Subscriber(sink)
         let state = SwitchState(relay)
         relay.addResource(state.current)
-        relay.subscribeUpstream(source, SwitchOuterSink(state, select))
+        relay.subscribeUpstream(source, SwitchOuterSink(state, select), first: true)
         return relay
     }
 }

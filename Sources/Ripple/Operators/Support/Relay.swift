@@ -75,9 +75,11 @@ public class MultiInputSignal: Signal {
         }
         // In order, stopping once the relay has ended (an input failed
         // synchronously; RAC's merge rule).
-        for (i, s) in sources.enumerated() {
-            if relay.isDisposed { break }
-            relay.subscribeUpstream(s, RelaySink(relay, input: i))
+        relay.whileSubscribing(first: true) {
+            for (i, s) in sources.enumerated() {
+                if relay.isDisposed { break }
+                _ = s.subscribe(RelaySink(relay, input: i))
+            }
         }
         return relay
     }
@@ -107,11 +109,14 @@ class InputCore: Sink {
 }
 
 extension Subscriber {
-    /// Runs `body`, which makes an upstream subscribe call for this
-    /// subscription: this subscription's release waits until it has returned.
+    /// Runs `body`, which makes upstream subscribe calls for this
+    /// subscription: its release waits until they have returned. `first`:
+    /// no other subscribe call for it can be running (the operator's own
+    /// `subscribe`, before its first upstream call), so a plain store
+    /// opens the hold instead of an atomic add.
     @inline(__always)
-    public func whileSubscribing<T>(_ body: () -> T) -> T {
-        beginSubscribeCall()
+    public func whileSubscribing<T>(first: Bool = false, _ body: () -> T) -> T {
+        if first { beginSubscribeBody() } else { beginSubscribeCall() }
         defer { endSubscribeCall() }
         return body()
     }
@@ -119,7 +124,7 @@ extension Subscriber {
     /// Subscribes `sink` to `upstream` for this subscription (see
     /// `whileSubscribing`).
     @discardableResult @inline(__always)
-    public func subscribeUpstream(_ upstream: Signal, _ sink: Sink) -> Subscriber {
-        whileSubscribing { upstream.subscribe(sink) }
+    public func subscribeUpstream(_ upstream: Signal, _ sink: Sink, first: Bool = false) -> Subscriber {
+        whileSubscribing(first: first) { upstream.subscribe(sink) }
     }
 }

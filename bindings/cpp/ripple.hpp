@@ -52,7 +52,6 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <exception>
 #include <functional>
 #include <initializer_list>

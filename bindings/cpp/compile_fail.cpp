@@ -11,7 +11,7 @@ using namespace ripple;
 #ifndef CASE
 #define CASE 0
 #endif
-#define CASES 10
+#define CASES 14
 
 int main() {
     Observable<int64_t> ints = Observable<int64_t>::of({1, 2, 3});
@@ -22,6 +22,8 @@ int main() {
     ints.map([](int64_t x) { return x + 1; }).subscribe([](int64_t) {});
     strings.filter([](const std::string &s) { return s.empty(); });
     subject.send_next(1);
+    ints.zip(strings).reduce_each([](int64_t, const std::string &) { return true; }).not_();
+    ints.group_by([](int64_t x) { return x % 2; }).subscribe([](const std::tuple<int64_t, Observable<int64_t>> &) {});
 #elif CASE == 1
     ints.map([](const std::string &s) { return s; });          // a string lambda on ints
 #elif CASE == 2
@@ -44,6 +46,14 @@ int main() {
 #elif CASE == 10
     Observable<std::tuple<int64_t, std::string>> t = ints.zip(ints);  // tuple element types
     (void)t;
+#elif CASE == 11
+    ints.merge(strings);                                        // merging other types
+#elif CASE == 12
+    ints.reduce_each([](int64_t a, int64_t b) { return a + b; });  // reduce_each needs tuples
+#elif CASE == 13
+    ints.not_();                                                // not_ needs bools
+#elif CASE == 14
+    ints.group_by([](int64_t x) { return x; }).subscribe([](const std::tuple<int64_t, Observable<std::string>> &) {});
 #endif
     return 0;
 }

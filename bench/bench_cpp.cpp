@@ -5,12 +5,13 @@
 //   subject -> map -> filter -> scan  ns per source event
 //   subject -> 100 subscribers        ns per delivery
 //
-// Each row runs the C-API version and the ripple.hpp version (the same
-// arithmetic, lambdas taking int64_t) in alternating rounds, timing the sends
-// in chunks, and keeps the fastest chunk of each side: load on a shared
-// machine inflates some chunks of both sides, never the fastest.
+// Each row runs the C-API version and two ripple.hpp versions, Signal and the
+// typed Observable<int64_t> (the same arithmetic, lambdas taking int64_t), in
+// alternating rounds, timing the sends in chunks, and keeps the fastest chunk
+// of each: load on a shared machine inflates some chunks of every side, never
+// the fastest.
 // Built by `make bench` once per compiler (g++ and clang++, -O2); the target
-// is ripple.hpp within 10% of the C API on every row.
+// is ripple.hpp (both layers) within 10% of the C API on every row.
 #include <ripple.hpp>
 extern "C" {
 #include "bench.h"  // bench_now, bench_chain (bench_chain.c: the C table's chain)
@@ -59,10 +60,12 @@ double c_round(int subs, bool chained, long events, long chunk, int64_t &total) 
     return ns;
 }
 
-// ---- The same through ripple.hpp ------------------------------------------
+// ---- The same through ripple.hpp: Signal (untyped, with typed lambdas) or
+// the typed layer (SubjectOf<int64_t>, Observable<int64_t>) ------------------
+template <class Subj, class Sig>
 double cpp_round(int subs, bool chained, long events, long chunk, int64_t &total) {
-    ripple::Subject subject;
-    ripple::Signal sig = subject;
+    Subj subject;
+    Sig sig = subject;
     if (chained)
         sig = subject.map([](int64_t x) { return x + 1; })
                   .filter([](int64_t x) { return (x & 1) == 0; })
@@ -72,23 +75,20 @@ double cpp_round(int subs, bool chained, long events, long chunk, int64_t &total
     return best_chunk(events, chunk, [&subject](long i) { subject.send_next(i); }) / double(chained ? 1 : subs);
 }
 
-struct Result {
-    double c = 1e30, cpp = 1e30;
-};
-
-Result row(const char *name, int subs, bool chained, long events, long chunk, int rounds) {
-    Result r;
-    int64_t c_total = 0, cpp_total = 0;
+void row(const char *name, int subs, bool chained, long events, long chunk, int rounds) {
+    double c = 1e30, untyped = 1e30, typed = 1e30;
+    int64_t c_total = 0, untyped_total = 0, typed_total = 0;
     for (int i = 0; i < rounds; i++) {
-        r.c = std::min(r.c, c_round(subs, chained, events, chunk, c_total));
-        r.cpp = std::min(r.cpp, cpp_round(subs, chained, events, chunk, cpp_total));
+        c = std::min(c, c_round(subs, chained, events, chunk, c_total));
+        untyped = std::min(untyped, cpp_round<ripple::Subject, ripple::Signal>(subs, chained, events, chunk, untyped_total));
+        typed = std::min(typed, cpp_round<ripple::SubjectOf<int64_t>, ripple::Observable<int64_t>>(
+                                    subs, chained, events, chunk, typed_total));
     }
-    if (c_total != cpp_total || c_total == 0)
-        std::fprintf(stderr, "bench_cpp: %s: C and C++ disagree (%lld vs %lld)\n", name, (long long)c_total,
-                     (long long)cpp_total);
-    double ratio = r.cpp / r.c;
-    std::printf("%-40s %9.2f %9.2f %9.3f  %s\n", name, r.c, r.cpp, ratio, ratio <= 1.10 ? "ok" : "OVER 10%");
-    return r;
+    if (c_total != untyped_total || c_total != typed_total || c_total == 0)
+        std::fprintf(stderr, "bench_cpp: %s: C and C++ disagree\n", name);
+    double r1 = untyped / c, r2 = typed / c;
+    std::printf("%-40s %8.2f %8.2f %8.2f %8.3f %8.3f  %s\n", name, c, untyped, typed, r1, r2,
+                r1 <= 1.10 && r2 <= 1.10 ? "ok" : "OVER 10%");
 }
 
 std::string loadavg() {
@@ -115,7 +115,7 @@ int main(int argc, char **argv) {
     std::printf("ripple.hpp vs the C API, %s, -O2 (%d alternating rounds each, fastest chunk of sends)\n", compiler,
                 rounds);
     std::printf("load before: %s\n", loadavg().c_str());
-    std::printf("%-40s %9s %9s %9s\n", "ns per unit", "C API", "C++", "C++ / C");
+    std::printf("%-40s %8s %8s %8s %8s %8s\n", "ns per unit", "C API", "Signal", "Obs<T>", "Sig / C", "Obs / C");
     row("subject -> 1 subscriber (2M)", 1, false, 2000000L, 50000L, rounds);
     row("subject -> map -> filter -> scan (2M)", 1, true, 2000000L, 50000L, rounds);
     row("subject -> 100 subscribers (50k x 100)", 100, false, 50000L, 1000L, rounds);

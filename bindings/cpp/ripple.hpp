@@ -949,7 +949,7 @@ class Signal : public detail::Handle<rpl_signal_t> {
     /// An exception thrown by f is sent to that subscriber as an error.
     template <class F>
     static Signal create(F &&f) {
-        return adopt(detail::call_boxed(rpl_signal_create, &detail::SubscribeTramp<std::decay_t<F>>::run, std::forward<F>(f)));
+        return adopt(detail::call_boxed(rpl_signal_create, &subscribe_tramp<F>::run, std::forward<F>(f)));
     }
     /// Sends v, then completes.
     static Signal just(Value v) { return adopt(detail::check(rpl_signal_return(v.release()))); }
@@ -989,7 +989,7 @@ class Signal : public detail::Handle<rpl_signal_t> {
     /// subscription with the exception's error.
     template <class F>
     static Signal defer(F &&f) {
-        return adopt(detail::call_boxed(rpl_signal_defer, &detail::SignalTramp<std::decay_t<F>>::factory, std::forward<F>(f)));
+        return adopt(detail::call_boxed(rpl_signal_defer, &signal_tramp<F>::factory, std::forward<F>(f)));
     }
 
     // ---- Subscribing ----------------------------------------------------
@@ -1052,25 +1052,26 @@ class Signal : public detail::Handle<rpl_signal_t> {
     /// return anything convertible to Value. A throw fails the signal with
     /// the exception's error (as does every operator lambda).
     template <class F>
-    Signal map(F &&f) const { return with_fn<F>(rpl_signal_map, &detail::Tramp<std::decay_t<F>>::map, std::forward<F>(f)); }
+    Signal map(F &&f) const { return with_fn<F>(rpl_signal_map, &tramp<F>::map, std::forward<F>(f)); }
     /// map by way of events (map to events, then dematerialize): a throw
     /// fails the signal as in map; kept for 0.1 code. Costs one event box per value.
     template <class F>
     Signal try_map(F &&f) const {
-        return with_fn<F>(rpl_signal_map, &detail::Tramp<std::decay_t<F>>::map_event, std::forward<F>(f)).dematerialize();
+        return with_fn<F>(rpl_signal_map, &tramp<F>::map_event, std::forward<F>(f)).dematerialize();
     }
     /// The values for which f(v) is true.
     template <class F>
-    Signal filter(F &&f) const { return with_fn<F>(rpl_signal_filter, &detail::Tramp<std::decay_t<F>>::predicate, std::forward<F>(f)); }
+    Signal filter(F &&f) const { return with_fn<F>(rpl_signal_filter, &tramp<F>::predicate, std::forward<F>(f)); }
     /// Running accumulations f(acc, v), starting from initial (not sent).
     template <class F>
     Signal scan(Value initial, F &&f) const {
-        return adopt(detail::call_boxed(rpl_signal_scan, &detail::Tramp<std::decay_t<F>>::reduce, std::forward<F>(f), h_, initial.release()));
+        return adopt(detail::call_boxed(rpl_signal_scan, &tramp<F>::reduce, std::forward<F>(f), h_, initial.release()));
     }
     /// Like scan, but only the final accumulation, at completion.
     template <class F>
     Signal aggregate(Value initial, F &&f) const {
-        return adopt(detail::call_boxed(rpl_signal_aggregate, &detail::Tramp<std::decay_t<F>>::reduce, std::forward<F>(f), h_, initial.release()));
+        return adopt(
+            detail::call_boxed(rpl_signal_aggregate, &tramp<F>::reduce, std::forward<F>(f), h_, initial.release()));
     }
     /// Drops values equal to the previous one.
     Signal distinct_until_changed() const { return adopt(detail::check(rpl_signal_distinct_until_changed(h_))); }
@@ -1086,21 +1087,21 @@ class Signal : public detail::Handle<rpl_signal_t> {
     /// Values while f(v) is true, then completes.
     template <class F>
     Signal take_while(F &&f) const {
-        return with_fn<F>(rpl_signal_take_while, &detail::Tramp<std::decay_t<F>>::predicate, std::forward<F>(f));
+        return with_fn<F>(rpl_signal_take_while, &tramp<F>::predicate, std::forward<F>(f));
     }
     /// Drops values while f(v) is true.
     template <class F>
     Signal skip_while(F &&f) const {
-        return with_fn<F>(rpl_signal_skip_while, &detail::Tramp<std::decay_t<F>>::predicate, std::forward<F>(f));
+        return with_fn<F>(rpl_signal_skip_while, &tramp<F>::predicate, std::forward<F>(f));
     }
     /// Side effects before each event is forwarded.
     template <class F>
-    Signal do_next(F &&f) const { return with_fn<F>(rpl_signal_do_next, &detail::Tramp<std::decay_t<F>>::do_next, std::forward<F>(f)); }
+    Signal do_next(F &&f) const { return with_fn<F>(rpl_signal_do_next, &tramp<F>::do_next, std::forward<F>(f)); }
     template <class F>
-    Signal do_error(F &&f) const { return with_fn<F>(rpl_signal_do_error, &detail::Tramp<std::decay_t<F>>::do_error, std::forward<F>(f)); }
+    Signal do_error(F &&f) const { return with_fn<F>(rpl_signal_do_error, &tramp<F>::do_error, std::forward<F>(f)); }
     template <class F>
     Signal do_completed(F &&f) const {
-        return with_fn<F>(rpl_signal_do_completed, &detail::Tramp<std::decay_t<F>>::action, std::forward<F>(f));
+        return with_fn<F>(rpl_signal_do_completed, &tramp<F>::action, std::forward<F>(f));
     }
 
     // ---- Operators added in 0.2: transforming, testing, lifetime ---------
@@ -1116,20 +1117,20 @@ class Signal : public detail::Handle<rpl_signal_t> {
     /// signal), or `const std::vector<Value> &`.
     template <class F>
     Signal reduce_each(F &&f) const {
-        return with_fn<F>(rpl_signal_reduce_each, &detail::Tramp<std::decay_t<F>>::reduce_each, std::forward<F>(f));
+        return with_fn<F>(rpl_signal_reduce_each, &tramp<F>::reduce_each, std::forward<F>(f));
     }
     /// f(previous, v) for each value v, previous being the value before it
     /// (start for the first) (RAC's combinePreviousWithStart:reduce:).
     template <class F>
     Signal combine_previous(Value start, F &&f) const {
-        return adopt(detail::call_boxed(rpl_signal_combine_previous, &detail::Tramp<std::decay_t<F>>::reduce,
+        return adopt(detail::call_boxed(rpl_signal_combine_previous, &tramp<F>::reduce,
                                         std::forward<F>(f), h_, start.release()));
     }
     /// Drops v when equal(last passed value, v) is true (Rx's
     /// distinctUntilChanged(_:)).
     template <class F>
     Signal distinct_until_changed_with(F &&equal) const {
-        return with_fn<F>(rpl_signal_distinct_until_changed_with, &detail::Tramp<std::decay_t<F>>::equal,
+        return with_fn<F>(rpl_signal_distinct_until_changed_with, &tramp<F>::equal,
                           std::forward<F>(equal));
     }
     /// Tuples of count values; the rest as one last tuple at completion.
@@ -1141,23 +1142,23 @@ class Signal : public detail::Handle<rpl_signal_t> {
     Signal or_() const { return adopt(detail::check(rpl_signal_or(h_))); }
     /// One bool, then completed: whether f(v) holds for some / every value.
     template <class F>
-    Signal any(F &&f) const { return with_fn<F>(rpl_signal_any, &detail::Tramp<std::decay_t<F>>::predicate, std::forward<F>(f)); }
+    Signal any(F &&f) const { return with_fn<F>(rpl_signal_any, &tramp<F>::predicate, std::forward<F>(f)); }
     template <class F>
-    Signal all(F &&f) const { return with_fn<F>(rpl_signal_all, &detail::Tramp<std::decay_t<F>>::predicate, std::forward<F>(f)); }
+    Signal all(F &&f) const { return with_fn<F>(rpl_signal_all, &tramp<F>::predicate, std::forward<F>(f)); }
     /// v when the signal completes without a value (Rx's ifEmpty(default:)).
     Signal default_if_empty(Value v) const { return adopt(detail::check(rpl_signal_default_if_empty(h_, v.release()))); }
     /// f() at each subscription, before this signal is subscribed (RAC's initially:).
     template <class F>
-    Signal initially(F &&f) const { return with_fn<F>(rpl_signal_initially, &detail::Tramp<std::decay_t<F>>::action, std::forward<F>(f)); }
+    Signal initially(F &&f) const { return with_fn<F>(rpl_signal_initially, &tramp<F>::action, std::forward<F>(f)); }
     /// f() when this signal errs or completes, before the event passes on (RAC's finally:).
     template <class F>
-    Signal finally(F &&f) const { return with_fn<F>(rpl_signal_finally, &detail::Tramp<std::decay_t<F>>::action, std::forward<F>(f)); }
+    Signal finally(F &&f) const { return with_fn<F>(rpl_signal_finally, &tramp<F>::action, std::forward<F>(f)); }
     /// f() once per subscription when it ends for any reason (Rx's
     /// do(onDispose:)). The subscription is over, so an exception from f goes
     /// to the exception handler.
     template <class F>
     Signal do_dispose(F &&f) const {
-        return with_fn<F>(rpl_signal_do_dispose, &detail::Tramp<std::decay_t<F>>::action, std::forward<F>(f));
+        return with_fn<F>(rpl_signal_do_dispose, &tramp<F>::action, std::forward<F>(f));
     }
 
     // ---- Operators added in 0.2: a second signal, grouping ---------------
@@ -1180,7 +1181,7 @@ class Signal : public detail::Handle<rpl_signal_t> {
     /// seen; the group signal gets that key's values.
     template <class F>
     Signal group_by(F &&key) const {
-        return with_fn<F>(rpl_signal_group_by, &detail::Tramp<std::decay_t<F>>::map, std::forward<F>(key));
+        return with_fn<F>(rpl_signal_group_by, &tramp<F>::map, std::forward<F>(key));
     }
 
     // ---- Subjects and multicast -----------------------------------------
@@ -1239,28 +1240,32 @@ class Signal : public detail::Handle<rpl_signal_t> {
     /// signals run merged. Returning an empty Signal, or setting stop, ends
     /// the source side. A throw fails the result with the exception's error.
     template <class F>
-    Signal bind(F &&f) const { return with_fn<F>(rpl_signal_bind, &detail::SignalTramp<std::decay_t<F>>::bind, std::forward<F>(f)); }
+    Signal bind(F &&f) const { return with_fn<F>(rpl_signal_bind, &signal_tramp<F>::bind, std::forward<F>(f)); }
     /// f(v) -> Signal for each value; merges every returned signal. An empty
     /// Signal is an empty inner signal; a throw fails the result.
     template <class F>
     Signal flatten_map(F &&f) const {
-        return with_fn<F>(rpl_signal_flatten_map, &detail::SignalTramp<std::decay_t<F>>::flat, std::forward<F>(f));
+        return with_fn<F>(rpl_signal_flatten_map, &signal_tramp<F>::flat, std::forward<F>(f));
     }
     /// For a signal of signal values: merges the inner signals.
     Signal flatten() const { return adopt(detail::check(rpl_signal_flatten(h_))); }
     /// RAC's flatten:: like flatten, at most max_concurrent inners at once
     /// (the others wait, in order); 0: no limit.
-    Signal flatten_max(size_t max_concurrent) const { return adopt(detail::check(rpl_signal_flatten_max(h_, max_concurrent))); }
+    Signal flatten_max(size_t max_concurrent) const {
+        return adopt(detail::check(rpl_signal_flatten_max(h_, max_concurrent)));
+    }
     /// The inner signals one after the other (flatten_max(1); RAC's concat).
     Signal concat_all() const { return adopt(detail::check(rpl_signal_concat_all(h_))); }
     /// f(v) -> Signal for each value; the returned signals run one after the
     /// other, in order (Rx's concatMap). A throw fails the result.
     template <class F>
     Signal concat_map(F &&f) const {
-        return with_fn<F>(rpl_signal_concat_map, &detail::SignalTramp<std::decay_t<F>>::flat, std::forward<F>(f));
+        return with_fn<F>(rpl_signal_concat_map, &signal_tramp<F>::flat, std::forward<F>(f));
     }
     /// This signal's events, or other's if it completes without a value.
-    Signal switch_if_empty(const Signal &other) const { return adopt(detail::check(rpl_signal_switch_if_empty(h_, other.h_))); }
+    Signal switch_if_empty(const Signal &other) const {
+        return adopt(detail::check(rpl_signal_switch_if_empty(h_, other.h_)));
+    }
     /// RAC's if:then:else:: follows then_sig while cond's latest value is
     /// true, else_sig while it is false (`if` is a C++ keyword).
     static Signal if_(const Signal &cond, const Signal &then_sig, const Signal &else_sig) {
@@ -1307,7 +1312,7 @@ class Signal : public detail::Handle<rpl_signal_t> {
     /// Signal passes the error on; a throw fails with the exception's error.
     template <class F>
     Signal catch_error(F &&f) const {
-        return with_fn<F>(rpl_signal_catch, &detail::SignalTramp<std::decay_t<F>>::catch_error, std::forward<F>(f));
+        return with_fn<F>(rpl_signal_catch, &signal_tramp<F>::catch_error, std::forward<F>(f));
     }
     /// On an error, continues with replacement.
     Signal catch_to(const Signal &replacement) const { return adopt(detail::check(rpl_signal_catch_to(h_, replacement.h_))); }
@@ -1318,6 +1323,13 @@ class Signal : public detail::Handle<rpl_signal_t> {
 
   protected:
     explicit Signal(rpl_signal_t *s) noexcept : Handle(s) {}
+    /// The C trampolines of a lambda type F (see detail::Tramp and friends).
+    template <class F>
+    using tramp = detail::Tramp<std::decay_t<F>>;
+    template <class F>
+    using signal_tramp = detail::SignalTramp<std::decay_t<F>>;
+    template <class F>
+    using subscribe_tramp = detail::SubscribeTramp<std::decay_t<F>>;
     /// Calls a C operator taking (sig, fn, ctx, release) with f boxed.
     template <class F, class CFn, class Tr>
     Signal with_fn(CFn c_op, Tr trampoline, F &&f) const {
@@ -1518,21 +1530,26 @@ class Scheduler : public detail::Handle<rpl_scheduler_t> {
     /// Runs f as soon as possible; the disposable cancels it.
     template <class F>
     Disposable schedule(F &&f) const {
-        return Disposable::adopt(detail::call_boxed(rpl_scheduler_schedule, &detail::Work<std::decay_t<F>>::run, std::forward<F>(f), h_));
+        return Disposable::adopt(detail::call_boxed(rpl_scheduler_schedule, work<F>, std::forward<F>(f), h_));
     }
     /// Runs f once d has passed.
     template <class F>
     Disposable after(Duration d, F &&f) const {
-        return Disposable::adopt(detail::call_boxed(rpl_scheduler_after, &detail::Work<std::decay_t<F>>::run, std::forward<F>(f), h_, detail::to_ns(d)));
+        return Disposable::adopt(
+            detail::call_boxed(rpl_scheduler_after, work<F>, std::forward<F>(f), h_, detail::to_ns(d)));
     }
     /// Runs f after delay, then every interval, until disposed.
     template <class F>
     Disposable repeat(Duration delay, Duration interval, F &&f) const {
-        return Disposable::adopt(detail::call_boxed(rpl_scheduler_repeat, &detail::Work<std::decay_t<F>>::run, std::forward<F>(f), h_, detail::to_ns(delay), detail::to_ns(interval)));
+        return Disposable::adopt(detail::call_boxed(rpl_scheduler_repeat, work<F>, std::forward<F>(f), h_,
+                                                    detail::to_ns(delay), detail::to_ns(interval)));
     }
 
   protected:
     explicit Scheduler(rpl_scheduler_t *s) noexcept : Handle(s) {}
+    /// The C trampoline of a work lambda type F.
+    template <class F>
+    static constexpr auto work = &detail::Work<std::decay_t<F>>::run;
 };
 
 /// A scheduler with a virtual clock starting at 0: work runs only inside
@@ -1582,7 +1599,8 @@ class RunLoop : public detail::Handle<rpl_run_loop_t> {
 inline Signal Signal::subscribe_on(const Scheduler &s) const { return adopt(detail::check(rpl_signal_subscribe_on(h_, s.get()))); }
 inline Signal Signal::deliver_on(const Scheduler &s) const { return adopt(detail::check(rpl_signal_deliver_on(h_, s.get()))); }
 inline Signal Signal::deliver_on_bounded(const Scheduler &s, size_t capacity, Overflow policy) const {
-    return adopt(detail::check(rpl_signal_deliver_on_bounded(h_, s.get(), capacity, static_cast<rpl_overflow>(policy))));
+    return adopt(
+        detail::check(rpl_signal_deliver_on_bounded(h_, s.get(), capacity, static_cast<rpl_overflow>(policy))));
 }
 inline Signal Signal::delay(Duration d, const Scheduler &s) const {
     return adopt(detail::check(rpl_signal_delay(h_, detail::to_ns(d), s.get())));
@@ -1601,11 +1619,11 @@ inline Signal Signal::timer(Duration d, const Scheduler &s) {
 }
 template <class F>
 Signal Signal::start_lazily(const Scheduler &s, F &&f) {
-    return adopt(detail::call_boxed(rpl_signal_start_lazily, &detail::SubscribeTramp<std::decay_t<F>>::run, std::forward<F>(f), s.get()));
+    return adopt(detail::call_boxed(rpl_signal_start_lazily, &subscribe_tramp<F>::run, std::forward<F>(f), s.get()));
 }
 template <class F>
 Signal Signal::start_eagerly(const Scheduler &s, F &&f) {
-    return adopt(detail::call_boxed(rpl_signal_start_eagerly, &detail::SubscribeTramp<std::decay_t<F>>::run, std::forward<F>(f), s.get()));
+    return adopt(detail::call_boxed(rpl_signal_start_eagerly, &subscribe_tramp<F>::run, std::forward<F>(f), s.get()));
 }
 inline Signal Signal::delay_subscription(Duration d, const Scheduler &s) const {
     return adopt(detail::check(rpl_signal_delay_subscription(h_, detail::to_ns(d), s.get())));
@@ -1615,7 +1633,8 @@ inline Signal Signal::throttle_first(Duration d, const Scheduler &s) const {
 }
 template <class F>
 Signal Signal::throttle_if(Duration d, const Scheduler &s, F &&f) const {
-    return adopt(detail::call_boxed(rpl_signal_throttle_if, &detail::Tramp<std::decay_t<F>>::predicate, std::forward<F>(f), h_, detail::to_ns(d), s.get()));
+    return adopt(detail::call_boxed(rpl_signal_throttle_if, &tramp<F>::predicate, std::forward<F>(f), h_,
+                                    detail::to_ns(d), s.get()));
 }
 inline Signal Signal::buffer_with_time(Duration d, const Scheduler &s) const {
     return adopt(detail::check(rpl_signal_buffer_with_time(h_, detail::to_ns(d), s.get())));
@@ -1648,8 +1667,9 @@ Disposable Disposable::create(F &&f) {
 //
 // Observable<T> is a Signal whose values are known, at compile time, to be T:
 // int64_t, double, bool, std::string, ripple::Value (any), a std::tuple or
-// std::vector of these, or Observable<U> (a signal value: group_by's groups). Its operators take lambdas of T and give the result
-// type from the lambda, so a lambda that cannot take T does not compile:
+// std::vector of these, or Observable<U> (a signal value: group_by's groups).
+// Its operators take lambdas of T and give the result type from the lambda,
+// so a lambda that cannot take T does not compile:
 //
 //     ripple::SubjectOf<int64_t> clicks;
 //     auto sums = clicks.map([](int64_t x) { return x * 0.5; })        // Observable<double>
@@ -1836,7 +1856,9 @@ class Observable {
         return Observable(Signal::create(typed_subscribe(std::forward<F>(f))));
     }
     static Observable just(const T &v) { return Observable(Signal::just(Value(v))); }
-    static Observable of(std::vector<T> values) { return Observable(Signal::of(std::vector<Value>(values.begin(), values.end()))); }
+    static Observable of(std::vector<T> values) {
+        return Observable(Signal::of(std::vector<Value>(values.begin(), values.end())));
+    }
     static Observable of(std::initializer_list<T> values) { return of(std::vector<T>(values)); }
     static Observable empty() { return Observable(Signal::empty()); }
     static Observable never() { return Observable(Signal::never()); }
@@ -1885,7 +1907,8 @@ class Observable {
     template <class I, class F, class A = detail::carried_t<I>,
               std::enable_if_t<std::is_convertible_v<detail::map_result_t<F, A, T>, A>, int> = 0>
     Observable<A> aggregate(I &&initial, F &&f) const {
-        return Observable<A>(s_.aggregate(Value(A(std::forward<I>(initial))), detail::typed2<A, T>(std::forward<F>(f))));
+        return Observable<A>(
+            s_.aggregate(Value(A(std::forward<I>(initial))), detail::typed2<A, T>(std::forward<F>(f))));
     }
     template <class F, detail::if_predicate<F, T> = 0>
     Observable take_while(F &&f) const { return Observable(s_.take_while(detail::typed<T>(std::forward<F>(f)))); }
@@ -1924,9 +1947,12 @@ class Observable {
     }
     /// f(T) -> Observable<R>; merges the returned observables.
     template <class F, class R = detail::observable_result_t<F, const T &>>
-    Observable<R> flatten_map(F &&f) const { return Observable<R>(s_.flatten_map(detail::typed<T>(std::forward<F>(f)))); }
+    Observable<R> flatten_map(F &&f) const {
+        return Observable<R>(s_.flatten_map(detail::typed<T>(std::forward<F>(f))));
+    }
     /// On an error, f(SignalError) -> Observable<T> to continue with.
-    template <class F, std::enable_if_t<std::is_same_v<detail::observable_result_t<F, const SignalError &>, T>, int> = 0>
+    template <class F,
+              std::enable_if_t<std::is_same_v<detail::observable_result_t<F, const SignalError &>, T>, int> = 0>
     Observable catch_error(F &&f) const { return Observable(s_.catch_error(std::forward<F>(f))); }
     Observable catch_to(const Observable &replacement) const { return Observable(s_.catch_to(replacement.s_)); }
     Observable retry(size_t n = forever_count) const { return Observable(s_.retry(n)); }
@@ -1977,7 +2003,8 @@ class Observable {
     Observable<R> combine_previous(const T &start, F &&f) const {
         return Observable<R>(s_.combine_previous(Value(start), detail::typed2<T, T>(std::forward<F>(f))));
     }
-    template <class F, std::enable_if_t<std::is_convertible_v<std::invoke_result_t<F &, const T &, const T &>, bool>, int> = 0>
+    template <class F,
+              std::enable_if_t<std::is_convertible_v<std::invoke_result_t<F &, const T &, const T &>, bool>, int> = 0>
     Observable distinct_until_changed_with(F &&equal) const {
         return Observable(s_.distinct_until_changed_with(detail::typed2<T, T>(std::forward<F>(equal))));
     }
@@ -2039,7 +2066,9 @@ class Observable {
   private:
     template <class F>
     static auto typed_subscribe(F &&f) {
-        return [f = std::forward<F>(f)](const Subscriber &s) mutable -> decltype(auto) { return f(SubscriberOf<T>(s)); };
+        return [f = std::forward<F>(f)](const Subscriber &s) mutable -> decltype(auto) {
+            return f(SubscriberOf<T>(s));
+        };
     }
 };
 

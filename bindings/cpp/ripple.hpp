@@ -274,12 +274,15 @@ class Error : public std::runtime_error {
 };
 
 namespace detail {
+/// Throws Error::last(), out of line so that the checks stay small enough to
+/// inline into every send and operator call.
+[[noreturn]] RIPPLE_COLD inline void throw_last() { throw Error::last(); }
 inline void check(rpl_status st) {
-    if (st != RPL_OK) throw Error::last();
+    if (RIPPLE_UNLIKELY(st != RPL_OK)) throw_last();
 }
 template <class T>
 T *check(T *h) {
-    if (!h) throw Error::last();
+    if (RIPPLE_UNLIKELY(!h)) throw_last();
     return h;
 }
 /// Calls c_fn(args..., trampoline, ctx, release) with f moved into a heap Box
@@ -2105,7 +2108,7 @@ template <class T>
 class SubjectOf : public Observable<T> {
   public:
     SubjectOf() : SubjectOf(Subject()) {}
-    void send_next(const T &v) const { subject_.send_next(Value(v)); }
+    void send_next(const T &v) const { detail::check(rpl_subject_send_next(subject_.subject(), detail::to_c(v))); }
     void send_error(const SignalError &e = {}) const { subject_.send_error(e); }
     void send_error(std::string_view message) const { subject_.send_error(message); }
     void send_completed() const { subject_.send_completed(); }

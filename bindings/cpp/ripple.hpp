@@ -1811,7 +1811,7 @@ template <class T>
 class SubscriberOf {
   public:
     explicit SubscriberOf(Subscriber s) noexcept : s_(std::move(s)) {}
-    void send_next(const T &v) const { s_.send_next(Value(v)); }
+    void send_next(const T &v) const { detail::check(rpl_subscriber_send_next(s_.get(), detail::to_c(v))); }
     void send_error(const SignalError &e = {}) const { s_.send_error(e); }
     void send_error(std::string_view message) const { s_.send_error(message); }
     void send_completed() const { s_.send_completed(); }

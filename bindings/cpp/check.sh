@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Builds bindings/cpp/test_ripple.cpp against the staged install with ASan and
-# UBSan, and runs it. Called by `make bindings-check` with STAGE, OUT and CXX.
+# The C++ binding's checks, against the staged install (`make install` into
+# STAGE): a consumer of the installed ripple.hpp through pkg-config and CMake,
+# the compile-time rejections of compile_fail.cpp, and test_ripple.cpp under
+# ASan and UBSan (C++17 and C++20). Called by `make bindings-check` (part of
+# `make check`) with STAGE, OUT and CXX.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 : "${STAGE:?STAGE (the staged install prefix) is required}"

@@ -321,7 +321,12 @@ class Value {
   public:
     Value() noexcept : v_(scalar(RPL_TYPE_NIL)) {}
     Value(std::nullptr_t) noexcept : v_(scalar(RPL_TYPE_NIL)) {}
-    Value(bool b) noexcept : v_(scalar(RPL_TYPE_BOOL)) { v_.as.b = b; }
+    /// Exactly a bool (or a std::vector<bool> element): a pointer, which C++
+    /// converts to bool, does not compile instead of becoming `true`; use
+    /// Value::pointer for pointers.
+    template <class B, std::enable_if_t<std::is_same_v<B, bool> || std::is_same_v<B, std::vector<bool>::reference>,
+                                        int> = 0>
+    Value(B b) noexcept : v_(scalar(RPL_TYPE_BOOL)) { v_.as.b = static_cast<bool>(b); }
     template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
     Value(T i) noexcept : v_(scalar(RPL_TYPE_INT)) { v_.as.i = static_cast<int64_t>(i); }
     template <class T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>

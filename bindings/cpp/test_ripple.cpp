@@ -83,6 +83,11 @@ using I [[maybe_unused]] = std::vector<int64_t>;
     return last;
 }
 
+// A pointer is not silently a bool value (C++ converts pointers to bool).
+static_assert(!std::is_constructible_v<Value, int *>, "a pointer must not become a bool value");
+static_assert(!std::is_constructible_v<Value, const rpl_value *>, "nor a borrowed rpl_value");
+static_assert(std::is_constructible_v<Value, bool> && std::is_constructible_v<Value, const char *>, "");
+
 // ---------------------------------------------------------------------------
 static void test_values() {
     Value n;

@@ -32,6 +32,7 @@ import atexit
 import collections
 import ctypes
 import itertools
+import os
 import platform
 import queue as _queue
 import struct
@@ -559,36 +560,40 @@ def _hand_over(cdata):
 
 
 # ---------------------------------------------------------------------------
-# Disposables.
+# The per-event path: the compiled core (ripple/_cext.c, built at install with
+# the system compiler) or, where none was built, cffi callbacks (ABI mode).
 
-class Disposable:
-    """A rpl_disposable_t. dispose() is idempotent and thread-safe. Also a
-    context manager: ``with sig.subscribe(...):`` disposes on exit."""
+def _load_cext():
+    """The compiled core module, or (None, why not)."""
+    if os.environ.get("RIPPLE_PURE"):
+        return None, "RIPPLE_PURE is set"
+    try:
+        from . import _cext as mod
+    except ImportError as e:
+        return None, "no compiled core (%s): it is built by `pip install` when a C compiler exists" % e
+    return mod, None
 
-    __slots__ = ("_ptr", "__weakref__")
 
-    def __init__(self, fn=None):
-        """Disposable(fn): calls fn() once, on the first dispose(). As in RAC,
-        releasing it undisposed does not call fn; fn is dropped then (through
-        rpl_disposable_create_with_release), or right after it ran."""
-        if fn is None:
-            self._ptr = _owned(lib.rpl_disposable_create(ffi.NULL, ffi.NULL))
-        else:
-            self._ptr = _owned(lib.rpl_disposable_create_with_release(
-                _action_dispose, _ctx(_Action(fn)), _release_ctx))
+_cext, NATIVE_REASON = _load_cext()
 
-    @classmethod
-    def _wrap(cls, ptr):
-        d = cls.__new__(cls)
-        d._ptr = ptr
-        return d
+
+class _HandleDisposable:
+    """The fallback's disposable: a +1 rpl_disposable_t cdata."""
+
+    __slots__ = ("_handle",)
 
     def dispose(self):
-        _check(lib.rpl_disposable_dispose(self._ptr))
+        _check(lib.rpl_disposable_dispose(self._handle))
 
     @property
     def is_disposed(self):
-        return bool(lib.rpl_disposable_is_disposed(self._ptr))
+        return bool(lib.rpl_disposable_is_disposed(self._handle))
+
+    def _addr(self):
+        return int(ffi.cast("uintptr_t", self._handle))
+
+    def _take(self, addr):
+        self._handle = _gc(ffi.cast("rpl_disposable_t *", addr))
 
     def __enter__(self):
         return self
@@ -596,6 +601,47 @@ class Disposable:
     def __exit__(self, *exc):
         self.dispose()
         return False
+
+
+_DisposableBase = _cext.DisposableBase if _cext is not None else _HandleDisposable
+
+
+def _address(cdata):
+    return int(ffi.cast("uintptr_t", cdata))
+
+
+# ---------------------------------------------------------------------------
+# Disposables.
+
+class Disposable(_DisposableBase):  # type: ignore[misc,valid-type]
+    """A rpl_disposable_t. dispose() is idempotent and thread-safe. Also a
+    context manager: ``with sig.subscribe(...):`` disposes on exit."""
+
+    __slots__ = ("__weakref__",)
+
+    def __init__(self, fn=None):
+        """Disposable(fn): calls fn() once, on the first dispose(). As in RAC,
+        releasing it undisposed does not call fn; fn is dropped then (through
+        rpl_disposable_create_with_release), or right after it ran."""
+        if fn is None:
+            ptr = lib.rpl_disposable_create(ffi.NULL, ffi.NULL)
+        else:
+            ptr = lib.rpl_disposable_create_with_release(_action_dispose, _ctx(_Action(fn)), _release_ctx)
+        if ptr == _NULL:
+            raise _last_error()
+        self._take(_address(ptr))
+
+    @classmethod
+    def _wrap(cls, ptr):
+        """A Disposable owning a new reference to the handle cdata ptr."""
+        d = cls.__new__(cls)
+        d._take(_address(lib.rpl_retain(ptr)))
+        return d
+
+    @property
+    def _ptr(self):
+        """The handle (borrowed from this object)."""
+        return ffi.cast("rpl_disposable_t *", self._addr())
 
     def __repr__(self):
         return "<ripple.%s %s>" % (type(self).__name__, "disposed" if self.is_disposed else "active")
@@ -625,12 +671,13 @@ class CompoundDisposable(Disposable):
     __slots__ = ()
 
     def __init__(self, *items):
-        self._ptr = _owned(lib.rpl_compound_disposable_create())
+        self._take(_address(_owned_raw(lib.rpl_compound_disposable_create())))
         for d in items:
             self.add(d)
 
     def add(self, d):
-        _check(lib.rpl_compound_disposable_add(self._ptr, _as_disposable(d)._ptr))
+        d = _as_disposable(d)  # alive during the call: _ptr is borrowed from it
+        _check(lib.rpl_compound_disposable_add(self._ptr, d._ptr))
 
     def remove(self, d):
         _check(lib.rpl_compound_disposable_remove(self._ptr, d._ptr))
@@ -642,14 +689,23 @@ class SerialDisposable(Disposable):
     __slots__ = ()
 
     def __init__(self):
-        self._ptr = _owned(lib.rpl_serial_disposable_create())
+        self._take(_address(_owned_raw(lib.rpl_serial_disposable_create())))
 
     def swap(self, d):
         """Puts d (or None) in and returns the previous one (not disposed)."""
-        old = lib.rpl_serial_disposable_swap(self._ptr, _as_disposable(d)._ptr if d is not None else ffi.NULL)
+        d = _as_disposable(d) if d is not None else None  # alive during the call
+        old = lib.rpl_serial_disposable_swap(self._ptr, d._ptr if d is not None else ffi.NULL)
         if old == _NULL:  # nothing was there (the arguments are checked Python objects)
             return None
-        return Disposable._wrap(_gc(old))
+        out = Disposable.__new__(Disposable)
+        out._take(_address(old))
+        return out
+
+
+def _owned_raw(ptr):
+    if ptr == _NULL:
+        raise _last_error()
+    return ptr
 
 
 def _as_disposable(d):
@@ -701,334 +757,201 @@ def _create_subscribe(ctx, sub):
     if r is None:
         return ffi.NULL
     try:
-        return _hand_over(_as_disposable(r)._ptr)
+        d = _as_disposable(r)  # alive during the call: _ptr is borrowed from it
+        return _hand_over(d._ptr)
     except BaseException as e:
         lib.rpl_subscriber_send_error(sub, _err_from_exc(e))
         return ffi.NULL
 
 
 # ---------------------------------------------------------------------------
-# Observers and Python stages.
-#
-# Operators whose callback is Python code (map, filter, scan, ...) run as
-# "stages": plain Python functions composed per subscription. Subscribing from
-# Python runs the whole chain in ONE call from C per event (the C operators
-# are fused the same way, so the semantics match), and an exception in a stage
-# becomes the error downstream, which the C callback types could not express.
-# When such a signal is given to C (a C operator, multicast, a blocking call),
-# it is materialized once as a Signal.create relay that sends into C.
+# Callbacks. Every operator is the C one; a Python callback is its ctx. In the
+# compiled core the C functions live in _cext (ctx: a reference to the Python
+# callable); without it they are cffi callbacks (ctx: an id in _live). Either
+# way an exception in an operator callback becomes the operator's error
+# through rpl_callback_fail, carrying the exception (a Python on_error gets
+# the same object back); an exception in an observer goes to the handler.
 
-def _noop(x):
-    pass
+def _fail(exc):
+    """Inside an operator callback: fail the operator with exc."""
+    if lib.rpl_callback_fail(lib.rpl_retain(_err_from_exc(exc))) != lib.RPL_OK:
+        _report(exc)  # not inside an operator callback: nobody downstream
 
 
-class _Obs:
-    """The context of one subscription made from Python (an rpl_observer ctx).
+def _exc_name_thread(name):
+    t = threading.current_thread()
+    try:
+        t.name = name
+    except Exception:
+        pass
 
-    n/c/e are the composed stage chain; its terminal ends are either the user's
-    callbacks (a direct subscription) or sends into a C subscriber (a relay).
-    Each stage routes exceptions of its own callback to its downstream error,
-    so they pass through later stages (do_error) like any other error."""
 
-    __slots__ = ("n", "c", "e", "term_next", "term_error", "term_completed", "stopped", "upstream_done",
-                 "disposable", "ended_early", "report", "guard", "push")
-
-    def __init__(self, on_next, on_error, on_completed, stages, report=True):
-        self.term_next = on_next
-        self.term_error = on_error
-        self.term_completed = on_completed
-        self.report = report
-        self.stopped = False
-        self.upstream_done = False
-        self.disposable = None
-        self.ended_early = False
-        self.guard = None
-        # The terminal next is the user's function itself: stages call their
-        # downstream outside their own try blocks, so an exception reaching
-        # push() can only come from it, and goes to the hook.
-        n = on_next if on_next is not None else _noop
-        c, e = self._completed, self._error
-        for factory in reversed(stages):
-            n, c, e = factory(n, c, e)
-        self.n, self.c, self.e = n, c, e
-        self.push = self._make_push(n, on_next, bool(stages))
-
-    def _make_push(self, n, user, staged):
-        """The per-event entry point, as one closure (each Python call layer
-        costs about as much as the work)."""
-        if staged or user is not None:
-            def push(x, obs=self, n=n, report=_report):
-                if not obs.stopped:
-                    try:
-                        n(x)
-                    except BaseException as exc:
-                        report(exc)
-        else:
-            def push(x):
-                pass
-        return push
-
-    # The terminal ends. Exceptions of user observers go to the hook.
-    def _end(self):
-        self.stopped = True
-        if not self.upstream_done:  # a stage ended it: stop the source
-            self.stop_source()
-
-    def stop_source(self):
-        self.ended_early = True
-        g = self.guard
-        if g is not None:
-            g.as_.b = False
-        d = self.disposable
-        if d is not None:
-            lib.rpl_disposable_dispose(d)
-
-    def _completed(self):
-        if self.stopped:
-            return
-        self._end()
-        if self.term_completed is not None:
+def _fanout(x, fns, report=_report):
+    """The compiled core's fan-out of one value to a subject's Python
+    subscribers (fns: their on_next callables; None for a disposed one)."""
+    for fn in fns:
+        if fn is not None:
             try:
-                self.term_completed()
+                fn(x)
+            except BaseException as exc:
+                report(exc)
+
+
+if _cext is not None:
+    def _to_c_into(x, address):
+        ffi.cast("rpl_value *", address)[0] = _to_c(x)
+
+    try:
+        _cext.init(LIBRARY_PATH, (
+            _to_c_into,
+            lambda address: _from_c(ffi.cast("rpl_value *", address)),
+            lambda address: _exc_from_err(ffi.cast("rpl_error_t *", address)),
+            lambda exc: _address(lib.rpl_retain(_err_from_exc(exc))),
+            _report,
+            _exc_name_thread,
+            _fanout,
+        ), Disposable)
+    except (ImportError, TypeError) as e:
+        raise ImportError("ripple: the compiled core does not fit the loaded library (%s); reinstall the "
+                          "package against it, or set RIPPLE_PURE=1" % e) from e
+    atexit.register(_cext.set_exiting)
+
+    def _k(name, ctype):
+        return ffi.cast(ctype, getattr(_cext, name))
+
+    _MAP, _REDUCE, _ITEMS = _k("MAP", "rpl_map_fn"), _k("REDUCE", "rpl_reduce_fn"), _k("ITEMS", "void *")
+    _PREDICATE, _EQUAL = _k("PREDICATE", "rpl_predicate_fn"), _k("EQUAL", "void *")
+    _DO_NEXT, _DO_ERROR = _k("DO_NEXT", "rpl_do_next_fn"), _k("DO_ERROR", "rpl_do_error_fn")
+    _ACTION, _RELEASE = _k("ACTION", "void(*)(void *)"), _k("RELEASE", "rpl_release_fn")
+
+    def _fn_ctx(fn):
+        """The ctx for a callback kind above: a new reference to fn (RELEASE drops it)."""
+        return ffi.cast("void *", _cext.ctx(fn))
+
+    def _subscribe(sig, on_next, on_error, on_completed):
+        return _cext.subscribe(_address(sig), on_next, on_error, on_completed)
+else:
+    import warnings
+    warnings.warn("ripple: running on cffi in ABI mode (slower per event): " + NATIVE_REASON,
+                  RuntimeWarning, stacklevel=3)
+
+    @_cb("rpl_map_fn", "rpl_value(uintptr_t, const rpl_value *)")
+    def _MAP(ctx, v):
+        try:
+            return _to_c(_live[ctx](_from_c(v)))
+        except BaseException as exc:
+            _fail(exc)
+            return _NIL
+
+    @_cb("rpl_reduce_fn", "rpl_value(uintptr_t, const rpl_value *, const rpl_value *)")
+    def _REDUCE(ctx, acc, v):
+        try:
+            return _to_c(_live[ctx](_from_c(acc), _from_c(v)))
+        except BaseException as exc:
+            _fail(exc)
+            return _NIL
+
+    @_cb("void *", "rpl_value(uintptr_t, const rpl_value *, size_t)")
+    def _ITEMS(ctx, items, count):
+        try:
+            return _to_c(_live[ctx](*[_from_c(items + i) for i in range(count)]))
+        except BaseException as exc:
+            _fail(exc)
+            return _NIL
+
+    @_cb("rpl_predicate_fn", "bool(uintptr_t, const rpl_value *)")
+    def _PREDICATE(ctx, v):
+        try:
+            return bool(_live[ctx](_from_c(v)))
+        except BaseException as exc:
+            _fail(exc)
+            return False
+
+    @_cb("void *", "bool(uintptr_t, const rpl_value *, const rpl_value *)")
+    def _EQUAL(ctx, a, b):
+        try:
+            return bool(_live[ctx](_from_c(a), _from_c(b)))
+        except BaseException as exc:
+            _fail(exc)
+            return False
+
+    @_cb("rpl_do_next_fn", "void(uintptr_t, const rpl_value *)")
+    def _DO_NEXT(ctx, v):
+        try:
+            _live[ctx](_from_c(v))
+        except BaseException as exc:
+            _fail(exc)
+
+    @_cb("rpl_do_error_fn", "void(uintptr_t, const rpl_error_t *)")
+    def _DO_ERROR(ctx, e):
+        try:
+            _live[ctx](_exc_from_err(e))
+        except BaseException as exc:
+            _fail(exc)
+
+    @_cb("void(*)(void *)", "void(uintptr_t)")
+    def _ACTION(ctx):
+        try:
+            _live[ctx]()
+        except BaseException as exc:
+            _fail(exc)
+
+    _RELEASE = _release_ctx
+    _fn_ctx = _ctx
+
+    class _Obs:
+        """The ctx of one subscription made from Python (fallback)."""
+
+        __slots__ = ("on_next", "on_error", "on_completed")
+
+        def __init__(self, on_next, on_error, on_completed):
+            self.on_next, self.on_error, self.on_completed = on_next, on_error, on_completed
+
+    @_cb("void(*)(void *, const rpl_value *)", "void(uintptr_t, const rpl_value *)")
+    def _obs_next(ctx, v, _live=_live, INT=_T_INT):
+        fn = _live[ctx].on_next
+        if fn is not None:
+            try:
+                fn(v.as_ if v.type == INT else _from_c(v))
             except BaseException as exc:
                 _report(exc)
 
-    def _error(self, err):
-        if self.stopped:
-            return
-        self._end()
-        if self.term_error is not None:
-            try:
-                self.term_error(err)
-            except BaseException as exc:
-                _report(exc)
-        elif self.report:
+    @_cb("void(*)(void *, const rpl_error_t *)", "void(uintptr_t, const rpl_error_t *)")
+    def _obs_error(ctx, e):
+        fn, err = _live[ctx].on_error, _exc_from_err(e)
+        if fn is None:
             _report(err)  # an error nobody observes is not lost either
+            return
+        try:
+            fn(err)
+        except BaseException as exc:
+            _report(exc)
 
-    # Entry points from C.
-    def on_error(self, err):
-        if not self.stopped:
-            self.upstream_done = True
+    @_cb("void(*)(void *)", "void(uintptr_t)")
+    def _obs_completed(ctx):
+        fn = _live[ctx].on_completed
+        if fn is not None:
             try:
-                self.e(err)
+                fn()
             except BaseException as exc:
                 _report(exc)
 
-    def on_completed(self):
-        if not self.stopped:
-            self.upstream_done = True
-            try:
-                self.c()
-            except BaseException as exc:  # aggregate's final value to a failing on_next
-                _report(exc)
+    def _subscribe(sig, on_next, on_error, on_completed):
+        o = ffi.new("rpl_observer *")
+        o.version = RPL_OBSERVER_VERSION
+        o.on_next = _obs_next
+        o.on_error = _obs_error
+        o.on_completed = _obs_completed
+        o.release = _release_ctx
+        o.ctx = _ctx(_Obs(on_next, on_error, on_completed))
+        d = lib.rpl_signal_subscribe(sig, o)
+        if d == _NULL:
+            raise _last_error()
+        out = Disposable.__new__(Disposable)
+        out._take(_address(d))
+        return out
 
-
-@_cb("void(*)(void *, const rpl_value *)", "void(uintptr_t, const rpl_value *)")
-def _obs_next(ctx, v, _live=_live, INT=_T_INT):
-    if v.type == INT:  # the common case, inline
-        _live[ctx].push(v.as_)
-    else:
-        _live[ctx].push(_from_c(v))
-
-
-@_cb("void(*)(void *, const rpl_error_t *)", "void(uintptr_t, const rpl_error_t *)")
-def _obs_error(ctx, e):
-    _live[ctx].on_error(_exc_from_err(e))
-
-
-@_cb("void(*)(void *)", "void(uintptr_t)")
-def _obs_completed(ctx):
-    _live[ctx].on_completed()
-
-
-# The guard in front of a stage chain: C's take_while with rpl_value_bool as
-# the predicate and a bool rpl_value as its context, so fn(ctx, v) reads the
-# flag (the extra argument is ignored: same calling convention as a
-# one-argument function on every C ABI this runs on). C's take_while sits in
-# the source's fused chain, so clearing the flag makes the very next value
-# complete the subscription and dispose the source, even while the source is
-# still inside its synchronous subscribe (before Python has its disposable),
-# at the cost of one C call per event, no Python.
-_GUARD_FN = ffi.cast("rpl_predicate_fn", ffi.addressof(lib, "rpl_value_bool")) \
-    if has("rpl_signal_take_while") else None
-
-
-def _guarded(sig_ptr, obs):
-    if _GUARD_FN is None:
-        return sig_ptr
-    g = ffi.new("rpl_value *")
-    g.type = _T_BOOL
-    view = ffi.cast("rpl_value_view_ *", g)
-    view.as_.b = True
-    key = ffi.cast("void *", g)
-    _live[int(ffi.cast("uintptr_t", g))] = (g, view)  # until the take_while signal releases its ctx
-    obs.guard = view
-    return _owned(lib.rpl_signal_take_while(sig_ptr, _GUARD_FN, key, _release_ctx))
-
-
-def _subscribe_obs(sig_ptr, obs, stages=False):
-    if stages:
-        guard = _guarded(sig_ptr, obs)
-        if _trace_fn[0] is not None and guard is not sig_ptr:
-            # The guard is this binding's detail: trace under the name of
-            # the signal the Python stages follow.
-            lib.rpl_signal_set_name(guard, lib.rpl_signal_name(sig_ptr))
-        sig_ptr = guard
-    o = ffi.new("rpl_observer *")
-    o.version = RPL_OBSERVER_VERSION
-    o.on_next = _obs_next
-    o.on_error = _obs_error
-    o.on_completed = _obs_completed
-    o.release = _release_ctx
-    o.ctx = _ctx(obs)
-    d = lib.rpl_signal_subscribe(sig_ptr, o)
-    if d == _NULL:
-        raise _last_error()
-    # Borrowed, not retained: the observer must not keep its own subscription
-    # alive (a cycle through C that would defeat rule 6a). It is only used
-    # from the subscription's callbacks, while the subscriber is delivering.
-    obs.disposable = d
-    d = _gc(d)
-    if obs.ended_early:  # a stage ended it during the synchronous subscribe
-        lib.rpl_disposable_dispose(d)
-    return d
-
-
-class _Relay:
-    """Signal.create body sending a stage chain's output into C (materialization)."""
-
-    __slots__ = ("base", "stages")
-
-    def __init__(self, base, stages):
-        self.base, self.stages = base, stages
-
-    def __call__(self, sub):
-        ptr = sub._ptr  # retained by `sub`, which the closures keep
-        send_next = _subscriber_send
-        is_disposed = lib.rpl_subscriber_is_disposed
-
-        def n(x):
-            send_next(ptr, x)
-            if is_disposed(ptr):  # downstream ended it (take, dispose): stop the source
-                obs.stop_source()
-
-        def c():
-            lib.rpl_subscriber_send_completed(ptr)
-
-        def e(err):
-            lib.rpl_subscriber_send_error(ptr, _err_from_exc(err))
-
-        obs = _Obs(n, e, c, self.stages, report=False)
-        return Disposable._wrap(_subscribe_obs(self.base._c(), obs, True))
-
-
-# Stage factories: factory(n, c, e) -> (n, c, e) for one subscription. Each
-# catches the exceptions of its own callback and sends them down as the error.
-
-def _stage_map(f):
-    def factory(n, c, e):
-        def nx(x):
-            try:
-                y = f(x)
-            except BaseException as exc:
-                return e(exc)
-            n(y)
-        return nx, c, e
-    return factory
-
-
-def _stage_filter(p):
-    def factory(n, c, e):
-        def nx(x):
-            try:
-                keep = p(x)
-            except BaseException as exc:
-                return e(exc)
-            if keep:
-                n(x)
-        return nx, c, e
-    return factory
-
-
-def _stage_scan(initial, f, emit_each=True):
-    def factory(n, c, e):
-        acc = [initial]
-
-        def nx(x):
-            try:
-                acc[0] = f(acc[0], x)
-            except BaseException as exc:
-                return e(exc)
-            if emit_each:
-                n(acc[0])
-
-        def cx():
-            if not emit_each:
-                n(acc[0])
-            c()
-        return nx, cx, e
-    return factory
-
-
-def _stage_take_while(p):
-    def factory(n, c, e):
-        def nx(x):
-            try:
-                keep = p(x)
-            except BaseException as exc:
-                return e(exc)
-            if keep:
-                n(x)
-            else:
-                c()
-        return nx, c, e
-    return factory
-
-
-def _stage_skip_while(p):
-    def factory(n, c, e):
-        skipping = [True]
-
-        def nx(x):
-            if skipping[0]:
-                try:
-                    skip = p(x)
-                except BaseException as exc:
-                    return e(exc)
-                if skip:
-                    return
-                skipping[0] = False
-            n(x)
-        return nx, c, e
-    return factory
-
-
-def _stage_do(on_next=None, on_error=None, on_completed=None):
-    def factory(n, c, e):
-        nx, cx, ex = n, c, e
-        if on_next is not None:
-            def nx(x):
-                try:
-                    on_next(x)
-                except BaseException as exc:
-                    return e(exc)
-                n(x)
-        if on_completed is not None:
-            def cx():
-                try:
-                    on_completed()
-                except BaseException as exc:
-                    return e(exc)
-                c()
-        if on_error is not None:
-            def ex(err):
-                try:
-                    on_error(err)
-                except BaseException as exc:
-                    return e(exc)
-                e(err)
-        return nx, cx, ex
-    return factory
+NATIVE = _cext is not None
 
 
 # ---------------------------------------------------------------------------
@@ -1038,20 +961,16 @@ _MISSING = object()
 
 
 class Signal:
-    """A reactive signal: a C rpl_signal_t, possibly followed by Python stages.
+    """A reactive signal: a C rpl_signal_t.
 
     Cold signals run their subscribe function once per subscriber. Methods
     return new signals; nothing runs until subscribe() (or a blocking helper).
     """
 
-    __slots__ = ("_ptr", "_base", "_stages", "__weakref__")
+    __slots__ = ("_ptr", "__weakref__")
 
-    def __init__(self, _ptr=None, _base=None, _stages=()):
-        if _ptr is None and _base is None:
-            raise TypeError("use Signal.create(fn) or another constructor")
+    def __init__(self, _ptr):
         self._ptr = _ptr
-        self._base = _base
-        self._stages = _stages
 
     # -- internals
     @classmethod
@@ -1063,16 +982,8 @@ class Signal:
         return cls(_retained(ptr))
 
     def _c(self):
-        """The C signal; Python stages are materialized as a relay once."""
-        if self._ptr is None:
-            relay = Signal.create(_Relay(self._base, self._stages))
-            self._ptr = relay._ptr  # benign race: two relays are equivalent
+        """The C signal (borrowed from this object)."""
         return self._ptr
-
-    def _stage(self, factory):
-        if self._base is not None:
-            return Signal(_base=self._base, _stages=self._stages + (factory,))
-        return Signal(_base=self, _stages=(factory,))
 
     # -- names and logging (ripple.h "Names, tracing and counting")
     @property
@@ -1156,11 +1067,10 @@ class Signal:
     def subscribe(self, on_next=None, on_error=None, on_completed=None):
         """Subscribes callbacks and returns the subscription's Disposable (also a
         context manager). Exceptions the callbacks raise go to the exception
-        handler (see set_exception_handler). The callbacks are released when
-        the subscription ends (terminates or is disposed)."""
-        base = self if self._base is None else self._base
-        obs = _Obs(on_next, on_error, on_completed, self._stages)
-        return Disposable._wrap(_subscribe_obs(base._c(), obs, bool(self._stages)))
+        handler (see set_exception_handler); an error with no on_error too. The
+        callbacks are released when the subscription ends (terminates or is
+        disposed)."""
+        return _subscribe(self._ptr, on_next, on_error, on_completed)
 
     # -- blocking helpers (release the GIL while waiting)
     def first(self, timeout=None, default=_MISSING):
@@ -1277,52 +1187,68 @@ class Signal:
         finally:
             d.dispose()
 
-    # -- operators with Python callbacks: stages (see _Obs)
+    # -- operators with Python callbacks (the C operators; see "Callbacks")
+    def _with_fn(self, cfn, kind, fn, *args):
+        if not callable(fn):
+            raise TypeError("expected a callable, got %r" % (fn,))
+        return Signal._own(cfn(self._ptr, *args, kind, _fn_ctx(fn), _RELEASE))
+
     def map(self, f):
         """Each value through f. An exception in f is the error downstream."""
-        return self._stage(_stage_map(f))
+        return self._with_fn(lib.rpl_signal_map, _MAP, f)
 
     select = map
 
     def filter(self, predicate):
         """Only values for which predicate(v) is true."""
-        return self._stage(_stage_filter(predicate))
+        return self._with_fn(lib.rpl_signal_filter, _PREDICATE, predicate)
 
     where = filter
 
     def scan(self, initial, f):
         """Sends each running accumulation f(acc, v), starting from initial."""
-        return self._stage(_stage_scan(initial, f))
+        return self._with_fn(lib.rpl_signal_scan, _REDUCE, f, _to_c(initial))
 
     def aggregate(self, initial, f):
         """Sends the final accumulation once the signal completes (initial if empty)."""
-        return self._stage(_stage_scan(initial, f, emit_each=False))
+        return self._with_fn(lib.rpl_signal_aggregate, _REDUCE, f, _to_c(initial))
 
     reduce = aggregate
 
     def take_while(self, predicate):
         """Values while predicate(v) holds, then completes."""
-        return self._stage(_stage_take_while(predicate))
+        return self._with_fn(lib.rpl_signal_take_while, _PREDICATE, predicate)
 
     def skip_while(self, predicate):
         """Drops values while predicate(v) holds, then passes everything."""
-        return self._stage(_stage_skip_while(predicate))
+        return self._with_fn(lib.rpl_signal_skip_while, _PREDICATE, predicate)
 
     def do(self, on_next=None, on_error=None, on_completed=None):
-        """Side effects, events passed on unchanged (on_error gets the exception)."""
-        return self._stage(_stage_do(on_next, on_error, on_completed))
+        """Side effects, events passed on unchanged (on_error gets the exception).
+        An exception in one of them is the error downstream."""
+        out = self
+        if on_next is not None:
+            out = out.do_next(on_next)
+        if on_error is not None:
+            out = out.do_error(on_error)
+        if on_completed is not None:
+            out = out.do_completed(on_completed)
+        return out
 
     def do_next(self, f):
-        return self.do(on_next=f)
+        """Calls f(v) before passing each value on."""
+        return self._with_fn(lib.rpl_signal_do_next, _DO_NEXT, f)
 
     def do_error(self, f):
-        return self.do(on_error=f)
+        """Calls f(exception) before passing the error on."""
+        return self._with_fn(lib.rpl_signal_do_error, _DO_ERROR, f)
 
     def do_completed(self, f):
-        return self.do(on_completed=f)
+        """Calls f() before passing the completion on."""
+        return self._with_fn(lib.rpl_signal_do_completed, _ACTION, f)
 
     def __repr__(self):
-        return "<ripple.%s%s>" % (type(self).__name__, " +%d stages" % len(self._stages) if self._stages else "")
+        return "<ripple.%s %s>" % (type(self).__name__, self.name)
 
 
 def _blocking_error(st):

@@ -6,7 +6,7 @@ classes exist so that `from ripple import Subject` always works).
 """
 
 from ._core import (  # noqa: F401
-    _send_method,
+    _address, _cext, _fast_sender, _last_error, _trace_fn,
     Disposable, RPL_REPLAY_UNLIMITED, Signal, _check, _err_from_exc, _owned, _retained, _take, _to_c, ffi, has, lib,
 )
 
@@ -16,23 +16,51 @@ def _require(name):
         raise NotImplementedError("%s is not in the loaded libripple (%s)" % (name, lib))
 
 
+def _sender(subj):
+    """send(value) for the subject handle subj: the compiled core's SubjectCore
+    (the GIL released while Ripple delivers), or a cffi closure."""
+    if _cext is not None:
+        return _cext.SubjectCore(_address(subj))
+    fast = _fast_sender("rpl_subject_send_next")
+
+    def send(x):
+        if fast(subj, x) < 0:
+            raise _last_error()
+    return send
+
+
 class Subject(Signal):
     """A hot signal: values sent with send()/on_next() reach the current
-    subscribers. Remembers its terminal event (late subscribers get it)."""
+    subscribers. Remembers its terminal event (late subscribers get it).
 
-    __slots__ = ("_subj",)
+    With the compiled core, the Python subscribers of a plain Subject share
+    one C observer (a hub) that calls them in one C loop per event, in the
+    order they subscribed, each at most once at a time, none after its
+    dispose() returned; a Subject seen by a trace hook is subscribed directly."""
+
+    __slots__ = ("_subj", "send")
 
     def __init__(self, _ptr=None):
         if _ptr is None:
             _require("rpl_subject_create")
             _ptr = _owned(lib.rpl_subject_create())
         self._subj = _ptr  # owns the reference; _ptr is the same object as a signal
+        self.send = _sender(_ptr)  # send(value): to every subscriber, synchronously
         Signal.__init__(self, ffi.cast("rpl_signal_t *", _ptr))
 
-    if has("rpl_subject_send_next"):
-        send = _send_method("rpl_subject_send_next", "_subj")
-        send.__doc__ = "Sends a value to every subscriber (synchronously)."
-        on_next = send_next = send
+    @property
+    def on_next(self):
+        """The same as send."""
+        return self.send
+
+    send_next = on_next
+
+    def subscribe(self, on_next=None, on_error=None, on_completed=None):
+        if type(self) is Subject and _cext is not None and _trace_fn[0] is None:
+            return self.send.subscribe(on_next, on_error, on_completed)
+        return Signal.subscribe(self, on_next, on_error, on_completed)
+
+    subscribe.__doc__ = Signal.subscribe.__doc__
 
     def send_error(self, exc=None):
         _check(lib.rpl_subject_send_error(self._subj, _err_from_exc(exc) if exc is not None else ffi.NULL))
@@ -48,7 +76,8 @@ class Subject(Signal):
     def subscriber_count(self):
         """How many subscribers are attached now."""
         _require("rpl_subject_subscriber_count")
-        return lib.rpl_subject_subscriber_count(self._subj)
+        n = lib.rpl_subject_subscriber_count(self._subj)
+        return n + self.send.count_delta() if _cext is not None else n
 
     @property
     def is_terminated(self):

@@ -36,7 +36,7 @@ def test_trace_order_and_off():
         s3 = ripple.Subject().set_name("py")
         s3.map(lambda x: x + 1).subscribe(lambda v: None)
         s3.send_next(1)
-    assert [e.signal_name for e in seen2] == ["py", "py"] and seen2[1].value == 1
+    assert [e.signal_name for e in seen2] == ["[py] -map:", "[py] -map:"] and seen2[1].value == 2
     assert {e.signal_name for e in seen} == {"[src] -take: 5"}
     assert len({e.subscription for e in seen}) == 1
     assert seen[1].value == 1 and seen[2].value == "two"

@@ -17,8 +17,14 @@ The target of issue 13: Ripple costs at most half of RxPY on each row.
 Without reactivex installed, the RxPY column is empty.
 """
 import gc
+import os
 import sys
 import time
+
+# The installed package, not the sources next to this script (`make bench`
+# puts the sources on PYTHONPATH itself).
+if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
+    del sys.path[0]
 
 import ripple  # noqa: E402
 

@@ -64,7 +64,8 @@ static PyObject *h_exc_from_err;/* (address of a borrowed error) -> exception */
 static PyObject *h_err_from_exc;/* (exception) -> address of a +1 error */
 static PyObject *h_report;      /* (exception) -> None: the exception handler */
 static PyObject *h_name_thread; /* (name) -> None */
-static PyObject *h_fanout;      /* (value, callables) -> None: calls each non-None callable */
+static PyObject *h_fanout;      /* (value, callables) -> None: calls each callable */
+static PyObject *h_skip;        /* the callable in a disposed member's slot: does nothing */
 static int lazy_keep = 1;
 static volatile int exiting;
 
@@ -506,8 +507,8 @@ static void hub_unlist(Hub *h, Py_ssize_t i) {
     PyObject *lists[2] = {h->fns, h->iter_list};
     for (int k = 0; k < 2; k++)
         if (lists[k] && (k == 0 || lists[1] != lists[0]) && i < PyList_GET_SIZE(lists[k])) {
-            Py_INCREF(Py_None);
-            PyList_SetItem(lists[k], i, Py_None);
+            Py_INCREF(h_skip);
+            PyList_SetItem(lists[k], i, h_skip);
         }
 }
 
@@ -548,7 +549,7 @@ static void hub_next(void *ctx, const rpl_value *v) {
         else {
             Py_ssize_t end = h->n;   /* members added meanwhile missed this value (rule 8) */
             h->delivering++;
-            if (h->live < 4 || !h_fanout) {
+            if (h->live < 4) {
                 for (Py_ssize_t i = 0; i < end && i < h->n; i++) {
                     Disp *m = h->members[i];
                     if (m && m->on_next) deliver_next(m->on_next, x);
@@ -646,7 +647,7 @@ static PyObject *hub_subscribe(Hub *h, rpl_subject_t *subject, PyObject *const *
         if (!copy) { Py_DECREF(m); return NULL; }
         Py_SETREF(h->fns, copy);
     }
-    if (PyList_Append(h->fns, m->on_next ? m->on_next : Py_None) < 0) { Py_DECREF(m); return NULL; }
+    if (PyList_Append(h->fns, m->on_next ? m->on_next : h_skip) < 0) { Py_DECREF(m); return NULL; }
     Py_INCREF(m);
     m->index = h->n;
     h->members[h->n++] = m;
@@ -891,7 +892,7 @@ static PyObject *m_init(PyObject *mod, PyObject *args) {
         return PyErr_Format(PyExc_ImportError, "ripple._cext: built for ripple %s, loaded %u", RPL_VERSION_STRING,
                             p_rpl_version());
     PyObject **slots[] = {&h_to_c, &h_from_c, &h_exc_from_err, &h_err_from_exc, &h_report, &h_name_thread,
-                          &h_fanout};
+                          &h_fanout, &h_skip};
     for (size_t i = 0; i < sizeof slots / sizeof *slots; i++) {
         PyObject *f = PySequence_GetItem(helpers, (Py_ssize_t)i);
         if (!f) return NULL;

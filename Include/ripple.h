@@ -646,7 +646,9 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_replay_lazily(rpl_signal_t *RPL_NULLABLE s
 /* The failure channel of every operator callback. Called from inside a
    callback that an operator runs for one subscription (map, filter, scan,
    aggregate, take_while, skip_while, do_next, do_error, do_completed, bind,
-   flatten_map, catch), it makes that operator fail with error once the
+   flatten_map, catch, and the 0.2 operators' reduce_each, combine_previous,
+   distinct_until_changed_with, any, all, initially, finally, throttle_if,
+   group_by, concat_map), it makes that operator fail with error once the
    callback returns: whatever the callback returns is discarded (a returned
    value or signal is released), the error goes downstream in place of the
    event (do_next's value is not forwarded; do_error and do_completed send
@@ -1131,11 +1133,260 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_interval(uint64_t ns, rpl_scheduler_t *RPL
  *  delay_subscription, throttle_first, throttle_if, buffer_with_time)
  * ------------------------------------------------------------------------ */
 
+/* Creating. Each returns a new cold signal (+1). */
+
+/* Sends values[0], ..., values[count - 1] to each subscriber (each gets its
+   own references), then completes; count 0 completes at once. Consumes the
+   values, also on failure. It stops between values once the subscription has
+   ended (a take, a dispose from a callback). Follows RxSwift's from(_:).
+   Default name "+fromArray: 3". Errors: values NULL with count > 0
+   (RPL_ERR_NULL); a value of a type rpl_type does not list, or count above
+   SIZE_MAX / 2 (RPL_ERR_INVALID). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_from_array(const rpl_value *RPL_NULLABLE values, size_t count);
+
+/* Sends the ints start, start + 1, ..., start + count - 1, then completes
+   (RxSwift's range(start:count:)); count 0 completes at once. It stops
+   between values once the subscription has ended. Default name
+   "+range: 5 count: 3". Errors: the last int would pass INT64_MAX
+   (RPL_ERR_INVALID; start INT64_MAX with count 1 is fine). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_range(int64_t start, size_t count);
+
+/* Sends the int 0 on s, ns after subscription, then completes (RxSwift's
+   timer without a period). Disposing before then cancels the timer. Retains
+   s (a test scheduler or run loop only weakly, as for every operator).
+   Default name "+timer: 1000000". Errors: s NULL (RPL_ERR_NULL), not a
+   scheduler (RPL_ERR_KIND), the immediate scheduler (RPL_ERR_INVALID). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_timer(uint64_t ns, rpl_scheduler_t *RPL_NULLABLE s);
+
+/* ReactiveObjC's startLazilyWithScheduler:block:. fn(ctx, subscriber) runs
+   once, as work on s, when the result is first subscribed; it sends events
+   to subscriber (borrowed for the call; retain it to send later, from any
+   thread) and may return a disposable (+1, disposed when that subscription
+   ends) or NULL. Everything it sends is recorded in an unlimited replay
+   subject: every subscriber, now or later, gets all of it, then the live
+   events, delivered on s at first (the subscription is made on s, like
+   rpl_signal_subscribe_on). Disposing a subscription, or all of them, never
+   cancels fn's work: its subscriber stays live until fn ends it. fn is not
+   an operator callback: rpl_callback_fail returns RPL_ERR_INVALID in it.
+   release(ctx) runs once the result and its pending work are freed. Any
+   scheduler may be used; on the immediate one fn runs inside the first
+   subscribe. Default name "+startLazilyWithScheduler:block:". Errors: s NULL
+   (RPL_ERR_NULL) or not a scheduler (RPL_ERR_KIND), then fn NULL
+   (RPL_ERR_NULL); release(ctx) still runs. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_start_lazily(rpl_scheduler_t *RPL_NULLABLE s, rpl_subscribe_fn RPL_NULLABLE fn,
+                                                   void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+
+/* ReactiveObjC's startEagerlyWithScheduler:block:: rpl_signal_start_lazily
+   with fn already scheduled on s when this returns (on the immediate
+   scheduler it has already run). Releasing the result does not cancel that
+   work: fn runs even if the result is released at once. Default name
+   "+startEagerlyWithScheduler:block:". Errors as rpl_signal_start_lazily. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_start_eagerly(rpl_scheduler_t *RPL_NULLABLE s, rpl_subscribe_fn RPL_NULLABLE fn,
+                                                    void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+
+/* Sharing. */
+
+/* RxSwift's share(replay: replay, scope: .whileConnected): the subscribers of
+   the result share one subscription of sig (a connection), made when the
+   first one subscribes and disposed when the last one leaves. Each
+   connection has a fresh subject: a subscriber joining a live connection
+   first gets its last replay values (0: none, like publish;
+   RPL_REPLAY_UNLIMITED: all), then live events. When sig terminates, the
+   connection is over before its subscribers hear of it, so a later
+   subscriber, also one subscribing from its terminal callback, gets a fresh
+   connection: sig is subscribed again. Events reach the subscribers on the
+   thread sig sends them. Default name "[sig] -share: 1". Errors: sig NULL
+   (RPL_ERR_NULL) or not a signal (RPL_ERR_KIND). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_share(rpl_signal_t *RPL_NULLABLE sig, size_t replay);
+
+/* Time. Each retains sig and s; ns is in nanoseconds on s's clock, and every
+   one works on a test scheduler. */
+
+/* RxSwift's delaySubscription: subscribes to sig ns after the subscription,
+   as work on s; events then arrive wherever sig sends them. Disposing before
+   then cancels it (sig is never subscribed). Default name
+   "[sig] -delaySubscription: 1000000". Errors: sig or s NULL (RPL_ERR_NULL)
+   or the wrong kind (RPL_ERR_KIND); the immediate scheduler
+   (RPL_ERR_INVALID). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_delay_subscription(rpl_signal_t *RPL_NULLABLE sig, uint64_t ns,
+                                                         rpl_scheduler_t *RPL_NULLABLE s);
+
+/* RxSwift's throttle(_:latest: false) (rate limiting, not RAC's throttle):
+   the first value passes, then values are dropped until ns have passed on
+   s's clock since the last value sent; a value exactly ns after it passes.
+   Values pass at once, on the thread that sent them; completion and errors
+   pass at once. s is only read as a clock (no timer), so the immediate
+   scheduler is allowed. Fused: no allocation per value. Default name
+   "[sig] -throttleFirst: 1000000". Errors: sig or s NULL (RPL_ERR_NULL) or
+   the wrong kind (RPL_ERR_KIND). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_throttle_first(rpl_signal_t *RPL_NULLABLE sig, uint64_t ns,
+                                                     rpl_scheduler_t *RPL_NULLABLE s);
+
+/* ReactiveObjC's throttle:valuesPassingTest:. predicate(ctx, v) runs for each
+   value, on the thread that sent it. A value for which it is true is
+   throttled as by rpl_signal_throttle: it replaces the pending value and
+   restarts the wait, and is sent on s once ns pass without a newer one. A
+   value for which it is false discards the pending value and is sent at
+   once, on the thread that sent it. Completion sends the pending value at
+   once, then completes (on the thread that completed); an error drops it
+   and passes at once. predicate may fail the result through
+   rpl_callback_fail (the value is dropped and sig is disposed). release(ctx)
+   runs once the result and every subscription to it are gone. Default name
+   "[sig] -throttle:valuesPassingTest: 1000000". Errors: sig or s NULL
+   (RPL_ERR_NULL) or the wrong kind (RPL_ERR_KIND), then predicate NULL
+   (RPL_ERR_NULL), then the immediate scheduler (RPL_ERR_INVALID);
+   release(ctx) still runs. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_throttle_if(rpl_signal_t *RPL_NULLABLE sig, uint64_t ns,
+                                                  rpl_scheduler_t *RPL_NULLABLE s,
+                                                  rpl_predicate_fn RPL_NULLABLE predicate, void *RPL_NULLABLE ctx,
+                                                  rpl_release_fn RPL_NULLABLE release);
+
+/* ReactiveObjC's bufferWithTime:onScheduler:: the first value of a batch
+   starts a timer on s; when it fires (ns later) the batch is sent, on s, as
+   one tuple of its values in order (nil values included), and the next value
+   starts a new batch. No timer runs while nothing is buffered, so a quiet
+   interval sends nothing (never an empty tuple). Completion sends the batch,
+   if any, at once, then completes (on the thread that completed); an error
+   drops it and passes at once.
+   Default name "[sig] -bufferWithTime: 1000000". Errors: sig or s NULL
+   (RPL_ERR_NULL) or the wrong kind (RPL_ERR_KIND); the immediate scheduler
+   (RPL_ERR_INVALID). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_buffer_with_time(rpl_signal_t *RPL_NULLABLE sig, uint64_t ns,
+                                                       rpl_scheduler_t *RPL_NULLABLE s);
+
 /* ---- Transforming, testing, and side effects of a subscription's life --------
  * (map_replace, ignore, ignore_values, reduce_each, combine_previous,
  *  distinct_until_changed_with, buffer, not, and, or, any, all,
  *  default_if_empty, initially, finally, do_dispose)
  * ------------------------------------------------------------------------ */
+
+/* Common to this group: each operator returns a new cold signal (+1) and
+   borrows sig (retained); it is fused (a chain runs as direct calls in one
+   subscription, with no allocation per scalar value; buffer allocates one
+   tuple per count values). Callbacks run on the thread delivering sig's event,
+   one at a time per subscription, and release(ctx) runs once, when the
+   operator signal and every subscription to it are gone (at once on a
+   failed call). Disposing a subscription to the result disposes the one to
+   sig; an error of sig passes on, unless the comment says otherwise.
+   rpl_callback_fail works in every callback here except do_dispose's.
+   Errors (every operator): sig NULL (RPL_ERR_NULL) or not a signal
+   (RPL_ERR_KIND); fn NULL (RPL_ERR_NULL); a by-value v or start of a type
+   rpl_type does not list (RPL_ERR_INVALID); checked in that order. On failure
+   NULL is returned, v / start is consumed and release(ctx) has run.
+   A value of the wrong type reaching reduce_each, not, and or or fails the
+   result with domain RPL_ERROR_DOMAIN, code RPL_ERROR_TYPE, and disposes sig
+   (ReactiveObjC asserts there). A value a callback returns of a type rpl_type
+   does not list fails the result with RPL_ERROR_CALLBACK. */
+
+/* rpl_signal_reduce_each: the items of a tuple (borrowed, never NULL, also
+   when count is 0); returns a new value owned by the runtime. */
+typedef rpl_value (*rpl_reduce_each_fn)(void *RPL_NULLABLE ctx, const rpl_value *RPL_NONNULL items,
+                                        size_t count);
+/* rpl_signal_distinct_until_changed_with: whether a (the last value passed)
+   and b (the new value) are equal; both borrowed. */
+typedef bool (*rpl_equal_fn)(void *RPL_NULLABLE ctx, const rpl_value *RPL_NONNULL a,
+                             const rpl_value *RPL_NONNULL b);
+
+/* Sends v for every value of sig; terminal events pass (ReactiveObjC's
+   mapReplace:). v is consumed; each subscription holds a reference to it.
+   Named "[sig] -mapReplace:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_map_replace(rpl_signal_t *RPL_NULLABLE sig, rpl_value v);
+/* sig's values except those equal to v (rpl_value_equal: by content, so
+   ignore of nil drops nils); terminal events pass (ReactiveObjC's ignore:).
+   v is consumed. Named "[sig] -ignore:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_ignore(rpl_signal_t *RPL_NULLABLE sig, rpl_value v);
+/* No values: only sig's error or completion (ReactiveObjC's ignoreValues).
+   Named "[sig] -ignoreValues". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_ignore_values(rpl_signal_t *RPL_NULLABLE sig);
+/* For each tuple value of sig, sends fn(ctx, items, count) with the tuple's
+   items (ReactiveObjC's reduceEach:). A value that is not a tuple fails the
+   result with RPL_ERROR_TYPE and disposes sig (ReactiveObjC asserts).
+   Named "[sig] -reduceEach:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_reduce_each(rpl_signal_t *RPL_NULLABLE sig, rpl_reduce_each_fn RPL_NULLABLE fn,
+                                                  void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+/* For each value v of sig, sends fn(ctx, &previous, v), where previous is
+   the value sig sent before v (not the last result), and start for the first
+   (ReactiveObjC's combinePreviousWithStart:reduce:): [1, 2, 3] with start 0
+   and "previous-current" gives "0-1", "1-2", "2-3". start is consumed; each
+   subscription begins from it. Named
+   "[sig] -combinePreviousWithStart:reduce:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_combine_previous(rpl_signal_t *RPL_NULLABLE sig, rpl_value start,
+                                                       rpl_reduce_fn RPL_NULLABLE fn, void *RPL_NULLABLE ctx,
+                                                       rpl_release_fn RPL_NULLABLE release);
+/* Like rpl_signal_distinct_until_changed, with fn(ctx, &last, v) deciding
+   equality: drops v when fn returns true, where last is the last value
+   passed; the first value always passes without a call (RxSwift's
+   distinctUntilChanged(_:)). Named "[sig] -distinctUntilChangedWith:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_distinct_until_changed_with(rpl_signal_t *RPL_NULLABLE sig,
+                                                                  rpl_equal_fn RPL_NULLABLE fn,
+                                                                  void *RPL_NULLABLE ctx,
+                                                                  rpl_release_fn RPL_NULLABLE release);
+/* sig's values in tuples (RPL_TYPE_TUPLE) of count, in order; when sig
+   completes, the values left (fewer than count) as one last tuple if there
+   are any, then completed. An error is passed on alone and the partial tuple
+   dropped (ReactiveX's buffer(count); ReactiveObjC has only bufferWithTime).
+   Holds at most count values per subscription. count 0 is RPL_ERR_INVALID
+   (checked after sig). Named "[sig] -buffer: 3". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_buffer(rpl_signal_t *RPL_NULLABLE sig, size_t count);
+/* For each bool value of sig, its negation (ReactiveObjC's not). Any other
+   type fails the result with RPL_ERROR_TYPE and disposes sig (no conversion:
+   an int is not a bool). Named "[sig] -not". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_not(rpl_signal_t *RPL_NULLABLE sig);
+/* For each tuple of bools sent by sig, true when every item is true
+   (ReactiveObjC's and). A value that is not a tuple, an empty tuple, or an
+   item that is not a bool fails the result with RPL_ERROR_TYPE and disposes
+   sig (ReactiveObjC asserts all three). Named "[sig] -and". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_and(rpl_signal_t *RPL_NULLABLE sig);
+/* Like rpl_signal_and, true when some item is true (ReactiveObjC's or).
+   Named "[sig] -or". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_or(rpl_signal_t *RPL_NULLABLE sig);
+/* One bool, then completed (ReactiveObjC's any:): true at the first value
+   for which fn(ctx, v) is true, after which sig is disposed (fn is not called
+   again); false when sig completes first. As in ReactiveObjC, an error of sig
+   also gives false, then completed: the error is not passed on (RxSwift would
+   pass it). Named "[sig] -any:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_any(rpl_signal_t *RPL_NULLABLE sig, rpl_predicate_fn RPL_NULLABLE fn,
+                                          void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+/* One bool, then completed (ReactiveObjC's all:): false at the first value
+   for which fn(ctx, v) is false, after which sig is disposed; true when sig
+   completes (also with no values). An error of sig gives false, then
+   completed (ReactiveObjC). Named "[sig] -all:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_all(rpl_signal_t *RPL_NULLABLE sig, rpl_predicate_fn RPL_NULLABLE fn,
+                                          void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+/* sig's events; when sig completes without having sent a value, v first,
+   then completed. An error is passed on alone (RxSwift's ifEmpty(default:)).
+   v is consumed. Named "[sig] -defaultIfEmpty:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_default_if_empty(rpl_signal_t *RPL_NULLABLE sig, rpl_value v);
+
+/* Calls fn(ctx) at each subscription to the result, on the subscribing
+   thread, before sig is subscribed (ReactiveObjC's initially:; semantics.md
+   rule 27). rpl_callback_fail inside fn fails that subscription with the
+   error, and sig is not subscribed. Since fn runs only at subscription,
+   release(ctx) runs when the operator signal is freed, even while
+   subscriptions to it go on. Named "[sig] -initially:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_initially(rpl_signal_t *RPL_NULLABLE sig, rpl_do_completed_fn RPL_NULLABLE fn,
+                                                void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+/* Calls fn(ctx) when sig errs or completes, before the terminal event is
+   passed on, on the thread delivering it; not when the subscription is
+   disposed, nor when a downstream operator (take) ends it
+   (ReactiveObjC's finally:). rpl_callback_fail inside fn sends that error in
+   place of the terminal event. Named "[sig] -finally:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_finally(rpl_signal_t *RPL_NULLABLE sig, rpl_do_completed_fn RPL_NULLABLE fn,
+                                              void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+/* Calls fn(ctx) once per subscription when it ends for any reason - error,
+   completion, disposal (also by a downstream take), or its sources being
+   freed (rule 6a) - after the subscription to sig was disposed, including the
+   disposable sig's subscribe callback returned (also when sig terminated
+   inside that callback: fn waits for it to return, and for the subscription
+   to sig to have been made, so over merge or concat the inputs' disposables
+   too), and before the observer's release (RxSwift's do(onDispose:); semantics.md rule 27). It
+   runs on the thread that ended the subscription or, when another thread
+   was delivering to it then (a callback running, a subject's delivery),
+   on that thread once it lets go.
+   The subscription is over, so rpl_callback_fail inside fn returns
+   RPL_ERR_INVALID. Named "[sig] -doDispose:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_do_dispose(rpl_signal_t *RPL_NULLABLE sig, rpl_do_completed_fn RPL_NULLABLE fn,
+                                                 void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
 
 /* ---- Flattening and choosing between signals -----------------------------------
  * (flatten_max, concat_map, concat_all, switch_if_empty, if, switch_cases)
@@ -1144,6 +1395,81 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_interval(uint64_t ns, rpl_scheduler_t *RPL
 /* ---- Combining with a second signal, and grouping ----------------------------
  * (with_latest_from, sample, take_until_replacement, skip_until, group_by)
  * ------------------------------------------------------------------------ */
+
+/* For each value v of sig, a tuple (v, latest value of other) (RPL_TYPE_TUPLE,
+   2 items), once other has sent a value; sig's values before that are dropped.
+   other is subscribed first, then sig (rule 27). sig's completion completes
+   the result; other's completion does not (its latest value stays in use);
+   an error of either ends it. Disposing the result's subscription disposes
+   both. Values leave on the thread sig sent them, serialized with other's
+   events. Follows RxSwift's withLatestFrom. Both signals are borrowed
+   (retained). Errors: sig or other NULL (RPL_ERR_NULL) or not a signal
+   (RPL_ERR_KIND). Default name: "[sig] -withLatestFrom: [other]". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_with_latest_from(rpl_signal_t *RPL_NULLABLE sig,
+                                                       rpl_signal_t *RPL_NULLABLE other);
+
+/* On every value of sampler, sig's latest value (again on each tick, if sig
+   sent nothing new), once sig has sent one; ticks before that send nothing.
+   sig is subscribed first, then sampler. Ends when either input ends: a
+   completion of either completes the result, an error of either fails it,
+   and the other input is disposed. Disposing the result's subscription
+   disposes both. Values leave on the thread of the sampler's tick. Follows
+   RAC's sample: (rule 27). Both signals are borrowed (retained). Errors: sig
+   or sampler NULL (RPL_ERR_NULL) or not a signal (RPL_ERR_KIND). Default
+   name: "[sig] -sample: [sampler]". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_sample(rpl_signal_t *RPL_NULLABLE sig, rpl_signal_t *RPL_NULLABLE sampler);
+
+/* sig's values until replacement sends any event; from then on only
+   replacement's events (values, then its completion or error), and sig is
+   disposed before replacement's first event is passed on. replacement is
+   subscribed first: if it sends at once, sig is never subscribed. sig's
+   completion is not passed on (the result ends with replacement); sig's
+   error fails the result while replacement has not fired. Disposing the
+   result's subscription disposes both. Follows RAC's takeUntilReplacement:.
+   Both signals are borrowed (retained). Errors: sig or replacement NULL
+   (RPL_ERR_NULL) or not a signal (RPL_ERR_KIND). Default name:
+   "[sig] -takeUntilReplacement: [replacement]". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_take_until_replacement(rpl_signal_t *RPL_NULLABLE sig,
+                                                             rpl_signal_t *RPL_NULLABLE replacement);
+
+/* sig's events once trigger has sent a value: earlier values are dropped,
+   and trigger is disposed at its first value. sig is subscribed first, then
+   trigger (so the values a synchronous sig sends while it is subscribed are
+   dropped). A trigger that completes without a value leaves every value
+   dropped; an error of trigger (before its first value) fails the result; an
+   error of sig always does. sig's completion completes the result once
+   trigger has fired; before that, the subscription ends without a terminal
+   event (its observer's release runs). Disposing the result's subscription
+   disposes both. Follows RxSwift's skipUntil (rule 27). Both signals are
+   borrowed (retained). Errors: sig or trigger NULL (RPL_ERR_NULL) or not a
+   signal (RPL_ERR_KIND). Default name: "[sig] -skipUntil: [trigger]". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_skip_until(rpl_signal_t *RPL_NULLABLE sig, rpl_signal_t *RPL_NULLABLE trigger);
+
+/* Splits sig's values into groups by key(ctx, v) (v borrowed; the key
+   returned is owned by the runtime). The first time a key is seen (keys
+   compare as rpl_value_equal, found by hash, not by a scan of the groups),
+   the result sends a tuple (key, group) (RPL_TYPE_TUPLE; item 1 is a signal
+   value, RPL_TYPE_SIGNAL: rpl_value_signal borrows it, rpl_retain keeps it);
+   then v goes to that key's group. A group signal is hot, like a plain
+   subject: a subscriber gets the values sent after it subscribed (one that
+   subscribes from the result's on_next gets the value that made the group),
+   and one that subscribes after the group ended gets its terminal event at
+   once (rule 27). sig's completion or error ends the result first, then
+   every group, in the order they were made. key may fail through
+   rpl_callback_fail (or return a value of a type this header does not list,
+   an RPL_ERROR_CALLBACK error): the result and every group fail with that
+   error, and sig is disposed. Disposing the result's subscription disposes
+   sig, even while groups are subscribed: they get nothing more, and each
+   group subscription ends without a terminal event (its release runs) once
+   its handle is released or disposed (rule 6a). key runs on
+   the thread delivering sig's value, one value at a time per subscription;
+   group values are delivered on the same thread. Follows RAC's groupBy:.
+   sig is borrowed (retained); release(ctx) runs once, when the result and
+   every subscription to it are gone (at once on failure). Errors: sig NULL
+   (RPL_ERR_NULL) or not a signal (RPL_ERR_KIND), key NULL (RPL_ERR_NULL).
+   Default name: "[sig] -groupBy:"; each group signal: "+groupBy: group". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_group_by(rpl_signal_t *RPL_NULLABLE sig, rpl_map_fn RPL_NULLABLE key,
+                                               void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
 
 /* ===========================================================================
  * Names, tracing and counting: seeing what a running program's signals do

@@ -2,7 +2,10 @@
    outer values, each mapped to rpl_signal_return (which takes the fast path
    for inners that end at once) or to a created signal (a full inner
    subscription), in ns per outer value with heap allocations per outer value;
-   next to it the same source with no operator. Best of 3. */
+   next to it the same source with no operator. Then the operators on a
+   second signal: with_latest_from (1M source values against an other that
+   sent once; a tuple each) and sample (1M sampler ticks re-sending one
+   value), in ns per value sent. Best of 3. */
 #include "bench.h"
 #include <ripple.h>
 #include <stdio.h>
@@ -62,6 +65,49 @@ static void run(const char *name, rpl_signal_t *(*fn)(void *, const rpl_value *)
     if (!ok) printf("  (%s: wrong result)\n", name);
 }
 
+/* ---- Operators on a second signal ----------------------------------------- */
+
+/* Sends 1 and stays open (sample's source). */
+static rpl_disposable_t *one_open(void *ctx, rpl_subscriber_t *s) {
+    (void)ctx;
+    rpl_subscriber_send_next(s, rpl_int(1));
+    return NULL;
+}
+static void count_value(void *ctx, const rpl_value *v) {
+    (void)v;
+    (*(int64_t *)ctx)++;
+}
+
+/* op(a, b) over the OUTER-value source and a one-value signal, as a row of ns
+   per value that op sends (best of 3); `ticking_b`: the OUTER values are b's
+   (sample's ticks), a sends one value and stays open. */
+static void run_pair(const char *name, rpl_signal_t *(*op)(rpl_signal_t *, rpl_signal_t *), int ticking_b) {
+    double best = 1e30, allocs = 0;
+    int ok = 1;
+    for (int round = 0; round < 3; round++) {
+        rpl_signal_t *many = rpl_signal_create(count_up, NULL, NULL);
+        rpl_signal_t *one = ticking_b ? rpl_signal_create(one_open, NULL, NULL) : rpl_signal_return(rpl_int(1));
+        rpl_signal_t *sig = ticking_b ? op(one, many) : op(many, one);
+        int64_t total = 0;
+        uint64_t a0 = bench_allocations();
+        double t0 = bench_now();
+        rpl_disposable_t *d = rpl_signal_subscribe_next(sig, count_value, &total);
+        double ns = (bench_now() - t0) * 1e9 / (double)OUTER;
+        uint64_t a1 = bench_allocations();
+        if (ns < best) {
+            best = ns;
+            allocs = (double)(a1 - a0) / (double)OUTER;
+        }
+        ok = ok && total == OUTER;
+        rpl_release(d);
+        rpl_release(sig);
+        rpl_release(many);
+        rpl_release(one);
+    }
+    bench_row(name, best, "value", allocs);
+    if (!ok) printf("  (%s: wrong result)\n", name);
+}
+
 void bench_combining(void) {
     int64_t sum = (int64_t)OUTER * (OUTER - 1) / 2;
     run("1M ints from a cold signal, no operator", NULL, NULL, sum);
@@ -69,4 +115,6 @@ void bench_combining(void) {
     rpl_signal_t *one = rpl_signal_create(send_one, NULL, NULL);
     run("flatten_map -> created inner, 1M", to_created, one, OUTER);
     rpl_release(one);
+    run_pair("with_latest_from, 1M tuples", rpl_signal_with_latest_from, 0);
+    run_pair("sample, 1M ticks", rpl_signal_sample, 1);
 }

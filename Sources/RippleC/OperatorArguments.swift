@@ -66,3 +66,13 @@ func signalArray(_ sigs: UnsafePointer<OpaquePointer?>?, _ count: Int, _ fn: Sta
     }
     return list
 }
+
+/// An operator on a signal and a second signal (take_until_replacement,
+/// skip_until, sample, with_latest_from): both handles checked, in argument
+/// order, the second named `what` in the error; the name `[sig] op [second]`.
+@inline(__always)
+func signalPairOperator(_ sig: OpaquePointer?, _ second: OpaquePointer?, _ name: StaticString, what: StaticString,
+                        _ op: StaticString, _ make: (Signal, Signal) -> Signal) -> OpaquePointer? {
+    guard let source = signalArg(sig, name), let other = signalArg(second, name, what: what) else { return nil }
+    return named(make(source, other), .binary(source, op, other))
+}

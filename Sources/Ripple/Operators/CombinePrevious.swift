@@ -1,0 +1,55 @@
+import RippleSupport
+
+// combine_previous: each value with the one before it.
+
+/// `next reduce(previous, v)` for each value v, where previous is the value
+/// before v, and `start` for the first (RAC's combinePreviousWithStart:reduce::
+/// previous is the source's value, not the last result).
+public final class CombinePreviousSignal: UnaryOperatorSignal {
+    let start: Value
+    let reduce: Callback<ReduceFunction>
+
+    /// Consumes `start`.
+    public init(_ source: Signal, start: Value, _ reduce: ReduceFunction, _ context: CallbackContext) {
+        self.start = start
+        self.reduce = Callback(reduce, context)
+        super.init(source)
+    }
+
+    deinit { start.release() }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        source.subscribe(CombinePreviousSink(start.retained(), reduce, sink))
+    }
+}
+
+final class CombinePreviousSink: StoppingSink {
+    let call: Callback<ReduceFunction>
+    @exclusivity(unchecked) var previous: Value  // owned
+
+    init(_ start: Value, _ call: Callback<ReduceFunction>, _ downstream: Sink) {
+        previous = start
+        self.call = call
+        super.init(downstream)
+    }
+
+    deinit { previous.release() }
+
+    override func onNext(_ value: borrowing Value) {
+        if stopped { return }
+        // The previous value is replaced before the call, so a nested
+        // delivery pairs with this value; the old one is held for the call.
+        let old = previous
+        previous = value.retained()
+        let (combined, failure) = call.reduce(old, value)
+        old.release()
+        sendReturned(combined, failure, "rpl_signal_combine_previous")
+    }
+}
+
+extension Signal {
+    /// `reduce(ctx, previous, v)` for each value, previous starting at `start` (consumed).
+    public func combinePrevious(_ start: Value, _ reduce: ReduceFunction, _ context: CallbackContext) -> Signal {
+        CombinePreviousSignal(self, start: start, reduce, context)
+    }
+}

@@ -1,0 +1,125 @@
+import RippleSupport
+import Synchronization
+
+// initially, finally, do_dispose: side effects of a subscription's start and
+// end, each a plain `fn(ctx)`.
+
+/// Runs `fn(ctx)` before each subscription, then subscribes the source
+/// (RAC's initially:, a defer; semantics.md rule 27: before the upstream
+/// subscription). `rpl_callback_fail` inside it fails that subscription with
+/// the error, and the source is not subscribed.
+public final class InitiallySignal: UnaryOperatorSignal {
+    let call: Callback<RawCallback>
+
+    public init(_ source: Signal, _ action: RawCallback, _ context: CallbackContext) {
+        call = Callback(action, context)
+        super.init(source)
+    }
+
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        // Outside a delivery the failure channel needs a level of its own:
+        // the callback runs as if delivering, so a send it starts is nested.
+        let t = ripple_thread()!
+        t.pointee.delivering &+= 1
+        let failure = call.run()
+        t.pointee.delivering &-= 1
+        guard let failure else { return source.subscribe(sink) }
+        let s = Subscriber(sink)
+        s.sendError(failure)
+        return s
+    }
+}
+
+/// Runs `fn(ctx)` when the source errs or completes, before the event is
+/// forwarded (RAC's finally:); not on disposal. `rpl_callback_fail` inside
+/// it sends that error in place of the terminal event.
+public final class FinallySignal: CallbackOperatorSignal<RawCallback> {
+    override func makeSink(_ downstream: Sink) -> Sink { FinallySink(callback, downstream) }
+}
+
+final class FinallySink: StoppingSink {
+    let call: Callback<RawCallback>
+
+    init(_ call: Callback<RawCallback>, _ downstream: Sink) {
+        self.call = call
+        super.init(downstream)
+    }
+
+    override func onError(_ error: RippleError) {
+        if let failure = call.run() { return stop(failure) }
+        super.onError(error)
+    }
+
+    override func onCompleted() {
+        if let failure = call.run() { return stop(failure) }
+        super.onCompleted()
+    }
+}
+
+/// Runs `fn(ctx)` once per subscription when it has ended for any reason
+/// (error, completion, disposal, or its sources being freed), after its
+/// upstream was disposed (the source's own disposable too, also when the
+/// source terminated inside its subscribe callback) and before the
+/// observer's release (Rx's do(onDispose:); semantics.md rule 27). The
+/// subscription is over by then, so `rpl_callback_fail` is refused there.
+public final class DoDisposeSignal: CallbackOperatorSignal<RawCallback> {
+    public override func subscribe(_ sink: Sink) -> Subscriber {
+        let s = DoDisposeSink(callback, sink)
+        let subscription = source.subscribe(s)
+        s.subscribed()
+        return subscription
+    }
+}
+
+final class DoDisposeSink: ForwardingSink {
+    let call: Callback<RawCallback>
+    /// 0: the source is being subscribed; 1: subscribed; 2: subscribing,
+    /// and the subscription has ended (the end waits for `subscribed`).
+    let phase = Atomic<UInt8>(0)
+
+    init(_ call: Callback<RawCallback>, _ downstream: Sink) {
+        self.call = call
+        super.init(downstream)
+    }
+
+    // `finish` runs once the subscription's resources are disposed and, when
+    // a create signal's source ended inside its subscribe callback, once that
+    // callback has returned and its disposable was disposed
+    // (Subscriber.finalize). A subscription that ends while the source is
+    // still being subscribed (a merge or concat whose input ended inside its
+    // subscribe callback) waits until `source.subscribe` has returned, so
+    // every input's disposable has been disposed too.
+    override func finish() {
+        if phase.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing).exchanged { return }
+        end()
+    }
+
+    /// `source.subscribe` returned: ends now if the end was held.
+    func subscribed() {
+        if phase.exchange(1, ordering: .acquiringAndReleasing) == 2 { end() }
+    }
+
+    private func end() {
+        let t = ripple_thread()!
+        let saved = t.pointee.callback_level
+        t.pointee.callback_level = 0  // not a failure channel: nothing is left to fail
+        call.function(call.ctx)
+        t.pointee.callback_level = saved
+        downstream.finish()
+    }
+}
+
+extension Signal {
+    /// `action(ctx)` before each subscription.
+    public func initially(_ action: RawCallback, _ context: CallbackContext) -> Signal {
+        InitiallySignal(self, action, context)
+    }
+    /// `action(ctx)` after an error or completion, before it is forwarded.
+    public func finally(_ action: RawCallback, _ context: CallbackContext) -> Signal {
+        FinallySignal(self, action, context)
+    }
+    /// `action(ctx)` when a subscription ends, for any reason.
+    public func doDispose(_ action: RawCallback, _ context: CallbackContext) -> Signal {
+        DoDisposeSignal(self, action, context)
+    }
+}

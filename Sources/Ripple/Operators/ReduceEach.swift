@@ -1,0 +1,85 @@
+import RippleSupport
+
+// reduce_each: a callback over the items of each tuple.
+
+/// `rpl_reduce_each_fn`: `(ctx, items, count)`, the items of a tuple lent
+/// for the call; returns a new value owned by the runtime.
+public typealias ReduceEachFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<ripple_value>, Int) -> ripple_value
+
+/// What the 0.2 value operators report when a value of the wrong type
+/// reaches them (domain "ripple", `RPL_ERROR_TYPE`): RAC asserts there.
+enum WrongType {
+    static func error(_ op: StaticString, _ expected: StaticString, _ value: borrowing Value) -> RippleError {
+        RippleError(domain: RippleError.runtimeDomain, code: RippleError.typeErrorCode,
+                    message: "\(op): expected \(expected), got a value of type \(value.type)")
+    }
+}
+
+extension StoppingSink {
+    /// Sends `result`, what an operator's callback returned (owned), unless
+    /// the callback failed (rule 24: the result is discarded and the
+    /// subscription fails) or returned a type ripple.h does not list (rule
+    /// 19a: the subscription fails, naming `op`).
+    @inline(__always)
+    final func sendReturned(_ result: Value, _ failure: RippleError?, _ op: StaticString) {
+        if let failure {
+            if result.isListed { result.release() }
+            return stop(failure)
+        }
+        if !result.isListed { return refuse(result, op) }
+        downstream.onNext(result)
+        result.release()
+    }
+}
+
+/// A value lent to C as a run of items: never a NULL pointer, also for an
+/// empty tuple.
+@inline(__always)
+func withTupleItems<R>(_ items: [Value], _ body: (UnsafePointer<ripple_value>, Int) -> R) -> R {
+    items.withUnsafeBufferPointer { buffer in
+        guard let base = buffer.baseAddress else {
+            return withCValue(Value.nil) { body($0, 0) }
+        }
+        return body(UnsafeRawPointer(base).assumingMemoryBound(to: ripple_value.self), buffer.count)
+    }
+}
+
+extension Callback where Function == ReduceEachFunction {
+    /// `fn(ctx, items, count)`, owned by the caller; the items stay borrowed.
+    @inline(__always)
+    func reduce(_ items: [Value]) -> (Value, RippleError?) {
+        withFailureChannel { withTupleItems(items) { Value(c: function(ctx, $0, $1)) } }
+    }
+}
+
+/// `next fn(items of v)` for each tuple v (RAC's reduceEach:). A value that
+/// is not a tuple fails the signal with a type error and disposes the source
+/// (RAC asserts).
+public final class ReduceEachSignal: CallbackOperatorSignal<ReduceEachFunction> {
+    override func makeSink(_ downstream: Sink) -> Sink { ReduceEachSink(callback, downstream) }
+}
+
+final class ReduceEachSink: StoppingSink {
+    let call: Callback<ReduceEachFunction>
+
+    init(_ call: Callback<ReduceEachFunction>, _ downstream: Sink) {
+        self.call = call
+        super.init(downstream)
+    }
+
+    override func onNext(_ value: borrowing Value) {
+        if stopped { return }
+        guard let items = value.tupleItems else {
+            return stop(WrongType.error("rpl_signal_reduce_each", "a tuple", value))
+        }
+        let (reduced, failure) = call.reduce(items)
+        sendReturned(reduced, failure, "rpl_signal_reduce_each")
+    }
+}
+
+extension Signal {
+    /// `fn(ctx, items, count)` for each tuple.
+    public func reduceEach(_ fn: ReduceEachFunction, _ context: CallbackContext) -> Signal {
+        ReduceEachSignal(self, fn, context)
+    }
+}

@@ -1,0 +1,29 @@
+// start_lazily and start_eagerly (RAC's startLazilyWithScheduler:block: and
+// startEagerlyWithScheduler:block:): a body runs once, as work on a
+// scheduler, with a subscriber to send to; everything it sends is kept in an
+// unlimited replay subject and replayed to every subscriber, which is
+// subscribed on the scheduler too. start_lazily runs the body at the first
+// subscription, start_eagerly at once. Subscribers leaving never cancel the
+// body's work, and neither does releasing the signal (semantics 27).
+//
+// As in RAC: a lazy replay (connected on the first subscription, never
+// disconnected) of a cold signal running the body, subscribed on the
+// scheduler; start_eagerly subscribes to it once, for good.
+
+public enum StartSignals {
+    /// The signal that runs `body` once on `scheduler` at its first
+    /// subscription and replays what it sent.
+    public static func lazily(on scheduler: Scheduler, _ body: @escaping (Subscriber) -> Disposable?) -> Signal {
+        SubscribeOnSignal(CreateSignal(body).replayLazily(), scheduler)
+    }
+
+    /// Like `lazily`, with the body already scheduled.
+    public static func eagerly(on scheduler: Scheduler, _ body: @escaping (Subscriber) -> Disposable?) -> Signal {
+        let signal = lazily(on: scheduler, body)
+        // This subscription is never disposed: it ends with the body's
+        // subscription (or, if the body lets go of its subscriber without
+        // ending it, when nothing can send any more, rule 6a).
+        _ = signal.subscribe(Sink())
+        return signal
+    }
+}

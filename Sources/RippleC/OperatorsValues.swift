@@ -1,0 +1,112 @@
+// The 0.2 value operators (ripple.h "Transforming, testing, and side effects
+// of a subscription's life"): map_replace, ignore, ignore_values,
+// reduce_each, combine_previous, distinct_until_changed_with, buffer, not,
+// and, or, any, all, default_if_empty. Argument checks, then the runtime
+// operator (Sources/Ripple/Operators).
+import CRipple
+import Ripple
+
+/// An operator over (sig, v): the signal first, then the value (19a);
+/// v is consumed on every path.
+private func valueOperator(_ sig: OpaquePointer?, _ v: rpl_value, _ name: StaticString, _ op: StaticString,
+                           _ make: (Signal, Value) -> Signal) -> OpaquePointer? {
+    guard let source = signalArg(sig, name) else {
+        dropValue(v)
+        return nil
+    }
+    return valueArg(v, name).map { named(make(source, $0), .unary(source, op)) }
+}
+
+@c @implementation
+public func rpl_signal_map_replace(_ sig: OpaquePointer?, _ v: rpl_value) -> OpaquePointer? {
+    valueOperator(sig, v, "rpl_signal_map_replace", "-mapReplace:") { MapReplaceSignal($0, $1) }
+}
+
+@c @implementation
+public func rpl_signal_ignore(_ sig: OpaquePointer?, _ v: rpl_value) -> OpaquePointer? {
+    valueOperator(sig, v, "rpl_signal_ignore", "-ignore:") { IgnoreSignal($0, $1) }
+}
+
+@c @implementation
+public func rpl_signal_ignore_values(_ sig: OpaquePointer?) -> OpaquePointer? {
+    plainOperator(sig, "rpl_signal_ignore_values", "-ignoreValues") { IgnoreValuesSignal($0) }
+}
+
+@c @implementation
+public func rpl_signal_default_if_empty(_ sig: OpaquePointer?, _ v: rpl_value) -> OpaquePointer? {
+    valueOperator(sig, v, "rpl_signal_default_if_empty", "-defaultIfEmpty:") { DefaultIfEmptySignal($0, $1) }
+}
+
+@c @implementation
+public func rpl_signal_reduce_each(_ sig: OpaquePointer?, _ fn: rpl_reduce_each_fn?, _ ctx: UnsafeMutableRawPointer?,
+                                   _ release: rpl_release_fn?) -> OpaquePointer? {
+    callbackOperator(sig, fn, ctx, release, "rpl_signal_reduce_each", "-reduceEach:") {
+        ReduceEachSignal($0, unsafeBitCast($1, to: ReduceEachFunction.self), $2)
+    }
+}
+
+@c @implementation
+public func rpl_signal_combine_previous(_ sig: OpaquePointer?, _ start: rpl_value, _ fn: rpl_reduce_fn?,
+                                        _ ctx: UnsafeMutableRawPointer?, _ release: rpl_release_fn?) -> OpaquePointer? {
+    let name: StaticString = "rpl_signal_combine_previous"
+    // Handles, the callback, then the value; the value is consumed on every path.
+    guard let (source, fn, context) = checkedCallback(sig, fn, ctx, release, name,
+                                                      then: { valueArg(start, name, what: "start") != nil }) else {
+        dropValue(start)
+        return nil
+    }
+    return named(CombinePreviousSignal(source, start: toValue(start), reduceFunction(fn), context),
+                 .unary(source, "-combinePreviousWithStart:reduce:"))
+}
+
+@c @implementation
+public func rpl_signal_distinct_until_changed_with(_ sig: OpaquePointer?, _ fn: rpl_equal_fn?,
+                                                   _ ctx: UnsafeMutableRawPointer?,
+                                                   _ release: rpl_release_fn?) -> OpaquePointer? {
+    callbackOperator(sig, fn, ctx, release, "rpl_signal_distinct_until_changed_with", "-distinctUntilChangedWith:") {
+        DistinctUntilChangedWithSignal($0, unsafeBitCast($1, to: EqualFunction.self), $2)
+    }
+}
+
+// size_t arrives as Int: read it back as the unsigned count it is.
+@c @implementation
+public func rpl_signal_buffer(_ sig: OpaquePointer?, _ count: Int) -> OpaquePointer? {
+    guard let source = signalArg(sig, "rpl_signal_buffer") else { return nil }
+    guard count != 0 else {
+        setError(RPL_ERR_INVALID, "rpl_signal_buffer: count is 0")
+        return nil
+    }
+    let n = UInt(bitPattern: count)
+    return named(BufferSignal(source, n), .unaryArg(source, "-buffer:", UInt64(n)))
+}
+
+@c @implementation
+public func rpl_signal_not(_ sig: OpaquePointer?) -> OpaquePointer? {
+    plainOperator(sig, "rpl_signal_not", "-not") { BooleanSignal($0, .not) }
+}
+
+@c @implementation
+public func rpl_signal_and(_ sig: OpaquePointer?) -> OpaquePointer? {
+    plainOperator(sig, "rpl_signal_and", "-and") { BooleanSignal($0, .and) }
+}
+
+@c @implementation
+public func rpl_signal_or(_ sig: OpaquePointer?) -> OpaquePointer? {
+    plainOperator(sig, "rpl_signal_or", "-or") { BooleanSignal($0, .or) }
+}
+
+@c @implementation
+public func rpl_signal_any(_ sig: OpaquePointer?, _ fn: rpl_predicate_fn?, _ ctx: UnsafeMutableRawPointer?,
+                           _ release: rpl_release_fn?) -> OpaquePointer? {
+    callbackOperator(sig, fn, ctx, release, "rpl_signal_any", "-any:") {
+        AnyAllSignal($0, predicateFunction($1), $2, all: false)
+    }
+}
+
+@c @implementation
+public func rpl_signal_all(_ sig: OpaquePointer?, _ fn: rpl_predicate_fn?, _ ctx: UnsafeMutableRawPointer?,
+                           _ release: rpl_release_fn?) -> OpaquePointer? {
+    callbackOperator(sig, fn, ctx, release, "rpl_signal_all", "-all:") {
+        AnyAllSignal($0, predicateFunction($1), $2, all: true)
+    }
+}

@@ -20,7 +20,7 @@ from ._core import (  # noqa: F401
 from ._sched import *  # noqa: F401,F403
 from ._sched import Scheduler, TestScheduler  # noqa: F401
 from ._subjects import BehaviorSubject, Connection, ReplaySubject, Subject  # noqa: F401
-from . import _ops
+from . import _ops, _ops02  # noqa: F401
 
 __version__ = "0.1.0"
 

@@ -1057,7 +1057,13 @@ class Signal:
 
     @classmethod
     def from_iterable(cls, iterable):
-        """Sends each item of iterable (iterated afresh per subscription), then completes."""
+        """Sends each item of iterable, then completes. A list or tuple is
+        rpl_signal_from_array of its items (taken now); any other iterable
+        (a generator, a file, ...) is iterated afresh per subscription, as the
+        body of a Signal.create."""
+        if type(iterable) in (list, tuple) and has("rpl_signal_from_array"):
+            return cls.from_array(iterable)  # type: ignore[attr-defined]
+
         def body(sub):
             try:
                 for x in iterable:

@@ -39,6 +39,7 @@ import struct
 import sys
 import threading
 import traceback
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from ._lib import load as _load
 
@@ -88,7 +89,7 @@ def _immortal(*objs):
     return objs[0] if objs else None
 
 
-def has(name):
+def has(name: str) -> bool:
     """True when the loaded library exports the C function `name`."""
     try:
         getattr(lib, name)
@@ -97,17 +98,17 @@ def has(name):
         return False
 
 
-def version_number():
+def version_number() -> int:
     """RPL_VERSION_NUMBER of the loaded library (compare with CONSTANTS)."""
     return lib.rpl_version()
 
 
-def status_string(status):
+def status_string(status: int) -> str:
     """The library's text for an rpl_status code."""
     return ffi.string(lib.rpl_status_string(status)).decode()
 
 
-def version():
+def version() -> Tuple[int, ...]:
     """(major, minor, patch) of the loaded library."""
     return tuple(int(x) for x in ffi.string(lib.rpl_version_string()).decode().split("."))
 
@@ -164,7 +165,7 @@ def _default_handler(exc):
 _handler = _default_handler
 
 
-def set_exception_handler(handler):
+def set_exception_handler(handler: Optional[Callable[[BaseException], Any]]) -> Callable[[BaseException], Any]:
     """Sets the function called with exceptions raised by observers
     (on_next/on_error/on_completed), scheduled work and pointer destructors,
     which have no downstream to fail. None restores the default (print the
@@ -200,7 +201,7 @@ def _cffi_onerror(exc_type, exc_value, tb):
 # Python exceptions that became C errors, so that a Python on_error gets the
 # original object back. Bounded: the C error stays valid (retained here) while
 # its entry lives, so the address cannot be reused meanwhile.
-_py_errors = collections.OrderedDict()
+_py_errors: "collections.OrderedDict[int, Tuple[Any, BaseException]]" = collections.OrderedDict()
 _py_errors_lock = threading.Lock()
 _PY_ERRORS_MAX = 256
 PYTHON_ERROR_DOMAIN = "python"
@@ -263,12 +264,12 @@ def _exc_from_err(e):
 # ---------------------------------------------------------------------------
 # Contexts: Python objects kept alive while C holds a pointer to them.
 
-_live = {}      # handle cdata -> (handle, object): released by rpl release callbacks
-_objects = {}   # pointer-value handles -> handle: released by the pointer destructor
+_live: Dict[int, Any] = {}      # handle cdata -> (handle, object): released by rpl release callbacks
+_objects: Dict[Any, Any] = {}   # pointer-value handles -> handle: released by the pointer destructor
 
 
 _ids = itertools.count(1)
-_callbacks = []  # every ffi.callback object (alive, and immortal, forever)
+_callbacks: List[Any] = []  # every ffi.callback object (alive, and immortal, forever)
 
 
 def _ctx(obj):
@@ -619,7 +620,7 @@ class Disposable(_DisposableBase):  # type: ignore[misc,valid-type]
 
     __slots__ = ("__weakref__",)
 
-    def __init__(self, fn=None):
+    def __init__(self, fn: Optional[Callable[[], Any]] = None) -> None:
         """Disposable(fn): calls fn() once, on the first dispose(). As in RAC,
         releasing it undisposed does not call fn; fn is dropped then (through
         rpl_disposable_create_with_release), or right after it ran."""
@@ -670,16 +671,16 @@ class CompoundDisposable(Disposable):
 
     __slots__ = ()
 
-    def __init__(self, *items):
+    def __init__(self, *items: Any) -> None:
         self._take(_address(_owned_raw(lib.rpl_compound_disposable_create())))
         for d in items:
             self.add(d)
 
-    def add(self, d):
-        d = _as_disposable(d)  # alive during the call: _ptr is borrowed from it
-        _check(lib.rpl_compound_disposable_add(self._ptr, d._ptr))
+    def add(self, d: "Disposable | Callable[[], Any]") -> None:
+        item = _as_disposable(d)  # alive during the call: _ptr is borrowed from it
+        _check(lib.rpl_compound_disposable_add(self._ptr, item._ptr))
 
-    def remove(self, d):
+    def remove(self, d: "Disposable") -> None:
         _check(lib.rpl_compound_disposable_remove(self._ptr, d._ptr))
 
 
@@ -691,10 +692,10 @@ class SerialDisposable(Disposable):
     def __init__(self):
         self._take(_address(_owned_raw(lib.rpl_serial_disposable_create())))
 
-    def swap(self, d):
+    def swap(self, d: "Optional[Disposable | Callable[[], Any]]") -> "Optional[Disposable]":
         """Puts d (or None) in and returns the previous one (not disposed)."""
-        d = _as_disposable(d) if d is not None else None  # alive during the call
-        old = lib.rpl_serial_disposable_swap(self._ptr, d._ptr if d is not None else ffi.NULL)
+        item = _as_disposable(d) if d is not None else None  # alive during the call
+        old = lib.rpl_serial_disposable_swap(self._ptr, item._ptr if item is not None else ffi.NULL)
         if old == _NULL:  # nothing was there (the arguments are checked Python objects)
             return None
         out = Disposable.__new__(Disposable)
@@ -730,12 +731,12 @@ class Subscriber:
 
     send_next = on_next = None  # set below: _send_method("rpl_subscriber_send_next", "_ptr")
 
-    def send_error(self, exc=None):
+    def send_error(self, exc: Optional[BaseException] = None) -> None:
         _check(lib.rpl_subscriber_send_error(self._ptr, _err_from_exc(exc) if exc is not None else ffi.NULL))
 
     on_error = send_error
 
-    def send_completed(self):
+    def send_completed(self) -> None:
         _check(lib.rpl_subscriber_send_completed(self._ptr))
 
     on_completed = send_completed
@@ -967,6 +968,7 @@ NATIVE = _cext is not None
 # Signals.
 
 _MISSING = object()
+_operator: Callable[..., Any]
 
 
 class Signal:
@@ -990,13 +992,28 @@ class Signal:
     def _borrowed(cls, ptr):
         return cls(_retained(ptr))
 
-    def _c(self):
+    def _c(self) -> Any:
         """The C signal (borrowed from this object)."""
         return self._ptr
 
+    if TYPE_CHECKING:
+        # Attached by _ops and _ops02 when the loaded library has the C
+        # function (see their docstrings); declared here for type checkers.
+        take = skip = take_last = distinct_until_changed = materialize = dematerialize = collect = \
+            flatten = switch_to_latest = concat = merge = combine_latest = zip = start_with = then = \
+            take_until = catch_to = retry = repeat = flat_map = flatten_map = bind = catch = catch_error = \
+            subscribe_on = deliver_on = observe_on = delay = throttle = timeout = interval = publish = \
+            multicast = replay = replay_last = replay_lazily = subscribe_subject = from_array = range = \
+            timer = start_lazily = start_eagerly = if_ = switch_cases = share = delay_subscription = \
+            throttle_first = throttle_if = buffer_with_time = deliver_on_bounded = map_replace = ignore = \
+            ignore_values = reduce_each = combine_previous = distinct_until_changed_with = buffer = \
+            group_by = not_ = and_ = or_ = any = all = default_if_empty = switch_if_empty = initially = \
+            finally_ = do_dispose = flatten_max = concat_map = concat_all = with_latest_from = sample = \
+            take_until_replacement = skip_until = _operator
+
     # -- names and logging (ripple.h "Names, tracing and counting")
     @property
-    def name(self):
+    def name(self) -> str:
         """The signal's name: RAC-style from its inputs ("[+subject] -map:")
         unless one was set. A signal with Python stages is named as a relay."""
         p = lib.rpl_signal_name(self._c())
@@ -1005,15 +1022,15 @@ class Signal:
         return ffi.string(p).decode("utf-8", "replace")
 
     @name.setter
-    def name(self, value):
+    def name(self, value: str) -> None:
         _check(lib.rpl_signal_set_name(self._c(), str(value).encode("utf-8")))
 
-    def set_name(self, value):
+    def set_name(self, value: str) -> "Signal":
         """Sets the name and returns this signal (for chaining)."""
         self.name = value
         return self
 
-    def log(self, label=None):
+    def log(self, label: Optional[str] = None) -> "Signal":
         """RAC's logAll: a signal writing each event to stderr as
         "label: next 1" (label None: this signal's name)."""
         c_label = _NULL if label is None else str(label).encode("utf-8")
@@ -1021,7 +1038,7 @@ class Signal:
 
     # -- constructors
     @classmethod
-    def create(cls, fn):
+    def create(cls, fn: Callable[["Subscriber"], Any]) -> "Signal":
         """A cold signal: fn(subscriber) runs at each subscription and sends with
         subscriber.send_next(v) / send_error(exc) / send_completed(), now or
         later from any thread. It may return a Disposable or a callable to run
@@ -1031,32 +1048,32 @@ class Signal:
         return cls._own(lib.rpl_signal_create(_create_subscribe, _ctx(fn), _release_ctx))
 
     @classmethod
-    def return_(cls, value):
+    def return_(cls, value: Any) -> "Signal":
         """Sends value, then completes."""
         return cls._own(lib.rpl_signal_return(_to_c(value)))
 
     just = return_
 
     @classmethod
-    def empty(cls):
+    def empty(cls) -> "Signal":
         return cls._own(lib.rpl_signal_empty())
 
     @classmethod
-    def never(cls):
+    def never(cls) -> "Signal":
         return cls._own(lib.rpl_signal_never())
 
     @classmethod
-    def error(cls, exc=None):
+    def error(cls, exc: Optional[BaseException] = None) -> "Signal":
         """Fails every subscriber with exc (an exception; None: a generic error)."""
         return cls._own(lib.rpl_signal_error(_err_from_exc(exc) if exc is not None else ffi.NULL))
 
     @classmethod
-    def defer(cls, factory):
+    def defer(cls, factory: Callable[[], "Signal"]) -> "Signal":
         """Calls factory() at each subscription and subscribes to the signal it returns."""
         return cls._own(lib.rpl_signal_defer(_defer_factory, _ctx(factory), _release_ctx))
 
     @classmethod
-    def from_iterable(cls, iterable):
+    def from_iterable(cls, iterable: Iterable[Any]) -> "Signal":
         """Sends each item of iterable, then completes. A list or tuple is
         rpl_signal_from_array of its items (taken now); any other iterable
         (a generator, a file, ...) is iterated afresh per subscription, as the
@@ -1079,7 +1096,9 @@ class Signal:
     of = classmethod(lambda cls, *values: cls.from_iterable(values))
 
     # -- subscribing
-    def subscribe(self, on_next=None, on_error=None, on_completed=None):
+    def subscribe(self, on_next: Optional[Callable[[Any], Any]] = None,
+                  on_error: Optional[Callable[[BaseException], Any]] = None,
+                  on_completed: Optional[Callable[[], Any]] = None) -> "Disposable":
         """Subscribes callbacks and returns the subscription's Disposable (also a
         context manager). Exceptions the callbacks raise go to the exception
         handler (see set_exception_handler); an error with no on_error too. The
@@ -1088,7 +1107,7 @@ class Signal:
         return _subscribe(self._ptr, on_next, on_error, on_completed)
 
     # -- blocking helpers (release the GIL while waiting)
-    def first(self, timeout=None, default=_MISSING):
+    def first(self, timeout: Optional[float] = None, default: Any = _MISSING) -> Any:
         """The first value. Raises the signal's error, RippleTimeoutError, or
         NoValueError if it completed empty (unless default is given)."""
         out = ffi.new("rpl_value *")
@@ -1102,13 +1121,13 @@ class Signal:
             return default
         raise _blocking_error(st)
 
-    def wait(self, timeout=None):
+    def wait(self, timeout: Optional[float] = None) -> None:
         """Waits until the signal terminates; raises its error or a timeout."""
         st = lib.rpl_signal_wait(self._c(), _ns(timeout))
         if st != lib.RPL_OK:
             raise _blocking_error(st)
 
-    def to_list(self, timeout=None):
+    def to_list(self, timeout: Optional[float] = None) -> List[Any]:
         """Every value, once the signal completes."""
         out = ffi.new("rpl_value *")
         st = lib.rpl_signal_to_array(self._c(), out, _ns(timeout))
@@ -1119,11 +1138,11 @@ class Signal:
         finally:
             lib.rpl_value_release(out)
 
-    def to_iter(self, timeout=None):
+    def to_iter(self, timeout: Optional[float] = None) -> Iterator[Any]:
         """Iterates the values as they arrive: `for x in sig.to_iter(timeout=1)`.
         timeout bounds the wait for each event (RippleTimeoutError). Leaving the
         loop early disposes the subscription."""
-        q = _queue.SimpleQueue()
+        q: "_queue.SimpleQueue[Any]" = _queue.SimpleQueue()
         d = self.subscribe(lambda x: q.put((0, x)), lambda e: q.put((1, e)), lambda: q.put((2, None)))
         try:
             while True:
@@ -1142,7 +1161,7 @@ class Signal:
             d.dispose()
 
     # -- asyncio
-    def __aiter__(self):
+    def __aiter__(self) -> AsyncIterator[Any]:
         return self._aiter()
 
     async def _aiter(self):
@@ -1168,7 +1187,7 @@ class Signal:
         finally:
             d.dispose()
 
-    async def first_async(self, timeout=None, default=_MISSING):
+    async def first_async(self, timeout: Optional[float] = None, default: Any = _MISSING) -> Any:
         """Awaits the first value (the asyncio form of first())."""
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
@@ -1203,42 +1222,44 @@ class Signal:
             d.dispose()
 
     # -- operators with Python callbacks (the C operators; see "Callbacks")
-    def _with_fn(self, cfn, kind, fn, *args):
+    def _with_fn(self, cfn: Any, kind: Any, fn: Callable[..., Any], *args: Any) -> "Signal":
         if not callable(fn):
             raise TypeError("expected a callable, got %r" % (fn,))
         return Signal._own(cfn(self._ptr, *args, kind, _fn_ctx(fn), _RELEASE))
 
-    def map(self, f):
+    def map(self, f: Callable[[Any], Any]) -> "Signal":
         """Each value through f. An exception in f is the error downstream."""
         return self._with_fn(lib.rpl_signal_map, _MAP, f)
 
     select = map
 
-    def filter(self, predicate):
+    def filter(self, predicate: Callable[[Any], Any]) -> "Signal":
         """Only values for which predicate(v) is true."""
         return self._with_fn(lib.rpl_signal_filter, _PREDICATE, predicate)
 
     where = filter
 
-    def scan(self, initial, f):
+    def scan(self, initial: Any, f: Callable[[Any, Any], Any]) -> "Signal":
         """Sends each running accumulation f(acc, v), starting from initial."""
         return self._with_fn(lib.rpl_signal_scan, _REDUCE, f, _to_c(initial))
 
-    def aggregate(self, initial, f):
+    def aggregate(self, initial: Any, f: Callable[[Any, Any], Any]) -> "Signal":
         """Sends the final accumulation once the signal completes (initial if empty)."""
         return self._with_fn(lib.rpl_signal_aggregate, _REDUCE, f, _to_c(initial))
 
     reduce = aggregate
 
-    def take_while(self, predicate):
+    def take_while(self, predicate: Callable[[Any], Any]) -> "Signal":
         """Values while predicate(v) holds, then completes."""
         return self._with_fn(lib.rpl_signal_take_while, _PREDICATE, predicate)
 
-    def skip_while(self, predicate):
+    def skip_while(self, predicate: Callable[[Any], Any]) -> "Signal":
         """Drops values while predicate(v) holds, then passes everything."""
         return self._with_fn(lib.rpl_signal_skip_while, _PREDICATE, predicate)
 
-    def do(self, on_next=None, on_error=None, on_completed=None):
+    def do(self, on_next: Optional[Callable[[Any], Any]] = None,
+           on_error: Optional[Callable[[BaseException], Any]] = None,
+           on_completed: Optional[Callable[[], Any]] = None) -> "Signal":
         """Side effects, events passed on unchanged (on_error gets the exception).
         An exception in one of them is the error downstream."""
         out = self
@@ -1250,19 +1271,19 @@ class Signal:
             out = out.do_completed(on_completed)
         return out
 
-    def do_next(self, f):
+    def do_next(self, f: Callable[[Any], Any]) -> "Signal":
         """Calls f(v) before passing each value on."""
         return self._with_fn(lib.rpl_signal_do_next, _DO_NEXT, f)
 
-    def do_error(self, f):
+    def do_error(self, f: Callable[[BaseException], Any]) -> "Signal":
         """Calls f(exception) before passing the error on."""
         return self._with_fn(lib.rpl_signal_do_error, _DO_ERROR, f)
 
-    def do_completed(self, f):
+    def do_completed(self, f: Callable[[], Any]) -> "Signal":
         """Calls f() before passing the completion on."""
         return self._with_fn(lib.rpl_signal_do_completed, _ACTION, f)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<ripple.%s %s>" % (type(self).__name__, self.name)
 
 
@@ -1294,7 +1315,7 @@ def _defer_factory(ctx):
     return _signal_result(_live[ctx])
 
 
-def clear_error_cache():
+def clear_error_cache() -> None:
     """Forgets the Python exceptions remembered for errors that crossed into C
     (at most 256 are kept, so that a Python on_error receives the original
     exception object); their tracebacks are then released."""
@@ -1313,7 +1334,7 @@ Subscriber.send_next.__doc__ = "Sends a value to this subscriber (synchronously,
 # ---------------------------------------------------------------------------
 # Tracing and counting (ripple.h rpl_trace_set, rpl_live_objects).
 
-def live_objects():
+def live_objects() -> int:
     """Runtime objects alive now (handles and boxed values, not the shared
     schedulers): compare before and after some work to find leaks. Python
     keeps handles until its objects are collected, so run gc.collect() first."""
@@ -1325,7 +1346,7 @@ TraceEvent.__doc__ = """One traced event: kind is "subscribe", "next", "error", 
 "dispose"; value (next) and error (error) are converted copies, else None."""
 
 _TRACE_KINDS = ("subscribe", "next", "error", "completed", "dispose")
-_trace_fn = [None]
+_trace_fn: List[Optional[Callable[[Any], Any]]] = [None]
 
 
 # One immortal C hook for the process; it calls whatever _trace_fn holds, so
@@ -1347,7 +1368,7 @@ def _trace_hook(ctx, e, _fn=_trace_fn):
 _immortal(_trace_hook)
 
 
-def set_trace(fn):
+def set_trace(fn: Optional[Callable[[Any], Any]]) -> Optional[Callable[[Any], Any]]:
     """Sets the process-wide trace hook: fn(TraceEvent) is called for every
     subscribe, next, error, completed and dispose of every subscription, on
     the thread of the event. fn must not subscribe, send or dispose (it runs

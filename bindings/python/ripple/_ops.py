@@ -294,7 +294,7 @@ def _interval(cls, seconds, scheduler=None):
 
 
 if has("rpl_signal_interval"):
-    Signal.interval = classmethod(_interval)
+    setattr(Signal, "interval", classmethod(_interval))
     _added.append(("interval", "rpl_signal_interval"))
 
 

@@ -31,6 +31,7 @@ import asyncio
 import atexit
 import collections
 import ctypes
+import importlib.util
 import itertools
 import os
 import platform
@@ -568,10 +569,12 @@ def _load_cext():
     """The compiled core module, or (None, why not)."""
     if os.environ.get("RIPPLE_PURE"):
         return None, "RIPPLE_PURE is set"
+    if importlib.util.find_spec(__name__.rpartition(".")[0] + "._cext") is None:
+        return None, "the compiled core was not built at install time (no C compiler or no ripple.h then)"
     try:
         from . import _cext as mod
     except ImportError as e:
-        return None, "no compiled core (%s): it is built by `pip install` when a C compiler exists" % e
+        return None, "the compiled core does not load (%s)" % e
     return mod, None
 
 

@@ -106,6 +106,7 @@ static void adopt_thread(void) {
 static inline int gil_take(gil_t *g) {
     PyThreadState *s = tl_saved;
     g->st = PyGILState_LOCKED;
+    if (PyGILState_Check()) { g->kind = 0; return 1; }  /* held (tl_saved may be stale then) */
     if (s) {                          /* this thread released it in CALL_RELEASED */
         tl_saved = NULL;
         PyEval_RestoreThread(s);
@@ -116,7 +117,6 @@ static inline int gil_take(gil_t *g) {
         g->kind = lazy_keep && PyEval_GetFrame() == tl_frame ? 0 : 1;
         return 1;
     }
-    if (PyGILState_Check()) { g->kind = 0; return 1; }
     if (exiting || FINALIZING()) return 0;
     int fresh = PyGILState_GetThisThreadState() == NULL;
     g->kind = 2;
@@ -372,6 +372,7 @@ typedef struct {
     struct Hub *hub;                        /* a hub member: its hub */
     Py_ssize_t index;                       /* a hub member: its slot */
     int ended;                              /* a hub member: disposed or terminated */
+    PyObject *weakrefs;
 } Disp;
 
 static PyTypeObject DispType;
@@ -671,6 +672,7 @@ static PyObject *hub_subscribe(Hub *h, rpl_subject_t *subject, PyObject *const *
             return raise_last();
         }
         l->handle = d;
+        if (h->link == l && !h->live) h->link = NULL;  /* every member left meanwhile */
         if (h->link != l) CALL_RELEASED(p_rpl_disposable_dispose(d));  /* ended meanwhile */
         link_unref(l);
     }
@@ -695,6 +697,7 @@ static PyTypeObject HubType = {
 /* ---- Disposable base type -------------------------------------------------------- */
 static void disp_dealloc(Disp *d) {
     PyObject_GC_UnTrack(d);
+    if (d->weakrefs) PyObject_ClearWeakRefs((PyObject *)d);
     if (d->handle && !exiting) p_rpl_release(d->handle);
     disp_clear_callbacks(d);
     Py_CLEAR(d->hub);
@@ -732,10 +735,13 @@ static PyObject *disp_is_disposed(Disp *d, void *unused) {
     return PyBool_FromLong(p_rpl_disposable_is_disposed(d->handle));
 }
 
+/* The handle of a hub member (made by _addr) disposes the member; its ctx
+   is a weak reference, so the handle does not keep the member alive. */
 static void member_dispose_cb(void *ctx) {
     gil_t g;
     if (exiting || !gil_take(&g)) return;
-    member_end(ctx);
+    PyObject *m = PyWeakref_GetObject(ctx);
+    if (m && m != Py_None) { Py_INCREF(m); member_end((Disp *)m); Py_DECREF(m); }
     gil_drop(&g);
 }
 
@@ -743,8 +749,9 @@ static void member_dispose_cb(void *ctx) {
 static PyObject *disp_addr(Disp *d, PyObject *unused) {
     (void)unused;
     if (!d->handle && d->hub) {
-        Py_INCREF(d);
-        d->handle = p_rpl_disposable_create_with_release(member_dispose_cb, d, cb_release);
+        PyObject *ref = PyWeakref_NewRef((PyObject *)d, NULL);
+        if (!ref) return NULL;
+        d->handle = p_rpl_disposable_create_with_release(member_dispose_cb, ref, cb_release);
         if (!d->handle) return raise_last();
         if (d->ended) p_rpl_disposable_dispose(d->handle);
     }
@@ -797,6 +804,7 @@ static PyTypeObject DispType = {
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
     .tp_traverse = (traverseproc)disp_traverse,
     .tp_clear = (inquiry)disp_clear,
+    .tp_weaklistoffset = offsetof(Disp, weakrefs),
     .tp_methods = disp_methods,
     .tp_getset = disp_getset,
     .tp_new = PyType_GenericNew,

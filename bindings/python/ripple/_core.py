@@ -621,7 +621,7 @@ class Disposable(_DisposableBase):  # type: ignore[misc,valid-type]
     """A rpl_disposable_t. dispose() is idempotent and thread-safe. Also a
     context manager: ``with sig.subscribe(...):`` disposes on exit."""
 
-    __slots__ = ("__weakref__",)
+    __slots__ = () if _cext is not None else ("__weakref__",)  # the compiled base has weak references
 
     def __init__(self, fn: Optional[Callable[[], Any]] = None) -> None:
         """Disposable(fn): calls fn() once, on the first dispose(). As in RAC,

@@ -156,3 +156,39 @@ def test_other_python_threads_run_while_subscribers_wait():
     s.send(1)
     t.join()
     assert out == [True]
+
+
+def test_a_subscribers_handle_in_a_compound_does_not_keep_it_alive():
+    import gc
+    import weakref
+    s = Subject()
+    cb = lambda v: None  # noqa: E731
+    r = weakref.ref(cb)
+    d = s.subscribe(cb)
+    c = ripple.CompoundDisposable(d)
+    del cb, d, c
+    for _ in range(3):
+        gc.collect()
+    assert r() is not None  # still subscribed (rule 6a: until disposed or ended)
+    s.send_completed()
+    gc.collect()
+    assert r() is None
+
+
+def test_compiled_calls_inside_a_cffi_callback_inside_a_compiled_call():
+    # subscribe (compiled, GIL released) -> the create body (a cffi callback,
+    # GIL taken by cffi) -> subscribe/send/release (compiled) -> callbacks:
+    # each must find the GIL where it is.
+    s = Subject()
+    got = []
+
+    def body(sub):
+        d = s.map(lambda v: v * 2).subscribe(got.append)
+        s.send(1)
+        d.dispose()
+        del d  # its release runs with the GIL held
+        s.subscribe(got.append).dispose()
+        sub.send_next(5)
+        sub.send_completed()
+    Signal.create(body).map(lambda v: v + 1).subscribe(got.append, on_completed=lambda: got.append("C"))
+    assert got == [2, 6, "C"]

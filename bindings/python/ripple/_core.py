@@ -848,66 +848,35 @@ else:
     warnings.warn("ripple: running on cffi in ABI mode (slower per event): " + NATIVE_REASON,
                   RuntimeWarning, stacklevel=3)
 
-    @_cb("rpl_map_fn", "rpl_value(uintptr_t, const rpl_value *)")
-    def _MAP(ctx, v):
-        try:
-            return _to_c(_live[ctx](_from_c(v)))
-        except BaseException as exc:
-            _fail(exc)
-            return _NIL
+    def _operator_callback(c_type, py_sig, args, result=None, failed=None):
+        """A cffi callback of an operator: calls _live[ctx] with args(*c_args),
+        returns result(its return value); an exception fails the operator."""
+        def trampoline(ctx, *c_args):
+            try:
+                r = _live[ctx](*args(*c_args))
+                return result(r) if result is not None else None
+            except BaseException as exc:
+                _fail(exc)
+                return failed
+        return _cb(c_type, py_sig)(trampoline)
 
-    @_cb("rpl_reduce_fn", "rpl_value(uintptr_t, const rpl_value *, const rpl_value *)")
-    def _REDUCE(ctx, acc, v):
-        try:
-            return _to_c(_live[ctx](_from_c(acc), _from_c(v)))
-        except BaseException as exc:
-            _fail(exc)
-            return _NIL
+    def _one(v):
+        return (_from_c(v),)
 
-    @_cb("void *", "rpl_value(uintptr_t, const rpl_value *, size_t)")
-    def _ITEMS(ctx, items, count):
-        try:
-            return _to_c(_live[ctx](*[_from_c(items + i) for i in range(count)]))
-        except BaseException as exc:
-            _fail(exc)
-            return _NIL
+    def _two(a, b):
+        return (_from_c(a), _from_c(b))
 
-    @_cb("rpl_predicate_fn", "bool(uintptr_t, const rpl_value *)")
-    def _PREDICATE(ctx, v):
-        try:
-            return bool(_live[ctx](_from_c(v)))
-        except BaseException as exc:
-            _fail(exc)
-            return False
-
-    @_cb("void *", "bool(uintptr_t, const rpl_value *, const rpl_value *)")
-    def _EQUAL(ctx, a, b):
-        try:
-            return bool(_live[ctx](_from_c(a), _from_c(b)))
-        except BaseException as exc:
-            _fail(exc)
-            return False
-
-    @_cb("rpl_do_next_fn", "void(uintptr_t, const rpl_value *)")
-    def _DO_NEXT(ctx, v):
-        try:
-            _live[ctx](_from_c(v))
-        except BaseException as exc:
-            _fail(exc)
-
-    @_cb("rpl_do_error_fn", "void(uintptr_t, const rpl_error_t *)")
-    def _DO_ERROR(ctx, e):
-        try:
-            _live[ctx](_exc_from_err(e))
-        except BaseException as exc:
-            _fail(exc)
-
-    @_cb("void(*)(void *)", "void(uintptr_t)")
-    def _ACTION(ctx):
-        try:
-            _live[ctx]()
-        except BaseException as exc:
-            _fail(exc)
+    _V = "const rpl_value *"
+    _MAP = _operator_callback("rpl_map_fn", "rpl_value(uintptr_t, %s)" % _V, _one, _to_c, _NIL)
+    _REDUCE = _operator_callback("rpl_reduce_fn", "rpl_value(uintptr_t, %s, %s)" % (_V, _V), _two, _to_c, _NIL)
+    _ITEMS = _operator_callback("void *", "rpl_value(uintptr_t, %s, size_t)" % _V,
+                                lambda items, n: [_from_c(items + i) for i in range(n)], _to_c, _NIL)
+    _PREDICATE = _operator_callback("rpl_predicate_fn", "bool(uintptr_t, %s)" % _V, _one, bool, False)
+    _EQUAL = _operator_callback("void *", "bool(uintptr_t, %s, %s)" % (_V, _V), _two, bool, False)
+    _DO_NEXT = _operator_callback("rpl_do_next_fn", "void(uintptr_t, %s)" % _V, _one)
+    _DO_ERROR = _operator_callback("rpl_do_error_fn", "void(uintptr_t, const rpl_error_t *)",
+                                   lambda e: (_exc_from_err(e),))
+    _ACTION = _operator_callback("void(*)(void *)", "void(uintptr_t)", lambda: ())
 
     _RELEASE = _release_ctx
     _fn_ctx = _ctx

@@ -27,6 +27,21 @@ def run(sig):
     return got
 
 
+def timed(make, *steps):
+    """Subscribes make(subject, test_scheduler), then plays steps: a value is
+    sent, "tick" advances the clock 1 s, "end" completes. Returns what came."""
+    s, ts = Subject(), TestScheduler()
+    got = run(make(s, ts))
+    for step in steps:
+        if step == "tick":
+            ts.advance_by(1.0)
+        elif step == "end":
+            s.send_completed()
+        else:
+            s.send(step)
+    return got
+
+
 def failed_with(got, kind=Boom):
     return len(got) >= 1 and isinstance(got[-1], tuple) and got[-1][0] == "E" and isinstance(got[-1][1], kind)
 
@@ -100,44 +115,20 @@ def test_delay_subscription_and_throttle_first():
     assert got == []
     ts.advance_by(1.0)
     assert got == [1, 2, "C"]
-    s = Subject()
-    got = run(s.throttle_first(1.0, ts))
-    s.send(1)
-    s.send(2)
-    ts.advance_by(1.0)
-    s.send(3)
-    s.send_completed()
-    assert got == [1, 3, "C"]
+    assert timed(lambda s, ts: s.throttle_first(1.0, ts), 1, 2, "tick", 3, "end") == [1, 3, "C"]
     assert failed_with(run(Signal.error(Boom()).throttle_first(1.0, ts)))
 
 
 @needs("rpl_signal_throttle_if")
 def test_throttle_if():
-    ts = TestScheduler()
-    s = Subject()
-    got = run(s.throttle_if(1.0, lambda v: v % 2 == 1, ts))
-    s.send(1)      # throttled
-    s.send(2)      # passes at once, drops the pending 1
-    s.send(3)
-    ts.advance_by(1.0)
-    assert got == [2, 3]
-    s2 = Subject()
-    got2 = run(s2.throttle_if(1.0, boom, ts))
-    s2.send(1)
-    assert failed_with(got2)
+    # 1 is throttled, 2 passes at once and drops the pending 1, 3 waits its second
+    assert timed(lambda s, ts: s.throttle_if(1.0, lambda v: v % 2 == 1, ts), 1, 2, 3, "tick") == [2, 3]
+    assert failed_with(timed(lambda s, ts: s.throttle_if(1.0, boom, ts), 1))
 
 
 @needs("rpl_signal_buffer_with_time")
 def test_buffer_with_time():
-    ts = TestScheduler()
-    s = Subject()
-    got = run(s.buffer_with_time(1.0, ts))
-    s.send(1)
-    s.send(2)
-    ts.advance_by(1.0)
-    s.send(3)
-    s.send_completed()
-    assert got == [(1, 2), (3,), "C"]
+    assert timed(lambda s, ts: s.buffer_with_time(1.0, ts), 1, 2, "tick", 3, "end") == [(1, 2), (3,), "C"]
 
 
 # -- transforming ----------------------------------------------------------------------------

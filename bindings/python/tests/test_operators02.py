@@ -272,51 +272,39 @@ def test_switch_cases():
     assert isinstance(got2[-1][1], ripple.RippleError)
 
 
+def two(make, *steps):
+    """Subscribes make(a, b) for two subjects, then plays steps "a:v" / "b:v"
+    (send v, an int when it looks like one), "a:C" (complete), "a:E" (fail
+    with Boom). Returns what came."""
+    subjects = {"a": Subject(), "b": Subject()}
+    got = run(make(subjects["a"], subjects["b"]))
+    for step in steps:
+        which, v = step.split(":")
+        s = subjects[which]
+        if v == "C":
+            s.send_completed()
+        elif v == "E":
+            s.send_error(Boom())
+        else:
+            s.send(int(v) if v.isdigit() else v)
+    return got
+
+
 @needs("rpl_signal_with_latest_from", "rpl_signal_sample")
 def test_with_latest_from_and_sample():
-    a, b = Subject(), Subject()
-    got = run(a.with_latest_from(b))
-    a.send(1)          # dropped: b has sent nothing
-    b.send("x")
-    a.send(2)
-    b.send("y")
-    a.send(3)
-    a.send_completed()
-    assert got == [(2, "x"), (3, "y"), "C"]
-    src, tick = Subject(), Subject()
-    got = run(src.sample(tick))
-    tick.send(0)
-    src.send(1)
-    tick.send(0)
-    tick.send(0)       # re-sent (RAC)
-    tick.send_completed()
-    assert got == [1, 1, "C"]
-    e = Subject()
-    got = run(e.sample(Subject()))
-    e.send_error(Boom())
-    assert failed_with(got)
+    # a's 1 is dropped: b has sent nothing yet
+    assert two(lambda a, b: a.with_latest_from(b), "a:1", "b:x", "a:2", "b:y", "a:3", "a:C") == \
+        [(2, "x"), (3, "y"), "C"]
+    # a tick before a value sends nothing; a tick re-sends the latest (RAC)
+    assert two(lambda a, b: a.sample(b), "b:0", "a:1", "b:0", "b:0", "b:C") == [1, 1, "C"]
+    assert failed_with(two(lambda a, b: a.sample(b), "a:E"))
 
 
 @needs("rpl_signal_take_until_replacement", "rpl_signal_skip_until")
 def test_take_until_replacement_and_skip_until():
-    a, r = Subject(), Subject()
-    got = run(a.take_until_replacement(r))
-    a.send(1)
-    r.send("r")
-    a.send(2)
-    r.send_completed()
-    assert got == [1, "r", "C"]
-    a, t = Subject(), Subject()
-    got = run(a.skip_until(t))
-    a.send(1)
-    t.send("go")
-    a.send(2)
-    a.send_completed()
-    assert got == [2, "C"]
-    a, t = Subject(), Subject()
-    got = run(a.skip_until(t))
-    t.send_error(Boom())
-    assert failed_with(got)
+    assert two(lambda a, b: a.take_until_replacement(b), "a:1", "b:r", "a:2", "b:C") == [1, "r", "C"]
+    assert two(lambda a, b: a.skip_until(b), "a:1", "b:go", "a:2", "a:C") == [2, "C"]
+    assert failed_with(two(lambda a, b: a.skip_until(b), "b:E"))
 
 
 @needs("rpl_signal_deliver_on_bounded")

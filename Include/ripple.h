@@ -1392,6 +1392,90 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_do_dispose(rpl_signal_t *RPL_NULLABLE sig,
  * (flatten_max, concat_map, concat_all, switch_if_empty, if, switch_cases)
  * ------------------------------------------------------------------------ */
 
+/* Code of the error rpl_signal_switch_cases sends for a key that has no case
+   when no default was given (domain RPL_ERROR_DOMAIN; RAC's
+   RACSignalErrorNoMatchingCase). */
+enum { RPL_ERROR_NO_MATCHING_CASE = 6 };
+
+/* For a signal of signal values (RPL_TYPE_SIGNAL): subscribes each inner
+   signal as it arrives while fewer than max_concurrent run, and merges their
+   values; later inners wait, in arrival order, and each starts when a
+   running one completes (on the thread of that completion). 0 means no
+   limit (rpl_signal_flatten). A nil value is an empty inner; any other
+   non-signal value fails the result at once (domain RPL_ERROR_DOMAIN, code
+   RPL_ERROR_GENERIC). Completes when sig and every inner, running or
+   waiting, have completed. The first error of sig or of a running inner
+   ends everything: waiting inners are never subscribed. Disposing the
+   result disposes sig and the running inners. Inners that complete while
+   they are being subscribed start the next one in a loop, so a long queue
+   of synchronous inners does not grow the stack. Follows RAC (flatten:).
+   Errors: sig NULL or not a signal. Name: "[sig] -flatten: 2". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_flatten_max(rpl_signal_t *RPL_NULLABLE sig, size_t max_concurrent);
+/* rpl_signal_flatten_max(sig, 1): the inner signals of a signal of signal
+   values one after the other, each subscribed when the previous one has
+   completed (Rx concat, RAC -concat). Values as for rpl_signal_flatten_max.
+   Name: "[sig] -concat". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_concat_all(rpl_signal_t *RPL_NULLABLE sig);
+/* For each value v of sig, calls fn(ctx, v) when v arrives (even while an
+   earlier inner still runs) and subscribes the signals it returns one after
+   the other, in order, each when the previous one has completed (Rx
+   concatMap; flatten_map with one inner at a time). A NULL return is an
+   empty signal. A returned handle that is not a signal, or an
+   rpl_callback_fail from fn, fails the result at once (RPL_ERROR_CALLBACK
+   for the handle), the returned signal is released and sig is disposed.
+   Completes after sig and every inner signal. fn runs on the thread
+   delivering sig's value, one value at a time per subscription; release(ctx)
+   as for rpl_signal_flatten_map. Errors: NULL or non-signal sig, NULL fn.
+   Name: "[sig] -concatMap:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_concat_map(rpl_signal_t *RPL_NULLABLE sig, rpl_flatten_map_fn RPL_NULLABLE fn,
+                                                 void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+/* sig's events; if sig completes without having sent a value, other's
+   events instead (other is subscribed only then, on the thread of sig's
+   completion). An error of sig ends the result (other is never subscribed).
+   Disposing the result disposes whichever of the two runs. other is
+   borrowed (retained). Follows RxSwift (switchIfEmpty). Errors: sig or
+   other NULL or not a signal. Name: "[sig] -switchIfEmpty: [other]". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_switch_if_empty(rpl_signal_t *RPL_NULLABLE sig,
+                                                      rpl_signal_t *RPL_NULLABLE other);
+/* Follows then_sig while the latest value of cond is true and else_sig while
+   it is false: each cond value disposes the subscription followed so far
+   and subscribes the chosen signal afresh (also when the choice did not
+   change), so only its events pass (RAC +if:then:else:, a switch_to_latest
+   over cond). Completes when cond and the signal followed last have
+   completed; an error of cond or of the signal followed ends everything.
+   The chosen signal is subscribed on the thread that delivered the cond
+   value. A cond value that is not a bool (RPL_TYPE_BOOL; ints and nil
+   included) fails the result (domain RPL_ERROR_DOMAIN, code RPL_ERROR_TYPE; RAC
+   asserts). Disposing the result disposes cond and the signal followed. All
+   three signals are borrowed (retained). Errors: any of them NULL or not a
+   signal. Name: "+if:then:else: ([cond], [then], [else])". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_if(rpl_signal_t *RPL_NULLABLE cond, rpl_signal_t *RPL_NULLABLE then_sig,
+                                         rpl_signal_t *RPL_NULLABLE else_sig);
+/* Like rpl_signal_if with count cases: for each value k of key_sig, follows
+   cases[i] for the key keys[i] equal to k (rpl_value_equal: same type and
+   contents; nil is a key like any other), else default_sig (RAC
+   +switch:cases:default:). Finding the case costs as much as hashing k,
+   whatever count is. Without a default (default_sig NULL), a key with no
+   case fails the result (domain RPL_ERROR_DOMAIN, code
+   RPL_ERROR_NO_MATCHING_CASE). Completion, errors and disposal as for
+   rpl_signal_if; a case is subscribed on the thread that delivered its key.
+   keys[0..count) are consumed, also on failure (except for a count too large
+   for an array, RPL_ERR_INVALID, when nothing is read); cases and
+   default_sig are borrowed (retained); both arrays are read during the call
+   and may be NULL only when count is 0. Keys must be distinct: a key equal
+   to an earlier one is RPL_ERR_INVALID (like a repeated case label in C).
+   Errors, in this order: key_sig NULL or not a signal; count too large
+   (RPL_ERR_INVALID); cases NULL with a
+   non-zero count or cases[i] NULL (RPL_ERR_NULL) or not a signal
+   (RPL_ERR_KIND); default_sig not a signal; keys NULL with a non-zero count
+   (RPL_ERR_NULL); a key of a type rpl_type does not list, or a repeated key
+   (RPL_ERR_INVALID). Name: "+switch:cases:default: ([key_sig], [cases[0]],
+   ..., [default_sig])" (no default: the list ends with the last case). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_switch_cases(rpl_signal_t *RPL_NULLABLE key_sig,
+                                                   const rpl_value *RPL_NULLABLE keys,
+                                                   rpl_signal_t *RPL_NULLABLE const *RPL_NULLABLE cases, size_t count,
+                                                   rpl_signal_t *RPL_NULLABLE default_sig);
+
 /* ---- Combining with a second signal, and grouping ----------------------------
  * (with_latest_from, sample, take_until_replacement, skip_until, group_by)
  * ------------------------------------------------------------------------ */
@@ -1479,11 +1563,21 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_group_by(rpl_signal_t *RPL_NULLABLE sig, r
  * names of their inputs:
  *   constructors   "+empty", "+never", "+return:", "+error:", "+create:",
  *                  "+defer:", "+subject", "+behaviorSubject:",
- *                  "+replaySubject: 3", "+interval: 1000000" (ns)
+ *                  "+replaySubject: 3", "+interval: 1000000" (ns),
+ *                  "+fromArray: 3", "+range: 5 count: 3", "+timer: 1000000",
+ *                  "+startLazilyWithScheduler:block:",
+ *                  "+startEagerlyWithScheduler:block:", and "+groupBy: group"
+ *                  for each group of rpl_signal_group_by
  *   one input      "[input] -map:", "[input] -filter:", "[input] -collect",
- *                  "[input] -take: 3", "[input] -delay: 500" (ns), ...
- *   two inputs     "[a] -concat: [b]", "[a] -takeUntil: [trigger]"
- *   a list         "+merge: ([a], [b])", "+combineLatest: (...)", "+zip: (...)"
+ *                  "[input] -take: 3", "[input] -delay: 500" (ns),
+ *                  "[input] -buffer: 3", "[input] -flatten: 2",
+ *                  "[input] -concat", "[input] -share: 1", ...
+ *   two inputs     "[a] -concat: [b]", "[a] -takeUntil: [trigger]",
+ *                  "[a] -sample: [sampler]", "[a] -withLatestFrom: [b]",
+ *                  "[a] -switchIfEmpty: [b]", ...
+ *   a list         "+merge: ([a], [b])", "+combineLatest: (...)", "+zip: (...)",
+ *                  "+if:then:else: ([cond], [then], [else])",
+ *                  "+switch:cases:default: ([key], [case0], ..., [default])"
  * where [input] is the input's name (one cut to 256 bytes ends in "...]"),
  * the operator word is the function's name without rpl_signal_ in RAC's
  * camel case, and a number is the size_t or nanosecond argument. A name set

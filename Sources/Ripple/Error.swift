@@ -8,6 +8,9 @@ public final class RippleError: RippleObject, @unchecked Sendable {
     public enum Code: Int64, Sendable {
         case generic = 1, timeout = 2, callback = 3
     }
+    /// `RPL_ERROR_TYPE`: a value of the wrong type reached an operator
+    /// (`StoppingSink.refuseType`).
+    public static let typeErrorCode: Int64 = 4
 
     // NUL-terminated copies, so C callers can borrow them for the error's life.
     public let domainCString: UnsafeMutablePointer<CChar>

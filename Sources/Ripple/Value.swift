@@ -195,17 +195,28 @@ public final class TupleBox: RippleObject {
     /// overflow the stack: a nested tuple this box holds the last reference
     /// to has its items moved onto a local work list before it is released,
     /// so its own deinit only drops references that are not the last.
+    /// Items are dropped last first, depth first; `items` is read in place
+    /// (a copy to pop from would cost an allocation per freed tuple), and the
+    /// work list allocates only when a nested tuple is freed with this one.
     deinit {
-        var work = items
-        while let v = work.popLast() {
-            guard v.rawType == ValueType.tuple.rawValue, let p = v.objectPointer else {
-                v.release()
-                continue
-            }
-            var child = Unmanaged<RippleObject>.fromOpaque(p).takeRetainedValue()  // v's reference
-            if isKnownUniquelyReferenced(&child), let t = child as? TupleBox {
-                for item in t.items { work.append(item.retained()) }
-            }
+        var work: [Value] = []
+        for v in items.reversed() {
+            TupleBox.drop(v, onto: &work)
+            while let w = work.popLast() { TupleBox.drop(w, onto: &work) }
+        }
+    }
+
+    /// Releases `v`; if it is a tuple this was the last reference to, its
+    /// items are retained onto `work` first, so freeing it frees nothing else.
+    @inline(__always)
+    private static func drop(_ v: Value, onto work: inout [Value]) {
+        guard v.rawType == ValueType.tuple.rawValue, let p = v.objectPointer else {
+            v.release()
+            return
+        }
+        var child = Unmanaged<RippleObject>.fromOpaque(p).takeRetainedValue()  // v's reference
+        if isKnownUniquelyReferenced(&child), let t = child as? TupleBox {
+            for item in t.items { work.append(item.retained()) }
         }
     }
 }

@@ -1,6 +1,7 @@
 // Argument checks shared by every operator entry point: the (signal,
-// callback) triple, a (signal, scheduler) pair, an array of signals, and the
-// casts of C function types to the runtime's. One place, so every operator
+// callback) triple, a (signal, value) pair and both together, a (signal,
+// scheduler) pair, an array of signals, and the casts of C function types to
+// the runtime's. One place, so every operator
 // checks in the same order and reports in the same words.
 import CRipple
 import Ripple
@@ -12,6 +13,37 @@ func callbackOperator<F>(
     _ name: StaticString, _ op: StaticString, _ make: (Signal, F, CallbackContext) -> Signal
 ) -> OpaquePointer? {
     checkedCallback(sig, fn, ctx, release, name).map { named(make($0, $1, $2), .unary($0, op)) }
+}
+
+/// An operator over (sig, v) (map_replace, ignore, default_if_empty, and
+/// the shape of start_with): the signal first, then the value (19a); v is
+/// consumed on every path.
+@inline(__always)
+func valueOperator(_ sig: OpaquePointer?, _ v: rpl_value, _ name: StaticString, _ op: StaticString,
+                   _ make: (Signal, Value) -> Signal) -> OpaquePointer? {
+    guard let source = signalArg(sig, name) else {
+        dropValue(v)
+        return nil
+    }
+    return valueArg(v, name).map { named(make(source, $0), .unary(source, op)) }
+}
+
+/// A callback operator with a value argument (scan, aggregate,
+/// combine_previous): the checks of `checkedCallback`, then the value (named
+/// `what` in the error: handles, callbacks, then other arguments); v is
+/// consumed on every failure path (rule 19) and passed to `make` otherwise.
+@inline(__always)
+func valueCallbackOperator<F>(
+    _ sig: OpaquePointer?, _ v: rpl_value, what: StaticString, _ fn: F?, _ ctx: UnsafeMutableRawPointer?,
+    _ release: rpl_release_fn?, _ name: StaticString, _ op: StaticString,
+    _ make: (Signal, Value, F, CallbackContext) -> Signal
+) -> OpaquePointer? {
+    guard let (source, fn, context) = checkedCallback(sig, fn, ctx, release, name,
+                                                      then: { valueArg(v, name, what: what) != nil }) else {
+        dropValue(v)
+        return nil
+    }
+    return named(make(source, toValue(v), fn, context), .unary(source, op))
 }
 
 @inline(__always)

@@ -20,15 +20,9 @@ public func rpl_signal_filter(_ sig: OpaquePointer?, _ fn: rpl_predicate_fn?, _ 
 private func scanOperator(_ sig: OpaquePointer?, _ initial: rpl_value, _ fn: rpl_reduce_fn?,
                           _ ctx: UnsafeMutableRawPointer?, _ release: rpl_release_fn?,
                           aggregate: Bool, _ name: StaticString) -> OpaquePointer? {
-    // The value is checked last (handles, callbacks, then other arguments)
-    // and consumed on every failure path (rule 19).
-    guard let (source, fn, context) = checkedCallback(sig, fn, ctx, release, name,
-                                                      then: { valueArg(initial, name, what: "initial") != nil }) else {
-        dropValue(initial)
-        return nil
+    valueCallbackOperator(sig, initial, what: "initial", fn, ctx, release, name, aggregate ? "-aggregate:" : "-scan:") {
+        ScanSignal($0, initial: $1, reduceFunction($2), $3, aggregate: aggregate)
     }
-    return named(ScanSignal(source, initial: toValue(initial), reduceFunction(fn), context, aggregate: aggregate),
-                 .unary(source, aggregate ? "-aggregate:" : "-scan:"))
 }
 
 @c @implementation

@@ -6,17 +6,6 @@
 import CRipple
 import Ripple
 
-/// An operator over (sig, v): the signal first, then the value (19a);
-/// v is consumed on every path.
-private func valueOperator(_ sig: OpaquePointer?, _ v: rpl_value, _ name: StaticString, _ op: StaticString,
-                           _ make: (Signal, Value) -> Signal) -> OpaquePointer? {
-    guard let source = signalArg(sig, name) else {
-        dropValue(v)
-        return nil
-    }
-    return valueArg(v, name).map { named(make(source, $0), .unary(source, op)) }
-}
-
 @c @implementation
 public func rpl_signal_map_replace(_ sig: OpaquePointer?, _ v: rpl_value) -> OpaquePointer? {
     valueOperator(sig, v, "rpl_signal_map_replace", "-mapReplace:") { MapReplaceSignal($0, $1) }
@@ -48,15 +37,10 @@ public func rpl_signal_reduce_each(_ sig: OpaquePointer?, _ fn: rpl_reduce_each_
 @c @implementation
 public func rpl_signal_combine_previous(_ sig: OpaquePointer?, _ start: rpl_value, _ fn: rpl_reduce_fn?,
                                         _ ctx: UnsafeMutableRawPointer?, _ release: rpl_release_fn?) -> OpaquePointer? {
-    let name: StaticString = "rpl_signal_combine_previous"
-    // Handles, the callback, then the value; the value is consumed on every path.
-    guard let (source, fn, context) = checkedCallback(sig, fn, ctx, release, name,
-                                                      then: { valueArg(start, name, what: "start") != nil }) else {
-        dropValue(start)
-        return nil
+    valueCallbackOperator(sig, start, what: "start", fn, ctx, release, "rpl_signal_combine_previous",
+                          "-combinePreviousWithStart:reduce:") {
+        CombinePreviousSignal($0, start: $1, reduceFunction($2), $3)
     }
-    return named(CombinePreviousSignal(source, start: toValue(start), reduceFunction(fn), context),
-                 .unary(source, "-combinePreviousWithStart:reduce:"))
 }
 
 @c @implementation

@@ -300,6 +300,15 @@ typedef struct {
     int tick;  /* send the same value (a tick) or counting values */
 } sender_t;
 
+/* Runs fa(a) and fb(b) on two threads and waits for both. */
+static void run_together(void *(*fa)(void *), void *a, void *(*fb)(void *), void *b) {
+    pthread_t ta, tb;
+    pthread_create(&ta, NULL, fa, a);
+    pthread_create(&tb, NULL, fb, b);
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+}
+
 static void *sender(void *arg) {
     sender_t *s = arg;
     for (long i = 0; i < s->n; i++) rpl_subject_send_next(s->subject, rpl_int(s->tick ? 0 : i + 1));
@@ -320,11 +329,7 @@ static void pair_threads(void) {
         rpl_subject_send_next(k == 0 ? a : b, rpl_int(1));
         CHECK_EQ_INT(r.n, 1);
         sender_t sa = {a, n, 0}, sb = {b, n, 1};
-        pthread_t ta, tb;
-        pthread_create(&ta, NULL, sender, &sa);
-        pthread_create(&tb, NULL, sender, &sb);
-        pthread_join(ta, NULL);
-        pthread_join(tb, NULL);
+        run_together(sender, &sa, sender, &sb);
         /* with_latest_from: one tuple per value of a; sample: one per tick */
         CHECK_EQ_INT(r.n, 1 + n);
         CHECK_EQ_INT(r.overlap, 0);
@@ -406,11 +411,7 @@ static void switch_threads(void) {
         rpl_signal_t *sig = op(rpl_subject_as_signal(race.source), rpl_subject_as_signal(race.second));
         order_t o = {.last = -1};
         rpl_disposable_t *d = rec_subscribe_fn(sig, &o.rec, order_next);
-        pthread_t ta, tb;
-        pthread_create(&ta, NULL, race_source, &race);
-        pthread_create(&tb, NULL, race_second, &race);
-        pthread_join(ta, NULL);
-        pthread_join(tb, NULL);
+        run_together(race_source, &race, race_second, &race);
         rpl_subject_send_completed(race.source);
         CHECK_EQ_INT(o.bad, 0);
         CHECK_EQ_INT(o.rec.overlap, 0);

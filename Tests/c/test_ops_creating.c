@@ -85,12 +85,16 @@ static void check_timed_bad_input(timed_op op, int immediate_ok) {
     rpl_release(never);
 }
 
-/* op(f's source, 10 ms) subscribed by r, once the clock has passed 10 ms
-   (delay_subscription subscribes then); *o is the operator's signal (+1). */
-static rpl_disposable_t *fx_start(fx_t *f, timed_op op, rpl_signal_t **o, rec_t *r) {
+/* A fresh fixture, op(f's source, 10 ms) subscribed by r at t=0; *o is
+   the operator's signal (+1). */
+static rpl_disposable_t *fx_begin(fx_t *f, timed_op op, rpl_signal_t **o, rec_t *r) {
     fx_open(f);
     *o = op(f->sig, 10 * MS, f->ts);
-    rpl_disposable_t *d = fx_subscribe(f, *o, r);
+    return fx_subscribe(f, *o, r);
+}
+/* fx_begin, then the clock past 10 ms (delay_subscription subscribes then). */
+static rpl_disposable_t *fx_start(fx_t *f, timed_op op, rpl_signal_t **o, rec_t *r) {
+    rpl_disposable_t *d = fx_begin(f, op, o, r);
     rpl_test_scheduler_advance_by(f->ts, 10 * MS);
     return d;
 }
@@ -581,11 +585,10 @@ static void test_share_bad_input(void) {
 /* ---- delay_subscription ------------------------------------------------------- */
 static void test_delay_subscription(void) {
     fx_t f;
-    fx_open(&f);
-    f.src.sync = "1";
-    rpl_signal_t *o = rpl_signal_delay_subscription(f.sig, 10 * MS, f.ts);
+    rpl_signal_t *o;
     rec_t r;
-    rpl_disposable_t *d = fx_subscribe(&f, o, &r);
+    rpl_disposable_t *d = fx_begin(&f, rpl_signal_delay_subscription, &o, &r);
+    f.src.sync = "1";  /* sent when the source is subscribed, 10 ms on */
     rpl_test_scheduler_advance_by(f.ts, 10 * MS - 1);
     CHECK_EQ_INT(f.src.nsubs, 0);
     rpl_test_scheduler_advance_by(f.ts, 1);
@@ -610,10 +613,9 @@ static void test_delay_subscription(void) {
 /* ---- throttle_first ------------------------------------------------------------ */
 static void test_throttle_first(void) {
     fx_t f;
-    fx_open(&f);
-    rpl_signal_t *o = rpl_signal_throttle_first(f.sig, 10 * MS, f.ts);
+    rpl_signal_t *o;
     rec_t r;
-    rpl_disposable_t *d = fx_subscribe(&f, o, &r);
+    rpl_disposable_t *d = fx_begin(&f, rpl_signal_throttle_first, &o, &r);
     src_send(&f.src, 0, "1");                       /* t=0: the first passes */
     rpl_test_scheduler_advance_by(f.ts, 5 * MS);
     src_send(&f.src, 0, "2");                       /* t=5: dropped */
@@ -748,10 +750,9 @@ static void test_throttle_if_bad_input(void) {
 /* ---- buffer_with_time ----------------------------------------------------------- */
 static void test_buffer_with_time(void) {
     fx_t f;
-    fx_open(&f);
-    rpl_signal_t *o = rpl_signal_buffer_with_time(f.sig, 10 * MS, f.ts);
+    rpl_signal_t *o;
     rec_t r;
-    rpl_disposable_t *d = fx_subscribe(&f, o, &r);
+    rpl_disposable_t *d = fx_begin(&f, rpl_signal_buffer_with_time, &o, &r);
     rpl_test_scheduler_advance_by(f.ts, 30 * MS);  /* nothing buffered: no timer, nothing sent */
     CHECK_LOG(&r, "");
     src_send(&f.src, 0, "1");                      /* t=30: starts the batch's timer */

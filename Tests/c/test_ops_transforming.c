@@ -94,6 +94,13 @@ static rpl_signal_t *as_ints(rpl_signal_t *op) {
     CHECK_EQ_INT(status_inside, RPL_OK); \
 } while (0)
 
+/* op over p's signal (p set up by the caller): the run logs `expected`. */
+static void check_over(src_t *p, rpl_signal_t *(*op)(rpl_signal_t *), const char *expected) {
+    rpl_signal_t *s = src_signal(p);
+    CHECK_RUN(op(s), expected);
+    rpl_release(s);
+}
+
 /* The default name of op (released here) is `expected`, with the source named "src". */
 static void check_name(rpl_signal_t *op, const char *expected) {
     CHECK(op != NULL);
@@ -362,20 +369,13 @@ static void test_combine_previous(void) {
     /* RAC's spec: [1, 2, 3] with start "1" gives "1-1", "1-2", "2-3" */
     rpl_signal_t *strs = rpl_signal_map(s, to_string, NULL, NULL);
     rpl_signal_t *sc = rpl_signal_combine_previous(strs, rpl_string("s1"), prev_cur, NULL, NULL);
-    rec_t r;
     CHECK_RUN(sc, "s1-s1 s1-s2 s2-s3 C");
     rpl_release(strs);
 
-    /* rpl_callback_fail */
-    rpl_signal_t *f = rpl_signal_combine_previous(s, rpl_int(0), prev_cur_fail, NULL, NULL);
+    /* rpl_callback_fail: the discarded result is released */
     dtors = 0;
-    status_inside = -99;
-    rec_run(f, &r);
-    CHECK_EQ_INT(status_inside, RPL_OK);
-    CHECK_LOG(&r, "1 E77");
+    CHECK_CALLBACK_FAILS(rpl_signal_combine_previous(s, rpl_int(0), prev_cur_fail, NULL, NULL), "1 E77");
     CHECK_EQ_INT(dtors, 1);
-    rec_clear(&r);
-    rpl_release(f);
     rpl_release(s);
 
     common_checks(make_combine_previous, 1);
@@ -449,6 +449,8 @@ static void test_distinct_with(void) {
 
 /* ---- buffer ----------------------------------------------------------------------- */
 static rpl_signal_t *make_buffer(rpl_signal_t *s, fnctx_t *c) { (void)c; return rpl_signal_buffer(s, 2); }
+static rpl_signal_t *buffer_2(rpl_signal_t *s) { return rpl_signal_buffer(s, 2); }
+static rpl_signal_t *buffer_3(rpl_signal_t *s) { return rpl_signal_buffer(s, 3); }
 
 static void test_buffer(void) {
     src_t p;
@@ -482,16 +484,9 @@ static void test_buffer(void) {
     /* empty source: completion only; an error drops the partial tuple */
     src_t e;
     SRC_INIT_EMPTY(&e, SRC_COMPLETE);
-    rpl_signal_t *es = src_signal(&e);
-    rpl_signal_t *eb = rpl_signal_buffer(es, 3);
-    CHECK_RUN(eb, "C");
-    rpl_release(es);
-    src_t f;
-    SRC_INIT(&f, SRC_FAIL, 1, 2, 3);
-    rpl_signal_t *fs = src_signal(&f);
-    rpl_signal_t *fb = rpl_signal_buffer(fs, 2);
-    CHECK_RUN(fb, "(1,2) E42");
-    rpl_release(fs);
+    check_over(&e, buffer_3, "C");
+    SRC_INIT(&e, SRC_FAIL, 1, 2, 3);
+    check_over(&e, buffer_2, "(1,2) E42");
 
     common_checks(make_buffer, 0);
     rpl_signal_t *n = named_src();
@@ -686,6 +681,8 @@ static void test_any_all(void) {
 }
 
 /* ---- default_if_empty ------------------------------------------------------------------ */
+static rpl_signal_t *default_9(rpl_signal_t *s) { return rpl_signal_default_if_empty(s, rpl_int(9)); }
+
 static void test_default_if_empty(void) {
     src_t p;
     SRC_INIT(&p, SRC_COMPLETE, 1, 2);
@@ -707,12 +704,8 @@ static void test_default_if_empty(void) {
     rpl_release(bd);
     rpl_release(es);
     /* an error alone: no default */
-    src_t f;
-    SRC_INIT_EMPTY(&f, SRC_FAIL);
-    rpl_signal_t *fs = src_signal(&f);
-    rpl_signal_t *fd = rpl_signal_default_if_empty(fs, rpl_int(9));
-    CHECK_RUN(fd, "E42");
-    rpl_release(fs);
+    SRC_INIT_EMPTY(&e, SRC_FAIL);
+    check_over(&e, default_9, "E42");
 
     check_value_operator(make_default_if_empty, rpl_signal_default_if_empty, "rpl_signal_default_if_empty");
     CHECK_NAME(rpl_signal_default_if_empty(n, rpl_nil()), "[src] -defaultIfEmpty:");

@@ -20,15 +20,13 @@ public final class AnyAllSignal: CallbackOperatorSignal<PredicateFunction> {
     override func makeSink(_ downstream: Sink) -> Sink { AnyAllSink(callback, all: all, downstream) }
 }
 
-final class AnyAllSink: StoppingSink {
-    let call: Callback<PredicateFunction>
+final class AnyAllSink: CallbackSink<PredicateFunction> {
     /// all: the answer when no value decides it (at completion).
     let all: Bool
 
     init(_ call: Callback<PredicateFunction>, all: Bool, _ downstream: Sink) {
-        self.call = call
         self.all = all
-        super.init(downstream)
+        super.init(call, downstream)
     }
 
     override func onNext(_ value: borrowing Value) {

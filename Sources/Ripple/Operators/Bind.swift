@@ -12,6 +12,11 @@ import Synchronization
 /// 5. Completes when the source side and every inner signal have completed;
 ///    the first error of any of them ends everything, and source values that
 ///    come after it are ignored.
+///
+/// With a `limit` (flattenMap only; RAC's `flatten:`), at most that many
+/// inner signals run at once; the others wait in arrival order and start as
+/// running ones complete (FlattenLimited.swift). Without one (0), inners are
+/// subscribed as they arrive, on a lock-free path.
 public final class BindSignal: Signal {
     /// Borrowed value; may set `stop`; returns a signal to subscribe, or nil.
     public typealias Binder = (borrowing Value, inout Bool) -> Signal?
@@ -20,24 +25,30 @@ public final class BindSignal: Signal {
 
     let source: Signal
     let function: BindFunction
+    /// At most this many inners at once; 0: no limit.
+    let limit: Int
 
     /// bind: nil from `binder` stops the source.
     public init(_ source: Signal, _ binder: @escaping Binder) {
         self.source = source
         self.function = .bind(binder)
+        self.limit = 0
         super.init()
     }
 
-    /// flattenMap: `transform` returns the signal for each value (nil: empty).
-    public init(_ source: Signal, flatMap transform: @escaping Transform) {
+    /// flattenMap: `transform` returns the signal for each value (nil:
+    /// empty); at most `limit` of them run at once (0: no limit).
+    /// `transform` runs when the value arrives, also for an inner that waits.
+    public init(_ source: Signal, flatMap transform: @escaping Transform, limit: Int = 0) {
         self.source = source
         self.function = .flatMap(transform)
+        self.limit = max(limit, 0)
         super.init()
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let relay = Subscriber(sink)
-        let state = BindState(relay)
+        let state = BindState(relay, limit: limit)
         _ = source.subscribe(BindSourceSink(state, function))
         return relay
     }
@@ -52,10 +63,16 @@ enum BindFunction {
 /// Per subscription: what every sink of one bind shares.
 final class BindState {
     let relay: Subscriber
-    /// The source side (1 until it completes or stops) plus running inners.
+    /// The source side (1 until it completes or stops) plus running inners
+    /// (and, with a limit, waiting ones).
     let active = Atomic<Int>(1)
+    /// The waiting inners of a bind with a limit; nil without one.
+    let limiter: InnerLimiter?
 
-    init(_ relay: Subscriber) { self.relay = relay }
+    init(_ relay: Subscriber, limit: Int = 0) {
+        self.relay = relay
+        self.limiter = limit > 0 ? InnerLimiter(limit) : nil
+    }
 
     /// One side (the source or an inner) has completed.
     @inline(__always)
@@ -63,26 +80,39 @@ final class BindState {
         if active.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0 { relay.sendCompleted() }
     }
 
-    /// Subscribes an inner signal and passes its values on.
+    /// Subscribes an inner signal and passes its values on (with a limit:
+    /// queues it, and starts what the limit allows).
     @inline(__always)
     func subscribeInner(_ signal: Signal) {
-        // Fast paths for inners that end synchronously: `return` sends its
-        // value and completes, `empty` just completes. Same events, no
-        // subscription, no accounting.
-        let t = ObjectIdentifier(type(of: signal))
-        if t == ObjectIdentifier(ReturnSignal.self) {
-            relay.sendNext(unsafeDowncast(signal, to: ReturnSignal.self).value.retained())
+        if let limiter {
+            active.wrappingAdd(1, ordering: .relaxed)  // counted while it waits
+            limiter.enqueue(signal, self)
             return
         }
-        if t == ObjectIdentifier(EmptySignal.self) { return }
+        if endedAtOnce(signal) { return }
+        active.wrappingAdd(1, ordering: .relaxed)
         subscribeInnerSlow(signal)
     }
 
-    func subscribeInnerSlow(_ signal: Signal) {
-        active.wrappingAdd(1, ordering: .relaxed)
+    /// Fast paths for inners that end synchronously: `return` sends its
+    /// value and completes, `empty` just completes. Same events, no
+    /// subscription, no accounting. False for any other signal.
+    @inline(__always)
+    func endedAtOnce(_ signal: Signal) -> Bool {
+        let t = ObjectIdentifier(type(of: signal))
+        if t == ObjectIdentifier(ReturnSignal.self) {
+            relay.sendNext(unsafeDowncast(signal, to: ReturnSignal.self).value.retained())
+            return true
+        }
+        return t == ObjectIdentifier(EmptySignal.self)
+    }
+
+    /// Subscribes an inner already counted in `active`; returns its sink.
+    @discardableResult
+    func subscribeInnerSlow(_ signal: Signal) -> BindInnerSink {
         let inner = BindInnerSink(self)
         let sub = signal.subscribe(inner)
-        if sub.isDisposed { return }  // ended synchronously: nothing to hold
+        if sub.isDisposed { return inner }  // ended synchronously: nothing to hold
         // Hold it until it ends. It may end on another thread meanwhile:
         // whichever of us comes second removes the token. (Registering only
         // now keeps inners that end at once free of weak references; during
@@ -93,6 +123,7 @@ final class BindState {
         if !inner.phase.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
             relay.removeResource(token)
         }
+        return inner
     }
 }
 
@@ -172,6 +203,9 @@ final class BindInnerSink: Sink {
     /// 0: subscribing; 1: its token is held by the relay; 2: completed.
     let phase = Atomic<Int>(0)
     var token: WeakDisposable?
+    /// With a limit: the call that subscribed it has returned (under the
+    /// limiter's lock; see InnerLimiter).
+    var subscribeReturned = false
 
     init(_ state: BindState) {
         self.state = state
@@ -191,6 +225,10 @@ final class BindInnerSink: Sink {
         if phase.exchange(2, ordering: .acquiringAndReleasing) == 1, let token {
             relay.removeResource(token)  // keeps the relay's list short
         }
+        // With a limit, a slot is free: the next waiting inner starts, here
+        // if the subscribe call that started this one has returned, else in
+        // the loop that made that call (no recursion, FlattenLimited.swift).
+        if let limiter = state.limiter { limiter.innerEnded(self, state) }
         state.sideCompleted()
     }
 }

@@ -59,7 +59,7 @@ final class BooleanSink: StoppingSink {
     override func onNext(_ value: borrowing Value) {
         if stopped { return }
         guard let result = evaluate(value) else {
-            return stop(WrongType.error(name, op == .not ? "a bool" : "a non-empty tuple of bools", value))
+            return refuseType(value, expected: op == .not ? "a bool" : "a non-empty tuple of bools", name)
         }
         downstream.onNext(.bool(result))
     }

@@ -5,32 +5,26 @@ import RippleSupport
 /// `next reduce(previous, v)` for each value v, where previous is the value
 /// before v, and `start` for the first (RAC's combinePreviousWithStart:reduce::
 /// previous is the source's value, not the last result).
-public final class CombinePreviousSignal: UnaryOperatorSignal {
+public final class CombinePreviousSignal: CallbackOperatorSignal<ReduceFunction> {
     let start: Value
-    let reduce: Callback<ReduceFunction>
 
     /// Consumes `start`.
     public init(_ source: Signal, start: Value, _ reduce: ReduceFunction, _ context: CallbackContext) {
         self.start = start
-        self.reduce = Callback(reduce, context)
-        super.init(source)
+        super.init(source, reduce, context)
     }
 
     deinit { start.release() }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        source.subscribe(CombinePreviousSink(start.retained(), reduce, sink))
-    }
+    override func makeSink(_ downstream: Sink) -> Sink { CombinePreviousSink(start.retained(), callback, downstream) }
 }
 
-final class CombinePreviousSink: StoppingSink {
-    let call: Callback<ReduceFunction>
+final class CombinePreviousSink: CallbackSink<ReduceFunction> {
     @exclusivity(unchecked) var previous: Value  // owned
 
     init(_ start: Value, _ call: Callback<ReduceFunction>, _ downstream: Sink) {
         previous = start
-        self.call = call
-        super.init(downstream)
+        super.init(call, downstream)
     }
 
     deinit { previous.release() }

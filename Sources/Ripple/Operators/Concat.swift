@@ -1,41 +1,69 @@
 /// `concat(first, second)`: first's events, then, when first completes,
 /// second's. An error of first ends it (second is never subscribed).
-/// `then(first, second)` is the same with first's values ignored.
+/// `then(first, second)` is the same with first's values ignored;
+/// `switchIfEmpty(first, second)` (Rx) subscribes second only when first
+/// completed without sending a value, and otherwise completes with first.
 public final class ConcatSignal: Signal {
     let first: Signal
     let second: Signal
-    let ignoreFirstValues: Bool
+    let mode: ConcatMode
 
     public init(_ first: Signal, _ second: Signal, ignoreFirstValues: Bool = false) {
         self.first = first
         self.second = second
-        self.ignoreFirstValues = ignoreFirstValues
+        self.mode = ignoreFirstValues ? .then : .concat
+        super.init()
+    }
+
+    public init(_ first: Signal, _ second: Signal, mode: ConcatMode) {
+        self.first = first
+        self.second = second
+        self.mode = mode
         super.init()
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let relay = Subscriber(sink)
-        _ = first.subscribe(ConcatFirstSink(relay, second, ignoreFirstValues))
+        _ = first.subscribe(ConcatFirstSink(relay, second, mode))
         return relay
     }
+}
+
+/// What a `ConcatSignal` does with its first signal's values, and when it
+/// goes on with the second.
+public enum ConcatMode {
+    /// Passes them on; always goes on.
+    case concat
+    /// Ignores them; always goes on.
+    case then
+    /// Passes them on; goes on only if there were none.
+    case ifEmpty
 }
 
 final class ConcatFirstSink: Sink {
     let relay: Subscriber
     let second: Signal
-    let ignoreValues: Bool
-    init(_ relay: Subscriber, _ second: Signal, _ ignoreValues: Bool) {
+    let mode: ConcatMode
+    /// A value passed on (only touched in the first's serialized delivery).
+    var sentValue = false
+    init(_ relay: Subscriber, _ second: Signal, _ mode: ConcatMode) {
         self.relay = relay
         self.second = second
-        self.ignoreValues = ignoreValues
+        self.mode = mode
     }
     override func attach(_ subscriber: Subscriber) { relay.hold(subscriber) }
     override func onNext(_ value: borrowing Value) {
-        if !ignoreValues { relay.sendNext(value.retained()) }
+        if mode == .then { return }
+        sentValue = true
+        relay.sendNext(value.retained())
     }
     override func onError(_ error: RippleError) { relay.sendError(error) }
     override func onCompleted() {
         if relay.isDisposed { return }
+        if mode == .ifEmpty && sentValue {
+            relay.sendCompleted()
+            return
+        }
         _ = second.subscribe(RelaySink(relay))
     }
 }
@@ -69,4 +97,7 @@ extension Signal {
 
     /// Ignores this signal's values; on completion, `next`'s events.
     public func then(_ next: Signal) -> Signal { ConcatSignal(self, next, ignoreFirstValues: true) }
+
+    /// This signal's events, or, if it completes without a value, `other`'s.
+    public func switchIfEmpty(_ other: Signal) -> Signal { ConcatSignal(self, other, mode: .ifEmpty) }
 }

@@ -18,18 +18,12 @@ public final class GroupBySignal: CallbackOperatorSignal<MapFunction> {
     override func makeSink(_ downstream: Sink) -> Sink { GroupBySink(callback, downstream) }
 }
 
-final class GroupBySink: StoppingSink {
-    let call: Callback<MapFunction>
+final class GroupBySink: CallbackSink<MapFunction> {
     /// Key (owned) to position in `groups`.
     @exclusivity(unchecked) var index: [ValueKey: Int] = [:]
     /// The groups' subjects, in the order they were made. Only this sink
     /// sends into them, and it drops them when the subscription ends.
     @exclusivity(unchecked) var groups: [Subject] = []
-
-    init(_ call: Callback<MapFunction>, _ downstream: Sink) {
-        self.call = call
-        super.init(downstream)
-    }
 
     override func onNext(_ value: borrowing Value) {
         if stopped { return }

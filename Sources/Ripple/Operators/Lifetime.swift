@@ -8,20 +8,13 @@ import Synchronization
 /// (RAC's initially:, a defer; semantics.md rule 27: before the upstream
 /// subscription). `rpl_callback_fail` inside it fails that subscription with
 /// the error, and the source is not subscribed.
-public final class InitiallySignal: UnaryOperatorSignal {
-    let call: Callback<RawCallback>
-
-    public init(_ source: Signal, _ action: RawCallback, _ context: CallbackContext) {
-        call = Callback(action, context)
-        super.init(source)
-    }
-
+public final class InitiallySignal: CallbackOperatorSignal<RawCallback> {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         // Outside a delivery the failure channel needs a level of its own:
         // the callback runs as if delivering, so a send it starts is nested.
         let t = ripple_thread()!
         t.pointee.delivering &+= 1
-        let failure = call.run()
+        let failure = callback.run()
         t.pointee.delivering &-= 1
         guard let failure else { return source.subscribe(sink) }
         let s = Subscriber(sink)
@@ -34,26 +27,7 @@ public final class InitiallySignal: UnaryOperatorSignal {
 /// forwarded (RAC's finally:); not on disposal. `rpl_callback_fail` inside
 /// it sends that error in place of the terminal event.
 public final class FinallySignal: CallbackOperatorSignal<RawCallback> {
-    override func makeSink(_ downstream: Sink) -> Sink { FinallySink(callback, downstream) }
-}
-
-final class FinallySink: StoppingSink {
-    let call: Callback<RawCallback>
-
-    init(_ call: Callback<RawCallback>, _ downstream: Sink) {
-        self.call = call
-        super.init(downstream)
-    }
-
-    override func onError(_ error: RippleError) {
-        if let failure = call.run() { return stop(failure) }
-        super.onError(error)
-    }
-
-    override func onCompleted() {
-        if let failure = call.run() { return stop(failure) }
-        super.onCompleted()
-    }
+    override func makeSink(_ downstream: Sink) -> Sink { DoTerminalSink(callback, onError: true, downstream) }
 }
 
 /// Runs `fn(ctx)` once per subscription when it has ended for any reason

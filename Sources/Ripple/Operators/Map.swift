@@ -7,23 +7,10 @@ public final class MapSignal: CallbackOperatorSignal<MapFunction> {
     override func makeSink(_ downstream: Sink) -> Sink { MapSink(callback, downstream) }
 }
 
-final class MapSink: StoppingSink {
-    let call: Callback<MapFunction>
-
-    init(_ call: Callback<MapFunction>, _ downstream: Sink) {
-        self.call = call
-        super.init(downstream)
-    }
-
+final class MapSink: CallbackSink<MapFunction> {
     override func onNext(_ value: borrowing Value) {
         let (mapped, failure) = call.map(value)
-        if let failure {
-            if mapped.isListed { mapped.release() }  // discarded (rule 24)
-            return stop(failure)
-        }
-        if !mapped.isListed { return refuse(mapped, "rpl_signal_map") }
-        downstream.onNext(mapped)
-        mapped.release()
+        sendReturned(mapped, failure, "rpl_signal_map")
     }
 }
 
@@ -32,13 +19,7 @@ public final class FilterSignal: CallbackOperatorSignal<PredicateFunction> {
     override func makeSink(_ downstream: Sink) -> Sink { FilterSink(callback, downstream) }
 }
 
-final class FilterSink: StoppingSink {
-    let call: Callback<PredicateFunction>
-    init(_ call: Callback<PredicateFunction>, _ downstream: Sink) {
-        self.call = call
-        super.init(downstream)
-    }
-
+final class FilterSink: CallbackSink<PredicateFunction> {
     override func onNext(_ value: borrowing Value) {
         let (pass, failure) = call.test(value)
         if let failure { return stop(failure) }

@@ -45,18 +45,11 @@ public final class DematerializeSignal: UnaryOperatorSignal {
     }
 }
 
-extension RippleError {
-    /// `RPL_ERROR_TYPE`: a value of the wrong type reached an operator.
-    public static let typeErrorCode: Int64 = 4
-}
-
 final class DematerializeSink: StoppingSink {
     override func onNext(_ value: borrowing Value) {
         if stopped { return }
         guard let event = value.eventValue else {
-            stop(RippleError(domain: RippleError.runtimeDomain, code: RippleError.typeErrorCode,
-                             message: "dematerialize: received a value of type \(value.type) that is not an event"))
-            return
+            return refuseType(value, expected: "an event", "rpl_signal_dematerialize")
         }
         switch event {
         case .next(let v): downstream.onNext(v)  // the box, borrowed from `value`, owns v

@@ -6,32 +6,6 @@ import RippleSupport
 /// for the call; returns a new value owned by the runtime.
 public typealias ReduceEachFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<ripple_value>, Int) -> ripple_value
 
-/// What the 0.2 value operators report when a value of the wrong type
-/// reaches them (domain "ripple", `RPL_ERROR_TYPE`): RAC asserts there.
-enum WrongType {
-    static func error(_ op: StaticString, _ expected: StaticString, _ value: borrowing Value) -> RippleError {
-        RippleError(domain: RippleError.runtimeDomain, code: RippleError.typeErrorCode,
-                    message: "\(op): expected \(expected), got a value of type \(value.type)")
-    }
-}
-
-extension StoppingSink {
-    /// Sends `result`, what an operator's callback returned (owned), unless
-    /// the callback failed (rule 24: the result is discarded and the
-    /// subscription fails) or returned a type ripple.h does not list (rule
-    /// 19a: the subscription fails, naming `op`).
-    @inline(__always)
-    final func sendReturned(_ result: Value, _ failure: RippleError?, _ op: StaticString) {
-        if let failure {
-            if result.isListed { result.release() }
-            return stop(failure)
-        }
-        if !result.isListed { return refuse(result, op) }
-        downstream.onNext(result)
-        result.release()
-    }
-}
-
 /// A value lent to C as a run of items: never a NULL pointer, also for an
 /// empty tuple.
 @inline(__always)
@@ -59,18 +33,11 @@ public final class ReduceEachSignal: CallbackOperatorSignal<ReduceEachFunction> 
     override func makeSink(_ downstream: Sink) -> Sink { ReduceEachSink(callback, downstream) }
 }
 
-final class ReduceEachSink: StoppingSink {
-    let call: Callback<ReduceEachFunction>
-
-    init(_ call: Callback<ReduceEachFunction>, _ downstream: Sink) {
-        self.call = call
-        super.init(downstream)
-    }
-
+final class ReduceEachSink: CallbackSink<ReduceEachFunction> {
     override func onNext(_ value: borrowing Value) {
         if stopped { return }
         guard let items = value.tupleItems else {
-            return stop(WrongType.error("rpl_signal_reduce_each", "a tuple", value))
+            return refuseType(value, expected: "a tuple", "rpl_signal_reduce_each")
         }
         let (reduced, failure) = call.reduce(items)
         sendReturned(reduced, failure, "rpl_signal_reduce_each")

@@ -6,38 +6,34 @@ import RippleSupport
 /// completion (`aggregate`: the initial value if the source sent nothing,
 /// as RAC's aggregateWithStart:reduce:). A reduce callback that returns a
 /// value of a type the header does not list fails the subscription.
-public final class ScanSignal: UnaryOperatorSignal {
+public final class ScanSignal: CallbackOperatorSignal<ReduceFunction> {
     let initial: Value
-    let reduce: Callback<ReduceFunction>
     let aggregate: Bool
 
     /// Consumes `initial`.
     public init(_ source: Signal, initial: Value, _ reduce: ReduceFunction, _ context: CallbackContext,
                 aggregate: Bool) {
         self.initial = initial
-        self.reduce = Callback(reduce, context)
         self.aggregate = aggregate
-        super.init(source)
+        super.init(source, reduce, context)
     }
 
     deinit { initial.release() }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    override func makeSink(_ downstream: Sink) -> Sink {
         let acc = initial.retained()
-        return source.subscribe(aggregate ? AggregateSink(acc, reduce, sink) : ScanSink(acc, reduce, sink))
+        return aggregate ? AggregateSink(acc, callback, downstream) : ScanSink(acc, callback, downstream)
     }
 }
 
-class AccumulatingSink: StoppingSink {
-    let call: Callback<ReduceFunction>
+class AccumulatingSink: CallbackSink<ReduceFunction> {
     @exclusivity(unchecked) final var acc: Value  // owned
 
     var aggregate: Bool { false }
 
     init(_ acc: Value, _ call: Callback<ReduceFunction>, _ downstream: Sink) {
         self.acc = acc
-        self.call = call
-        super.init(downstream)
+        super.init(call, downstream)
     }
 
     deinit { acc.release() }

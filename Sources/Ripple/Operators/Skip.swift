@@ -39,14 +39,8 @@ public final class SkipWhileSignal: CallbackOperatorSignal<PredicateFunction> {
     override func makeSink(_ downstream: Sink) -> Sink { SkipWhileSink(callback, downstream) }
 }
 
-final class SkipWhileSink: StoppingSink {
-    let call: Callback<PredicateFunction>
+final class SkipWhileSink: CallbackSink<PredicateFunction> {
     @exclusivity(unchecked) var skipping = true
-
-    init(_ call: Callback<PredicateFunction>, _ downstream: Sink) {
-        self.call = call
-        super.init(downstream)
-    }
 
     override func onNext(_ value: borrowing Value) {
         if skipping {

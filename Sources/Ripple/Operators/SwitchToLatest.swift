@@ -7,10 +7,20 @@ import Synchronization
 /// stands for an empty inner; any other non-signal value fails (see
 /// `Value.innerSignal`). Errors of the outer or the latest inner end
 /// everything.
+///
+/// With a selector, each outer value is mapped to the signal to switch to
+/// (RAC's `+if:then:else:` and `+switch:cases:default:` are map +
+/// switchToLatest; SwitchCases.swift).
 public final class SwitchToLatestSignal: Signal {
+    /// The signal to switch to for a value (borrowed); nil: an empty inner.
+    public typealias Selector = (borrowing Value) -> Signal?
+
     let source: Signal
-    public init(_ source: Signal) {
+    let select: Selector?
+
+    public init(_ source: Signal, select: Selector? = nil) {
         self.source = source
+        self.select = select
         super.init()
     }
 
@@ -18,7 +28,7 @@ public final class SwitchToLatestSignal: Signal {
         let relay = Subscriber(sink)
         let state = SwitchState(relay)
         relay.addResource(state.current)
-        _ = source.subscribe(SwitchOuterSink(state))
+        _ = source.subscribe(SwitchOuterSink(state, select))
         return relay
     }
 }
@@ -68,12 +78,17 @@ final class SwitchState {
 
 final class SwitchOuterSink: Sink {
     let state: SwitchState
-    init(_ state: SwitchState) { self.state = state }
+    let select: SwitchToLatestSignal.Selector?
+    init(_ state: SwitchState, _ select: SwitchToLatestSignal.Selector?) {
+        self.state = state
+        self.select = select
+    }
 
     override func onNext(_ value: borrowing Value) {
         let relay = state.relay
         if relay.isDisposed { return }
-        let signal = value.innerSignal("rpl_signal_switch_to_latest")
+        let signal: Signal?
+        if let select { signal = select(value) } else { signal = value.innerSignal("rpl_signal_switch_to_latest") }
         let gen = state.nextGeneration(emptyInner: signal == nil)
         state.current.swap(nil)?.dispose()
         guard let signal else { return }

@@ -106,13 +106,7 @@ public final class TakeWhileSignal: CallbackOperatorSignal<PredicateFunction> {
     override func makeSink(_ downstream: Sink) -> Sink { TakeWhileSink(callback, downstream) }
 }
 
-final class TakeWhileSink: StoppingSink {
-    let call: Callback<PredicateFunction>
-    init(_ call: Callback<PredicateFunction>, _ downstream: Sink) {
-        self.call = call
-        super.init(downstream)
-    }
-
+final class TakeWhileSink: CallbackSink<PredicateFunction> {
     override func onNext(_ value: borrowing Value) {
         if stopped { return }
         let (pass, failure) = call.test(value)

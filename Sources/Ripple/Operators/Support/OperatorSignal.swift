@@ -7,9 +7,10 @@ public class UnaryOperatorSignal: Signal {
     }
 }
 
-/// Base of the fused operators with one C callback (map, filter, take_while,
-/// skip_while, do_*): each subscription gets a sink from `makeSink`, which
-/// calls the callback directly per value.
+/// Base of the fused operators with one C callback (map, filter, scan,
+/// take_while, skip_while, do_*, ...): each subscription gets a sink from
+/// `makeSink` (a `CallbackSink`), which calls the callback directly per
+/// value. initially and do_dispose override `subscribe` instead.
 public class CallbackOperatorSignal<Function>: UnaryOperatorSignal {
     let callback: Callback<Function>
 

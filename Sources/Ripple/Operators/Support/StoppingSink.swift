@@ -55,6 +55,29 @@ class StoppingSink: ForwardingSink {
         stop(.runtime(.callback, "\(op): the callback returned a value of type \(value.rawType), which ripple.h does not list"))
     }
 
+    /// Fails the subscription because `value`, of the wrong type, reached
+    /// `op`, which takes `expected` (domain "ripple", `RPL_ERROR_TYPE`): RAC
+    /// asserts there.
+    final func refuseType(_ value: borrowing Value, expected: StaticString, _ op: StaticString) {
+        stop(RippleError(domain: RippleError.runtimeDomain, code: RippleError.typeErrorCode,
+                         message: "\(op): expected \(expected), got a value of type \(value.type)"))
+    }
+
+    /// Sends `result`, what an operator's callback returned (owned), unless
+    /// the callback failed (rule 24: the result is discarded and the
+    /// subscription fails) or returned a type ripple.h does not list (rule
+    /// 19a: the subscription fails, naming `op`).
+    @inline(__always)
+    final func sendReturned(_ result: Value, _ failure: RippleError?, _ op: StaticString) {
+        if let failure {
+            if result.isListed { result.release() }
+            return stop(failure)
+        }
+        if !result.isListed { return refuse(result, op) }
+        downstream.onNext(result)
+        result.release()
+    }
+
     override func onError(_ error: RippleError) {
         stopped = true
         terminate(error)
@@ -63,5 +86,18 @@ class StoppingSink: ForwardingSink {
     override func onCompleted() {
         stopped = true
         terminate(nil)
+    }
+}
+
+/// The sink of a fused operator with one C callback (map, filter, scan,
+/// do_*, take_while, ...): the callback its signal holds, called directly
+/// per event. Subclasses are final and name `Function`, so each is
+/// specialized: one indirect call per event, no generic dispatch.
+class CallbackSink<Function>: StoppingSink {
+    final let call: Callback<Function>
+
+    init(_ call: Callback<Function>, _ downstream: Sink) {
+        self.call = call
+        super.init(downstream)
     }
 }

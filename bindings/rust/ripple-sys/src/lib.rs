@@ -86,6 +86,10 @@ pub type rpl_do_completed_fn = Option<unsafe extern "C" fn(ctx: *mut c_void)>;
 pub type rpl_bind_fn =
     Option<unsafe extern "C" fn(ctx: *mut c_void, v: *const rpl_value, stop: *mut bool) -> *mut rpl_signal_t>;
 pub type rpl_flatten_map_fn = Option<unsafe extern "C" fn(ctx: *mut c_void, v: *const rpl_value) -> *mut rpl_signal_t>;
+pub type rpl_reduce_each_fn =
+    Option<unsafe extern "C" fn(ctx: *mut c_void, items: *const rpl_value, count: usize) -> rpl_value>;
+pub type rpl_equal_fn =
+    Option<unsafe extern "C" fn(ctx: *mut c_void, a: *const rpl_value, b: *const rpl_value) -> bool>;
 pub type rpl_catch_fn = Option<unsafe extern "C" fn(ctx: *mut c_void, e: *const rpl_error_t) -> *mut rpl_signal_t>;
 /// An `RPL_TRACE_*` constant (a C enum).
 pub type rpl_trace_kind = c_uint;
@@ -158,6 +162,7 @@ constants! {
     pub const RPL_ERROR_TIMEOUT: i64 = 2;
     pub const RPL_ERROR_CALLBACK: i64 = 3;
     pub const RPL_ERROR_TYPE: i64 = 4;
+    pub const RPL_ERROR_NO_MATCHING_CASE: i64 = 6;
 
     pub const RPL_TYPE_NIL: rpl_type = 0;
     pub const RPL_TYPE_BOOL: rpl_type = 1;
@@ -364,4 +369,42 @@ functions! {
     pub fn rpl_trace_set(fn_: rpl_trace_fn, ctx: *mut c_void) -> rpl_status;
     pub fn rpl_live_objects() -> usize;
     pub fn rpl_signal_log(sig: *mut rpl_signal_t, label: *const c_char) -> *mut rpl_signal_t;
+    // Added in 0.2: the rest of RAC's catalogue and the Rx operators.
+    pub fn rpl_signal_from_array(values: *const rpl_value, count: usize) -> *mut rpl_signal_t;
+    pub fn rpl_signal_range(start: i64, count: usize) -> *mut rpl_signal_t;
+    pub fn rpl_signal_timer(ns: u64, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_start_lazily(s: *mut rpl_scheduler_t, fn_: rpl_subscribe_fn, ctx: *mut c_void, release: rpl_release_fn) -> *mut rpl_signal_t;
+    pub fn rpl_signal_start_eagerly(s: *mut rpl_scheduler_t, fn_: rpl_subscribe_fn, ctx: *mut c_void, release: rpl_release_fn) -> *mut rpl_signal_t;
+    pub fn rpl_signal_share(sig: *mut rpl_signal_t, replay: usize) -> *mut rpl_signal_t;
+    pub fn rpl_signal_delay_subscription(sig: *mut rpl_signal_t, ns: u64, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_throttle_first(sig: *mut rpl_signal_t, ns: u64, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_throttle_if(sig: *mut rpl_signal_t, ns: u64, s: *mut rpl_scheduler_t, predicate: rpl_predicate_fn, ctx: *mut c_void, release: rpl_release_fn) -> *mut rpl_signal_t;
+    pub fn rpl_signal_buffer_with_time(sig: *mut rpl_signal_t, ns: u64, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_map_replace(sig: *mut rpl_signal_t, v: rpl_value) -> *mut rpl_signal_t;
+    pub fn rpl_signal_ignore(sig: *mut rpl_signal_t, v: rpl_value) -> *mut rpl_signal_t;
+    pub fn rpl_signal_ignore_values(sig: *mut rpl_signal_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_reduce_each(sig: *mut rpl_signal_t, fn_: rpl_reduce_each_fn, ctx: *mut c_void, release: rpl_release_fn) -> *mut rpl_signal_t;
+    pub fn rpl_signal_combine_previous(sig: *mut rpl_signal_t, start: rpl_value, fn_: rpl_reduce_fn, ctx: *mut c_void, release: rpl_release_fn) -> *mut rpl_signal_t;
+    pub fn rpl_signal_distinct_until_changed_with(sig: *mut rpl_signal_t, fn_: rpl_equal_fn, ctx: *mut c_void, release: rpl_release_fn) -> *mut rpl_signal_t;
+    pub fn rpl_signal_buffer(sig: *mut rpl_signal_t, count: usize) -> *mut rpl_signal_t;
+    pub fn rpl_signal_not(sig: *mut rpl_signal_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_and(sig: *mut rpl_signal_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_or(sig: *mut rpl_signal_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_any(sig: *mut rpl_signal_t, fn_: rpl_predicate_fn, ctx: *mut c_void, release: rpl_release_fn) -> *mut rpl_signal_t;
+    pub fn rpl_signal_all(sig: *mut rpl_signal_t, fn_: rpl_predicate_fn, ctx: *mut c_void, release: rpl_release_fn) -> *mut rpl_signal_t;
+    pub fn rpl_signal_default_if_empty(sig: *mut rpl_signal_t, v: rpl_value) -> *mut rpl_signal_t;
+    pub fn rpl_signal_initially(sig: *mut rpl_signal_t, fn_: rpl_do_completed_fn, ctx: *mut c_void, release: rpl_release_fn) -> *mut rpl_signal_t;
+    pub fn rpl_signal_finally(sig: *mut rpl_signal_t, fn_: rpl_do_completed_fn, ctx: *mut c_void, release: rpl_release_fn) -> *mut rpl_signal_t;
+    pub fn rpl_signal_do_dispose(sig: *mut rpl_signal_t, fn_: rpl_do_completed_fn, ctx: *mut c_void, release: rpl_release_fn) -> *mut rpl_signal_t;
+    pub fn rpl_signal_flatten_max(sig: *mut rpl_signal_t, max_concurrent: usize) -> *mut rpl_signal_t;
+    pub fn rpl_signal_concat_all(sig: *mut rpl_signal_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_concat_map(sig: *mut rpl_signal_t, fn_: rpl_flatten_map_fn, ctx: *mut c_void, release: rpl_release_fn) -> *mut rpl_signal_t;
+    pub fn rpl_signal_switch_if_empty(sig: *mut rpl_signal_t, other: *mut rpl_signal_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_if(cond: *mut rpl_signal_t, then_sig: *mut rpl_signal_t, else_sig: *mut rpl_signal_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_switch_cases(key_sig: *mut rpl_signal_t, keys: *const rpl_value, cases: *const *mut rpl_signal_t, count: usize, default_sig: *mut rpl_signal_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_with_latest_from(sig: *mut rpl_signal_t, other: *mut rpl_signal_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_sample(sig: *mut rpl_signal_t, sampler: *mut rpl_signal_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_take_until_replacement(sig: *mut rpl_signal_t, replacement: *mut rpl_signal_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_skip_until(sig: *mut rpl_signal_t, trigger: *mut rpl_signal_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_group_by(sig: *mut rpl_signal_t, key: rpl_map_fn, ctx: *mut c_void, release: rpl_release_fn) -> *mut rpl_signal_t;
 }

@@ -52,7 +52,7 @@
     X(rpl_subject_send_next) X(rpl_subject_as_signal) X(rpl_signal_subscribe)                    \
     X(rpl_disposable_dispose) X(rpl_disposable_is_disposed) X(rpl_disposable_create_with_release) \
     X(rpl_callback_fail) X(rpl_signal_error) X(rpl_last_error) X(rpl_last_error_message)        \
-    X(rpl_subject_subscriber_count)
+    X(rpl_subject_subscriber_count) X(rpl_scheduler_current) X(rpl_scheduler_schedule)
 
 #define DECLARE(name) static __typeof__(name) *p_##name;
 RPL_FUNCS(DECLARE)
@@ -72,6 +72,11 @@ static volatile int exiting;
 /* ---- the GIL ------------------------------------------------------------ */
 static __thread PyThreadState *tl_saved; /* released by CALL_RELEASED on this thread, not yet taken back */
 static __thread PyFrameObject *tl_frame; /* the Python frame that called CALL_RELEASED (compared, never used) */
+static __thread int tl_adopted;          /* a thread Python did not make (a Ripple thread) */
+static __thread int tl_batch;            /* it keeps the GIL until its batch_end item runs */
+static __thread PyGILState_STATE tl_batch_st;
+static void **serials;                   /* serial schedulers made from Python (GIL) */
+static Py_ssize_t n_serials, cap_serials;
 static pthread_key_t thread_key;
 static int thread_key_made;
 
@@ -92,6 +97,7 @@ static void adopt_thread(void) {
        state (one extra Ensure, undone at thread exit) and name the Python
        thread after the OS thread, which Ripple names after its scheduler. */
     (void)PyGILState_Ensure();
+    tl_adopted = 1;
     if (thread_key_made) pthread_setspecific(thread_key, PyGILState_GetThisThreadState());
     char name[64] = "";
     if (h_name_thread && pthread_getname_np(pthread_self(), name, sizeof name) == 0 && name[0]) {
@@ -100,6 +106,38 @@ static void adopt_thread(void) {
         Py_XDECREF(s);
         if (r) Py_DECREF(r); else PyErr_Clear();
     }
+}
+
+/* Batches on a serial scheduler's thread: the first callback of a run of
+   work items takes the GIL and schedules batch_end behind the items already
+   queued (the scheduler is FIFO on its one thread); the callbacks of those
+   items find the GIL held, and batch_end hands it back. Only for serial
+   schedulers made from Python (Scheduler.serial), whose one thread is sure to
+   run batch_end soon, and not while a blocking handoff exists. */
+static void batch_end(void *unused) {
+    (void)unused;
+    if (!tl_batch) return;
+    tl_batch = 0;
+    PyGILState_Release(tl_batch_st);
+}
+
+static int is_serial(void *sch) {
+    for (Py_ssize_t i = 0; i < n_serials; i++)
+        if (serials[i] == sch) return 1;
+    return 0;
+}
+
+static int batch_begin(gil_t *g) {
+    void *sch;
+    if (!lazy_keep || !tl_adopted || tl_batch || !n_serials) return 0;
+    if (!(sch = p_rpl_scheduler_current()) || !is_serial(sch)) return 0;
+    rpl_disposable_t *d = p_rpl_scheduler_schedule(sch, batch_end, NULL, NULL);
+    if (!d) return 0;
+    p_rpl_release(d);  /* releasing the handle does not cancel the item */
+    tl_batch = 1;
+    tl_batch_st = g->st;
+    g->kind = 0;
+    return 1;
 }
 
 /* Takes the GIL for a callback; 0: the interpreter is going away, skip it. */
@@ -122,6 +160,7 @@ static inline int gil_take(gil_t *g) {
     g->kind = 2;
     g->st = PyGILState_Ensure();
     if (fresh) adopt_thread();
+    batch_begin(g);
     return 1;
 }
 
@@ -926,6 +965,31 @@ static PyObject *m_set_lazy_keep(PyObject *mod, PyObject *on) {
     Py_RETURN_NONE;
 }
 
+/* serial_mark(address, on): a serial scheduler made from Python, while its
+   Python object lives (the object holds a reference, so the address is not
+   reused meanwhile). */
+static PyObject *m_serial_mark(PyObject *mod, PyObject *args) {
+    PyObject *addr;
+    int on;
+    (void)mod;
+    if (!PyArg_ParseTuple(args, "Op", &addr, &on)) return NULL;
+    void *p = PyLong_AsVoidPtr(addr);
+    if (!p) return PyErr_Occurred() ? NULL : (Py_INCREF(Py_None), Py_None);
+    for (Py_ssize_t i = 0; i < n_serials; i++)
+        if (serials[i] == p) { if (!on) serials[i] = serials[--n_serials]; Py_RETURN_NONE; }
+    if (on) {
+        if (n_serials == cap_serials) {
+            Py_ssize_t cap = cap_serials ? cap_serials * 2 : 8;
+            void **a = PyMem_Realloc(serials, (size_t)cap * sizeof *a);
+            if (!a) return PyErr_NoMemory();
+            serials = a;
+            cap_serials = cap;
+        }
+        serials[n_serials++] = p;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyObject *m_set_exiting(PyObject *mod, PyObject *unused) {
     (void)mod; (void)unused;
     exiting = 1;
@@ -939,6 +1003,7 @@ static PyMethodDef module_methods[] = {
     {"ctx", m_ctx, METH_O, "A +1 reference to obj as a callback context (released by RELEASE)."},
     {"set_lazy_keep", m_set_lazy_keep, METH_O, NULL},
     {"set_exiting", m_set_exiting, METH_NOARGS, NULL},
+    {"serial_mark", m_serial_mark, METH_VARARGS, "serial_mark(scheduler_address, on)"},
     {NULL, NULL, 0, NULL},
 };
 

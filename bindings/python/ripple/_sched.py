@@ -6,7 +6,10 @@ they are converted to the C API's nanoseconds.
 
 from typing import Any, Callable, Optional
 
+import weakref
+
 from ._core import (
+    _address, _cext,
     Disposable, _cb, _check, _ctx, _live, _owned, _release_ctx, _report, _retained, ffi, has, lib,
 )
 
@@ -56,8 +59,15 @@ class Scheduler:
 
     @classmethod
     def serial(cls, label: Optional[str] = None) -> "Scheduler":
-        """A new serial scheduler: one thread of its own, FIFO."""
-        return cls(_owned(lib.rpl_scheduler_create_serial(label.encode() if label else ffi.NULL)))
+        """A new serial scheduler: one thread of its own, FIFO, named label.
+        With the compiled core, callbacks on that thread take the GIL once per
+        run of queued work items, not once per callback."""
+        s = cls(_owned(lib.rpl_scheduler_create_serial(label.encode() if label else ffi.NULL)))
+        if _cext is not None:
+            addr = _address(s._ptr)
+            _cext.serial_mark(addr, True)
+            weakref.finalize(s, _cext.serial_mark, addr, False)
+        return s
 
     @classmethod
     def current(cls) -> "Optional[Scheduler]":

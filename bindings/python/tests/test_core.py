@@ -192,3 +192,19 @@ def test_compiled_calls_inside_a_cffi_callback_inside_a_compiled_call():
         sub.send_completed()
     Signal.create(body).map(lambda v: v + 1).subscribe(got.append, on_completed=lambda: got.append("C"))
     assert got == [2, 6, "C"]
+
+
+@needs("rpl_signal_deliver_on", "rpl_signal_range")
+def test_batches_on_a_serial_scheduler_deliver_everything_and_let_python_threads_run():
+    import time
+    ser = Scheduler.serial("batch")
+    got = []
+    done = threading.Event()
+    Signal.range(0, 20000).deliver_on(ser).map(lambda v: v * 2).filter(lambda v: v % 3 == 0).subscribe(
+        got.append, on_completed=done.set)
+    spins = 0
+    deadline = time.monotonic() + 30
+    while not done.is_set() and time.monotonic() < deadline:
+        spins += 1  # this thread gets the GIL between batches
+        time.sleep(0)
+    assert done.is_set() and got == [2 * i for i in range(20000) if (2 * i) % 3 == 0] and spins > 0

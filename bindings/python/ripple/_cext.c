@@ -12,7 +12,7 @@
  *   to rpl_callback_fail with an error carrying its type and message;
  * - value conversion for the scalar types, strings and bytes (the rest goes
  *   through the Python helpers given to init());
- * - Subject.send, and a fan-out hub: one C observer per plain subject that
+ * - Subject.send and Subscriber.send_next, and a fan-out hub: one C observer per plain subject that
  *   delivers to all of the subject's Python subscribers in one C loop;
  * - disposables (DisposableBase), which Python subclasses.
  *
@@ -49,9 +49,9 @@
 #define RPL_FUNCS(X)                                                                            \
     X(rpl_version) X(rpl_release) X(rpl_retain) X(rpl_int) X(rpl_double) X(rpl_bool)              \
     X(rpl_string_n) X(rpl_bytes) X(rpl_value_string) X(rpl_value_bytes) X(rpl_value_release)   \
-    X(rpl_subject_send_next) X(rpl_subject_as_signal) X(rpl_signal_subscribe)                    \
+    X(rpl_subject_send_next) X(rpl_subscriber_send_next) X(rpl_subject_as_signal) X(rpl_signal_subscribe)                    \
     X(rpl_disposable_dispose) X(rpl_disposable_is_disposed) X(rpl_disposable_create_with_release) \
-    X(rpl_callback_fail) X(rpl_signal_error) X(rpl_last_error) X(rpl_last_error_message)        \
+    X(rpl_callback_fail)                                                                   \
     X(rpl_subject_subscriber_count) X(rpl_scheduler_current) X(rpl_scheduler_schedule)
 
 #define DECLARE(name) static __typeof__(name) *p_##name;
@@ -66,6 +66,7 @@ static PyObject *h_report;      /* (exception) -> None: the exception handler */
 static PyObject *h_name_thread; /* (name) -> None */
 static PyObject *h_fanout;      /* (value, callables) -> None: calls each callable */
 static PyObject *h_skip;        /* the callable in a disposed member's slot: does nothing */
+static PyObject *h_last_error;  /* () -> the StatusError for the thread's last Ripple error */
 static int lazy_keep = 1;
 static volatile int exiting;
 
@@ -471,9 +472,13 @@ static void obs_terminal(Disp *s, const rpl_error_t *e) {
 static void obs_error(void *ctx, const rpl_error_t *e) { obs_terminal(ctx, e); }
 static void obs_completed(void *ctx) { obs_terminal(ctx, NULL); }
 
+/* Raises the Python exception for the thread's last Ripple error (StatusError). */
 static PyObject *raise_last(void) {
-    const char *m = p_rpl_last_error_message();
-    PyErr_Format(PyExc_RuntimeError, "ripple: %s (%d)", m ? m : "error", (int)p_rpl_last_error());
+    PyObject *e = PyObject_CallNoArgs(h_last_error);
+    if (e) {
+        PyErr_SetObject((PyObject *)Py_TYPE(e), e);
+        Py_DECREF(e);
+    }
     return NULL;
 }
 
@@ -849,11 +854,15 @@ static PyTypeObject DispType = {
     .tp_new = PyType_GenericNew,
 };
 
-/* ---- SubjectCore: send, and the hub ------------------------------------------------ */
+/* ---- Sender: a subject's or a subscriber's send, and a subject's hub --------------- */
+typedef rpl_status (*send_fn)(void *handle, rpl_value v);
+
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
-    rpl_subject_t *subject;  /* +1 */
+    void *handle;            /* +1: an rpl_subject_t or an rpl_subscriber_t */
+    send_fn send;            /* rpl_subject_send_next or rpl_subscriber_send_next */
+    int is_subject;
     Hub *hub;
 } Core;
 
@@ -866,34 +875,38 @@ static PyObject *core_send(PyObject *self, PyObject *const *args, size_t nargsf,
     rpl_value v;
     if (to_c(args[0], &v) < 0) return NULL;
     rpl_status st;
-    CALL_RELEASED(st = p_rpl_subject_send_next(c->subject, v));
+    CALL_RELEASED(st = c->send(c->handle, v));
     if (st < 0) return raise_last();
     Py_RETURN_NONE;
 }
 
 static PyObject *core_new(PyTypeObject *t, PyObject *args, PyObject *kw) {
     PyObject *addr;
+    int subscriber = 0;
     (void)kw;
-    if (!PyArg_ParseTuple(args, "O", &addr)) return NULL;
-    void *p = PyLong_AsVoidPtr(addr);
-    if (!p) { if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "NULL subject"); return NULL; }
+    if (!PyArg_ParseTuple(args, "O|p", &addr, &subscriber)) return NULL;
+    void *p = PyLong_AsVoidPtr(addr);  /* NULL: sends fail with RPL_ERR_NULL */
+    if (!p && PyErr_Occurred()) return NULL;
     Core *c = (Core *)t->tp_alloc(t, 0);
     if (!c) return NULL;
     c->vectorcall = core_send;
-    c->subject = p_rpl_retain(p);
+    c->handle = p ? p_rpl_retain(p) : NULL;
+    c->is_subject = !subscriber;
+    c->send = subscriber ? (send_fn)p_rpl_subscriber_send_next : (send_fn)p_rpl_subject_send_next;
     return (PyObject *)c;
 }
 
 static void core_dealloc(Core *c) {
-    if (c->subject && !exiting) p_rpl_release(c->subject);
+    if (c->handle && !exiting) p_rpl_release(c->handle);
     Py_XDECREF(c->hub);
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
 
 static PyObject *core_subscribe(Core *c, PyObject *const *args, Py_ssize_t n) {
     if (n != 3) { PyErr_SetString(PyExc_TypeError, "subscribe takes 3 arguments"); return NULL; }
+    if (!c->is_subject) { PyErr_SetString(PyExc_TypeError, "not a subject's sender"); return NULL; }
     if (!c->hub && !(c->hub = (Hub *)PyType_GenericAlloc(&HubType, 0))) return NULL;
-    return hub_subscribe(c->hub, c->subject, args);
+    return hub_subscribe(c->hub, c->handle, args);
 }
 
 /* What the hub changes in the subject's subscriber count. */
@@ -911,7 +924,7 @@ static PyMethodDef core_methods[] = {
 
 static PyTypeObject CoreType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "ripple._cext.SubjectCore",
+    .tp_name = "ripple._cext.Sender",
     .tp_basicsize = sizeof(Core),
     .tp_dealloc = (destructor)core_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
@@ -919,7 +932,8 @@ static PyTypeObject CoreType = {
     .tp_call = PyVectorcall_Call,
     .tp_methods = core_methods,
     .tp_new = core_new,
-    .tp_doc = "core(value) sends value into the subject (GIL released); core.subscribe(n, e, c) joins its hub.",
+    .tp_doc = "Sender(address, subscriber=False): s(value) sends value into the subject (or subscriber) with "
+              "the GIL released; s.subscribe(n, e, c) joins a subject's hub.",
 };
 
 /* ---- module ------------------------------------------------------------------------ */
@@ -939,7 +953,7 @@ static PyObject *m_init(PyObject *mod, PyObject *args) {
         return PyErr_Format(PyExc_ImportError, "ripple._cext: built for ripple %s, loaded %u", RPL_VERSION_STRING,
                             p_rpl_version());
     PyObject **slots[] = {&h_to_c, &h_from_c, &h_exc_from_err, &h_err_from_exc, &h_report, &h_name_thread,
-                          &h_fanout, &h_skip};
+                          &h_fanout, &h_skip, &h_last_error};
     for (size_t i = 0; i < sizeof slots / sizeof *slots; i++) {
         PyObject *f = PySequence_GetItem(helpers, (Py_ssize_t)i);
         if (!f) return NULL;
@@ -1019,7 +1033,7 @@ PyMODINIT_FUNC PyInit__cext(void) {
     Py_INCREF(&DispType);
     Py_INCREF(&CoreType);
     PyModule_AddObject(m, "DisposableBase", (PyObject *)&DispType);
-    PyModule_AddObject(m, "SubjectCore", (PyObject *)&CoreType);
+    PyModule_AddObject(m, "Sender", (PyObject *)&CoreType);
     struct { const char *name; void *fn; } fns[] = {
         {"MAP", (void *)cb_map}, {"REDUCE", (void *)cb_reduce}, {"ITEMS", (void *)cb_items},
         {"PREDICATE", (void *)cb_predicate}, {"EQUAL", (void *)cb_equal}, {"DO_NEXT", (void *)cb_do_next},

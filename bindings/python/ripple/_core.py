@@ -418,28 +418,15 @@ def _fast_sender(name):
     return send
 
 
-def _send_method(name, attr):
-    """A method send(self, value) calling `name` on getattr(self, attr), with
-    the two-word call inline (one Python call less per event)."""
-    slow = getattr(lib, name)
-    if not FAST_SEND:
-        def send(self, x):
-            if slow(getattr(self, attr), _to_c(x)) < 0:
-                raise _last_error()
-        return send
-    fast = _fast(name)
-    get = __import__("operator").attrgetter(attr)
+def _sender(handle, subscriber=False):
+    """send(value) for a subject (or subscriber) handle: the compiled core's
+    Sender (the GIL released while Ripple delivers), or a cffi closure."""
+    if _cext is not None:
+        return _cext.Sender(_address(handle), subscriber)
+    fast = _fast_sender("rpl_subscriber_send_next" if subscriber else "rpl_subject_send_next")
 
-    def send(self, x, fast=fast, slow=slow, get=get, INT=_T_INT, DOUBLE=_T_DOUBLE, lo=_INT_MIN, hi=_INT_MAX,
-             pack=_DBL.pack, unpack=_I64.unpack):
-        t = type(x)
-        if t is int and lo <= x <= hi:
-            st = fast(get(self), INT, x)
-        elif t is float:
-            st = fast(get(self), DOUBLE, unpack(pack(x))[0])
-        else:
-            st = slow(get(self), _to_c(x))
-        if st < 0:
+    def send(x):
+        if fast(handle, x) < 0:
             raise _last_error()
     return send
 
@@ -727,12 +714,16 @@ class Subscriber:
     """The receiving end of one subscription to a Signal.create signal. Keep it
     to send later, from any thread."""
 
-    __slots__ = ("_ptr",)
+    __slots__ = ("_ptr", "send_next")
 
     def __init__(self, ptr):
         self._ptr = ptr
+        self.send_next = _sender(ptr, True)  # send_next(value): to this subscriber, synchronously
 
-    send_next = on_next = None  # set below: _send_method("rpl_subscriber_send_next", "_ptr")
+    @property
+    def on_next(self):
+        """The same as send_next."""
+        return self.send_next
 
     def send_error(self, exc: Optional[BaseException] = None) -> None:
         _check(lib.rpl_subscriber_send_error(self._ptr, _err_from_exc(exc) if exc is not None else ffi.NULL))
@@ -823,6 +814,7 @@ if _cext is not None:
             _exc_name_thread,
             _fanout,
             _skip,
+            _last_error,
         ), Disposable)
     except (ImportError, TypeError) as e:
         raise ImportError("ripple: the compiled core does not fit the loaded library (%s); reinstall the "
@@ -1298,9 +1290,6 @@ def clear_error_cache() -> None:
 _immortal(_release_object, _cffi_onerror, _release_handle, _callbacks)
 
 
-_subscriber_send = _fast_sender("rpl_subscriber_send_next")
-Subscriber.send_next = Subscriber.on_next = _send_method("rpl_subscriber_send_next", "_ptr")
-Subscriber.send_next.__doc__ = "Sends a value to this subscriber (synchronously, see rpl_subscriber_send_next)."
 
 
 # ---------------------------------------------------------------------------

@@ -8,7 +8,7 @@ classes exist so that `from ripple import Subject` always works).
 from typing import Any, Callable, Optional
 
 from ._core import (  # noqa: F401
-    _address, _cext, _fast_sender, _last_error, _trace_fn,
+    _cext, _sender, _trace_fn,
     Disposable, RPL_REPLAY_UNLIMITED, Signal, _check, _err_from_exc, _owned, _retained, _take, _to_c, ffi, has, lib,
 )
 
@@ -16,19 +16,6 @@ from ._core import (  # noqa: F401
 def _require(name):
     if not has(name):
         raise NotImplementedError("%s is not in the loaded libripple (%s)" % (name, lib))
-
-
-def _sender(subj):
-    """send(value) for the subject handle subj: the compiled core's SubjectCore
-    (the GIL released while Ripple delivers), or a cffi closure."""
-    if _cext is not None:
-        return _cext.SubjectCore(_address(subj))
-    fast = _fast_sender("rpl_subject_send_next")
-
-    def send(x):
-        if fast(subj, x) < 0:
-            raise _last_error()
-    return send
 
 
 class Subject(Signal):

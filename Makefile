@@ -537,8 +537,11 @@ bench: $(LIB) stage
 	$(CC) -O2 -g -Wall -IInclude $(BENCH_SRC) -L$(OUT)/lib -lripple -lpthread -Wl,-rpath,$(CURDIR)/$(OUT)/lib -o $(OUT)/bench
 	$(OUT)/bench
 	@echo
-	@echo "Python binding (bindings/python/bench.py):"
-	RIPPLE_LIBRARY=$(STAGE)/lib/$(SONAME) PYTHONPATH=$(CURDIR)/bindings/python $(PYTHON) bindings/python/bench.py
+	@echo "Python binding (bindings/python/bench.py; make bench-python compares with RxPY):"
+	RIPPLE_HEADER=$(STAGE)/include/ripple.h CC=$(CC) $(PYTHON) bindings/python/_build_backend/ripple_backend.py \
+	  $(OUT)/python-ext >/dev/null
+	RIPPLE_LIBRARY=$(STAGE)/lib/$(SONAME) RIPPLE_CEXT_DIR=$(CURDIR)/$(OUT)/python-ext \
+	  PYTHONPATH=$(CURDIR)/bindings/python $(PYTHON) bindings/python/bench.py
 
 # Python binding against RxPY (not part of make check): a virtualenv with
 # reactivex from PyPI and the binding pip-installed (so with its compiled core,

@@ -208,3 +208,45 @@ def test_batches_on_a_serial_scheduler_deliver_everything_and_let_python_threads
         spins += 1  # this thread gets the GIL between batches
         time.sleep(0)
     assert done.is_set() and got == [2 * i for i in range(20000) if (2 * i) % 3 == 0] and spins > 0
+
+
+def test_hub_under_concurrent_sends_subscribes_and_disposes():
+    import random
+    import time
+    s = Subject()
+    stop = time.monotonic() + 1.0
+    boxes = []
+
+    def sender():
+        while time.monotonic() < stop:
+            for i in range(50):
+                s.send(i)
+
+    def churn():
+        ds = []
+        while time.monotonic() < stop:
+            if len(ds) < 10 or random.random() < 0.5:
+                ds.append(s.subscribe(lambda v: None))
+            else:
+                ds.pop(random.randrange(len(ds))).dispose()
+        for d in ds:
+            d.dispose()
+
+    def self_disposing():
+        while time.monotonic() < stop:
+            box = []
+
+            def cb(v, box=box):
+                if box:
+                    box[0].dispose()
+            box.append(s.subscribe(cb))
+            boxes.append(box)
+            time.sleep(0.0005)
+    ts = [threading.Thread(target=f) for f in (sender, sender, churn, churn, self_disposing)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(30)
+    assert not any(t.is_alive() for t in ts)
+    s.send(-1)  # the self-disposing ones still subscribed go now
+    assert s.subscriber_count == 0 and all(b[0].is_disposed for b in boxes)

@@ -83,7 +83,7 @@ BENCH_SRC   := $(wildcard bench/*.c)
 .PHONY: all lib dist deps install uninstall demo check bench bench-python clean swift-test c-tests \
         check-header check-symbols check-install valgrind asan tsan examples bindings-check FORCE \
         abi abi-deps abi-check abi-baseline fuzz fuzz-check stress-check soak sdt-deps check-probes \
-        dist set-version check-version deb deb-deps check-deb docs
+        dist set-version check-version deb deb-deps check-deb docs leak-selftest
 
 all: lib
 
@@ -235,8 +235,11 @@ WATCHDOG    = timeout --kill-after=10 $(TEST_TIMEOUT)
 c-tests: $(addprefix $(OUT)/tests/,$(C_TESTS))
 	@for t in $(C_TESTS); do echo "--- $$t"; $(WATCHDOG) $(OUT)/tests/$$t || exit 1; done
 
-VALGRIND := valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite \
-    --suppressions=$(CURDIR)/Tests/valgrind.supp
+# Indirect leaks count: the one suppression (Tests/valgrind.supp) matches only
+# the side table of a weakly referenced object alive at exit, and a leaked
+# cycle that such a side table reaches shows up as indirect leaks.
+VALGRIND := valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+    --show-leak-kinds=definite,indirect --suppressions=$(CURDIR)/Tests/valgrind.supp
 # Valgrind 3.19 cannot read the DWARF of the statically linked Swift runtime,
 # so it runs against a copy of the library without debug sections (symbols stay).
 VG_LIB := $(OUT)/valgrind-lib
@@ -250,7 +253,26 @@ asan: $(LIB)
 	@for t in $(C_TESTS); do \
 	  $(CC) $(TEST_CFLAGS) -fsanitize=address,undefined -fno-omit-frame-pointer -fuse-ld=lld Tests/c/$$t.c -L$(OUT)/lib -lripple -lpthread \
 	    -Wl,-rpath,$(CURDIR)/$(OUT)/lib -o $(OUT)/asan/$$t || exit 1; \
-	  echo "--- asan $$t"; ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp $(WATCHDOG) $(OUT)/asan/$$t >/dev/null || exit 1; done
+	  echo "--- asan $$t"; $(WATCHDOG) Tests/lsan_check.sh $(OUT)/asan/$$t >/dev/null || exit 1; done
+
+# The leak checkers above must see a reference cycle that a Swift side table
+# reaches (suppressing side tables once hid every such cycle): a deliberate
+# one (Tests/leak/leak_cycle.c leak) fails both, and the same program
+# without the cycle passes both.
+LEAK_ST := $(OUT)/leak-selftest
+leak-selftest: deps $(LIB)
+	@mkdir -p $(LEAK_ST) $(VG_LIB) && objcopy --strip-debug $(LIB) $(VG_LIB)/$(SONAME)
+	@$(CC) $(TEST_CFLAGS) Tests/leak/leak_cycle.c -L$(OUT)/lib -lripple -Wl,-rpath,$(CURDIR)/$(OUT)/lib -o $(LEAK_ST)/leak_cycle
+	@$(CC) $(TEST_CFLAGS) -fsanitize=address,undefined -fno-omit-frame-pointer -fuse-ld=lld Tests/leak/leak_cycle.c \
+	    -L$(OUT)/lib -lripple -Wl,-rpath,$(CURDIR)/$(OUT)/lib -o $(LEAK_ST)/leak_cycle_asan
+	@$(WATCHDOG) Tests/lsan_check.sh $(LEAK_ST)/leak_cycle_asan >/dev/null 2>$(LEAK_ST)/asan-ok.log || { cat $(LEAK_ST)/asan-ok.log; exit 1; }
+	@! $(WATCHDOG) Tests/lsan_check.sh $(LEAK_ST)/leak_cycle_asan leak >/dev/null 2>$(LEAK_ST)/asan-leak.log \
+	  || { echo "LeakSanitizer did not report the deliberate cycle"; exit 1; }
+	@grep -q 'lsan_check: [0-9]* leak record' $(LEAK_ST)/asan-leak.log || { cat $(LEAK_ST)/asan-leak.log; exit 1; }
+	@LD_LIBRARY_PATH=$(CURDIR)/$(VG_LIB) $(WATCHDOG) $(VALGRIND) $(LEAK_ST)/leak_cycle >/dev/null
+	@LD_LIBRARY_PATH=$(CURDIR)/$(VG_LIB) $(WATCHDOG) $(VALGRIND) $(LEAK_ST)/leak_cycle leak >/dev/null 2>$(LEAK_ST)/vg-leak.log; \
+	  test $$? = 99 || { cat $(LEAK_ST)/vg-leak.log; echo "valgrind did not report the deliberate cycle"; exit 1; }
+	@echo "leak-selftest: a deliberate cycle through a weakly referenced object fails valgrind and LeakSanitizer; without it both pass"
 
 # TSan needs the runtime instrumented too (its atomics hand data between
 # threads), so the library is rebuilt with -sanitize=thread for this run.
@@ -428,7 +450,7 @@ bindings-check: stage
 
 SHELL := /bin/bash
 check: deps lib check-header check-symbols check-probes check-version c-tests check-install check-deb docs swift-test valgrind \
-       asan tsan bindings-check fuzz-check stress-check abi-check
+       asan leak-selftest tsan bindings-check fuzz-check stress-check abi-check
 	@echo "make check: all passed"
 
 # ---------------------------------------------------------------------------
@@ -454,8 +476,10 @@ FUZZ_SWIFT   := -Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,trac
     -Xcc -fsanitize=address -Xcc -fsanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table
 # SWIFT_BACKTRACE: the Swift runtime's own crash handler would take the fatal
 # signal first (and can hang on it): leave crashes to libFuzzer and the sanitizers.
-FUZZ_ENV     := SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:quarantine_size_mb=64 \
-    LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp
+# No leak suppressions: every input ends with every handle released, and the
+# fuzzer then checks that the live-object count is back where it started
+# (a cycle anywhere among runtime objects fails it), beside LeakSanitizer.
+FUZZ_ENV     := SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:quarantine_size_mb=64
 
 $(FUZZ_BIN): Tests/fuzz/fuzz_api.c $(HEADER) $(SOURCES)
 	$(SWIFT) build -c release --product ripple --scratch-path $(FUZZ_SCRATCH) $(FUZZ_SWIFT) -Xswiftc -use-ld=lld \

@@ -34,7 +34,15 @@
  *           rpl_last_error_message() (thread-local, like errno) say what went
  *           wrong. Bad input - NULL where a handle is required, a handle of the
  *           wrong kind, a NULL callback, an impossible argument - is answered
- *           with an error, never a crash. Arguments are checked in one order
+ *           with an error, never a crash. Every handle starts with a magic
+ *           word, one per kind, that every entry point checks (one load and
+ *           compare, without touching the reference count) and that freeing
+ *           the object poisons: a handle of the wrong kind, or memory that
+ *           is not a handle at all (zero-filled, say), is refused with
+ *           RPL_ERR_KIND; a handle used after its last release (including a
+ *           second rpl_release) is refused with RPL_ERR_MISUSE as long as
+ *           its memory has not been reused. This catches the common cases;
+ *           like any C library, Ripple cannot catch every use after free. Arguments are checked in one order
  *           - handles, then callbacks, then the other arguments - and the
  *           first that fails is reported; the message names the function
  *           called. A failed call still consumes its by-value arguments and
@@ -132,14 +140,18 @@ enum {
     RPL_ERR_NO_VALUE = -5,  /* the signal completed without sending a value */
     RPL_ERR_FAILED = -6,    /* the signal terminated with an error (rpl_last_signal_error) */
     RPL_ERR_NOMEM = -7,     /* out of memory */
-    RPL_ERR_STATE = -8      /* the call is not valid in the object's current state */
+    RPL_ERR_STATE = -8,     /* the call is not valid in the object's current state */
+    RPL_ERR_MISUSE = -9     /* a handle used after it was freed (see Handles below) */
 };
 
-/* Adds a reference to any handle and returns it. NULL returns NULL. */
+/* Adds a reference to any handle and returns it. NULL returns NULL; so does
+   a pointer that is not a live handle (RPL_ERR_KIND, RPL_ERR_MISUSE). */
 void *RPL_NULLABLE rpl_retain(void *RPL_NULLABLE handle);
 /* Drops a reference to any handle; the object is freed with its last
    reference. rpl_release(NULL) is a no-op. Releasing a subscription's
-   disposable does not dispose the subscription. */
+   disposable does not dispose the subscription. A pointer that is not a
+   live handle (a handle released once too often, in the common case) is
+   left alone and the last error set (RPL_ERR_MISUSE, RPL_ERR_KIND). */
 void rpl_release(void *RPL_NULLABLE handle);
 
 /* Status of the last failed call on this thread (RPL_OK if none yet).
@@ -162,6 +174,7 @@ enum {
     RPL_ERROR_CALLBACK = 3  /* a callback returned NULL where a handle was due, or a
                                handle of the wrong kind (see Callbacks above) */
 };
+enum { RPL_ERROR_OVERFLOW = 5 };  /* a rpl_signal_deliver_on_bounded queue overflowed */
 /* Creates an error (+1). domain and message are copied; NULL domain means
    RPL_ERROR_DOMAIN, NULL message means "". Returns NULL only when out of
    memory. */
@@ -570,7 +583,13 @@ rpl_status rpl_behavior_subject_value(rpl_subject_t *RPL_NULLABLE s, rpl_value *
  * A connection pairs a source signal with a subject. Subscribers subscribe to
  * the subject (rpl_connection_signal); connecting subscribes the subject to
  * the source, once, so the source's work runs once for all of them.
- * Creating a connection has no side effects.
+ * Creating a connection has no side effects. Releasing handles never leaks
+ * (rule 6a): a subscription to the subject lives while something can still
+ * send into it - the source's subscription while connected, a handle to the
+ * subject, the connection or an autoconnect signal (those can connect). An
+ * operator that keeps an autoconnect or replay_lazily signal to subscribe
+ * again later (repeat, retry, concat, then, catch_to) does not count, so
+ * such chains form no cycle with the subscriptions they make.
  * ======================================================================== */
 
 /* A connection multicasting sig through a new plain subject. Not connected.
@@ -1086,9 +1105,39 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_subscribe_on(rpl_signal_t *RPL_NULLABLE si
 
 /* Delivers every event of sig on s, in order. The hand-off is batched: while
    events keep arriving they are queued and delivered in runs, without an
-   allocation or a wake-up per event. */
+   allocation or a wake-up per event. The queue is unbounded: a producer
+   faster than s's consumer grows it without limit (memory); use
+   rpl_signal_deliver_on_bounded for a bound. */
 rpl_signal_t *RPL_NULLABLE rpl_signal_deliver_on(rpl_signal_t *RPL_NULLABLE sig,
                                                  rpl_scheduler_t *RPL_NULLABLE s);
+
+/* What a value sent into a full rpl_signal_deliver_on_bounded queue does. */
+typedef enum {
+    RPL_OVERFLOW_BLOCK,        /* the sender waits until there is room */
+    RPL_OVERFLOW_DROP_NEWEST,  /* the new value is dropped */
+    RPL_OVERFLOW_DROP_OLDEST,  /* the oldest waiting value is dropped and the new one
+                                  appended (order kept; capacity 1 = "latest only") */
+    RPL_OVERFLOW_FAIL          /* the signal fails with RPL_ERROR_OVERFLOW */
+} rpl_overflow;
+
+/* rpl_signal_deliver_on with a bound: at most capacity values wait for s.
+   The event s's consumer is busy with no longer waits, so capacity more may.
+   A value sent into a full queue meets policy (rpl_overflow above). A failure
+   (RPL_OVERFLOW_FAIL, or a BLOCK send that could never get room: one made
+   from s's own thread - inside work s is running - or into a queue on a test
+   scheduler, which runs work only inside advance_by/run) drops that value,
+   disposes sig's subscription and fails the result with domain
+   RPL_ERROR_DOMAIN, code RPL_ERROR_OVERFLOW, delivered after the values
+   already waiting. Terminal events are never dropped and never wait: they
+   arrive after the waiting values (under FAIL a terminal event into a full
+   queue is not an overflow). Disposing the subscription drops the waiting
+   values and lets a blocked sender go (its value is dropped). Each value is
+   handed over singly (no batching). Errors as above, and capacity 0 or a
+   policy not listed: RPL_ERR_INVALID. Default name "[sig] -deliverOn:
+   bounded <capacity>". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_deliver_on_bounded(rpl_signal_t *RPL_NULLABLE sig,
+                                                         rpl_scheduler_t *RPL_NULLABLE s,
+                                                         size_t capacity, rpl_overflow policy);
 
 /* Delays each value and the completion by ns on s (in order); an error is
    delivered at once and drops what is still pending. On the immediate
@@ -1571,7 +1620,8 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_group_by(rpl_signal_t *RPL_NULLABLE sig, r
  *   one input      "[input] -map:", "[input] -filter:", "[input] -collect",
  *                  "[input] -take: 3", "[input] -delay: 500" (ns),
  *                  "[input] -buffer: 3", "[input] -flatten: 2",
- *                  "[input] -concat", "[input] -share: 1", ...
+ *                  "[input] -concat", "[input] -share: 1",
+ *                  "[input] -deliverOn: bounded 16" (the capacity), ...
  *   two inputs     "[a] -concat: [b]", "[a] -takeUntil: [trigger]",
  *                  "[a] -sample: [sampler]", "[a] -withLatestFrom: [b]",
  *                  "[a] -switchIfEmpty: [b]", ...

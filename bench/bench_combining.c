@@ -39,6 +39,24 @@ static rpl_signal_t *to_created(void *ctx, const rpl_value *v) {
 
 static void on_int(void *ctx, const rpl_value *v) { *(int64_t *)ctx += v->as.i; }
 
+/* One timed subscription to sig: keeps the fastest (ns and allocations per
+   OUTER unit) in *best / *allocs; true when on_next's total is expect. */
+static int time_round(rpl_signal_t *sig, void (*on_next)(void *, const rpl_value *), int64_t expect,
+                      double *best, double *allocs) {
+    int64_t total = 0;
+    uint64_t a0 = bench_allocations();
+    double t0 = bench_now();
+    rpl_disposable_t *d = rpl_signal_subscribe_next(sig, on_next, &total);
+    double ns = (bench_now() - t0) * 1e9 / (double)OUTER;
+    uint64_t a1 = bench_allocations();
+    if (ns < *best) {
+        *best = ns;
+        *allocs = (double)(a1 - a0) / (double)OUTER;
+    }
+    rpl_release(d);
+    return total == expect;
+}
+
 typedef rpl_signal_t *(*map_op)(rpl_signal_t *, rpl_flatten_map_fn, void *, rpl_release_fn);
 
 /* Subscribes to op(source, fn) (or the bare source when fn is NULL) and
@@ -49,18 +67,7 @@ static void run(const char *name, map_op op, rpl_flatten_map_fn fn, void *ctx, i
     for (int round = 0; round < 3; round++) {
         rpl_signal_t *src = rpl_signal_create(count_up, NULL, NULL);
         rpl_signal_t *sig = fn ? op(src, fn, ctx, NULL) : rpl_retain(src);
-        int64_t total = 0;
-        uint64_t a0 = bench_allocations();
-        double t0 = bench_now();
-        rpl_disposable_t *d = rpl_signal_subscribe_next(sig, on_int, &total);
-        double ns = (bench_now() - t0) * 1e9 / (double)OUTER;
-        uint64_t a1 = bench_allocations();
-        if (ns < best) {
-            best = ns;
-            allocs = (double)(a1 - a0) / (double)OUTER;
-        }
-        ok = ok && total == expect;
-        rpl_release(d);
+        ok = time_round(sig, on_int, expect, &best, &allocs) && ok;
         rpl_release(sig);
         rpl_release(src);
     }
@@ -91,18 +98,7 @@ static void run_pair(const char *name, rpl_signal_t *(*op)(rpl_signal_t *, rpl_s
         rpl_signal_t *many = rpl_signal_create(count_up, NULL, NULL);
         rpl_signal_t *one = ticking_b ? rpl_signal_create(one_open, NULL, NULL) : rpl_signal_return(rpl_int(1));
         rpl_signal_t *sig = ticking_b ? op(one, many) : op(many, one);
-        int64_t total = 0;
-        uint64_t a0 = bench_allocations();
-        double t0 = bench_now();
-        rpl_disposable_t *d = rpl_signal_subscribe_next(sig, count_value, &total);
-        double ns = (bench_now() - t0) * 1e9 / (double)OUTER;
-        uint64_t a1 = bench_allocations();
-        if (ns < best) {
-            best = ns;
-            allocs = (double)(a1 - a0) / (double)OUTER;
-        }
-        ok = ok && total == OUTER;
-        rpl_release(d);
+        ok = time_round(sig, count_value, OUTER, &best, &allocs) && ok;
         rpl_release(sig);
         rpl_release(many);
         rpl_release(one);

@@ -79,6 +79,36 @@ static void cas_floor(void) {
     bench_row("  reference: fn call + 2 uncontended CAS (best)", cas_row(2, 1), "call", 0);
 }
 
+/* The handle check (issue 10): every entry point reads the handle's 32-bit
+   magic word and compares it with its kind's. The row pairs a call whose
+   work is little more than that check (rpl_error_code: check, one field
+   load) with the same kind of call into the library that takes no handle
+   (rpl_version: a constant), so the difference is the check plus the load.
+   Best 100k-call chunk of 10M. */
+static double call_row(int with_handle, rpl_error_t *e) {
+    int64_t sum = 0;
+    double best = 1e9;
+    for (long base = 0; base < EVENTS; base += CHUNK) {
+        double t0 = bench_now();
+        if (with_handle)
+            for (long i = 0; i < CHUNK; i++) sum += rpl_error_code(e);
+        else
+            for (long i = 0; i < CHUNK; i++) sum += rpl_version();
+        double ns = (bench_now() - t0) * 1e9 / (double)CHUNK;
+        if (ns < best) best = ns;
+        __asm__ volatile("" : : "r"(sum) : "memory");
+    }
+    return best;
+}
+static void handle_check_rows(void) {
+    rpl_error_t *e = rpl_error_create("bench", 7, "m");
+    double plain = call_row(0, e), checked = call_row(1, e);
+    bench_row("handle check: rpl_error_code(e) (magic word + 1 load, best)", checked, "call", 0);
+    bench_row("  reference: rpl_version() (no handle, best)", plain, "call", 0);
+    bench_row("  difference: the handle check and the load", checked - plain, "call", 0);
+    rpl_release(e);
+}
+
 void bench_core(void) {
     double floor_ns = bench_floor_ns();
     bench_row("floor: C call via volatile fn pointer (10M, best)", floor_ns, "call", 0);
@@ -131,4 +161,5 @@ void bench_core(void) {
     bench_row("subscribe + dispose + release (cold, 1M)", best, "pair", allocs);
     bench_row("  same, best 10k-pair chunk", best_chunk, "pair", allocs);
     rpl_release(cold);
+    handle_check_rows();
 }

@@ -2,18 +2,34 @@ import Synchronization
 
 // Multicast connections (semantics.md rules 12-14): one subscription of a
 // source, shared through a subject.
+//
+// Ownership (rule 6a, issue 10 D4). What can send into the subject: the
+// source's subscription while connected (its source keeps it), whoever
+// holds the subject, and whoever can connect. The connection's handle and an
+// autoconnect signal's handle can connect, so they keep the subject. An
+// operator that keeps an autoconnect signal to subscribe again later
+// (repeat, retry, concat, then, catch_to) - or a replay_lazily signal -
+// keeps only its connecting side
+// (`asSource`, like a subject's SubjectSource): the `ConnectionCore`, which
+// holds the subject strongly only while nothing is subscribed through
+// autoconnect. While something is, the subscriptions of the subject would
+// keep their own connecting side, and through it the subject, in a cycle;
+// the core then holds the subject weakly, and the subject lives exactly as
+// long as something else can send into it. Once nothing can, it is freed and
+// its subscriptions end; the core then has no subject any more, and an
+// autoconnect through it ends at once (there is nothing to connect).
 
 /// A source and the subject it is multicast through.
 public final class MulticastConnection: RippleObject, @unchecked Sendable {
     public let source: Signal
+    /// Held strongly: the connection's handle can connect (and lends it).
     public let subject: Subject
-    let lock = Lock()
-    /// The current connection; replaced only after it was disposed.
-    @exclusivity(unchecked) var current: SerialDisposable?
+    let core: ConnectionCore
 
     public init(source: Signal, subject: Subject) {
         self.source = source
         self.subject = subject
+        core = ConnectionCore(source: source, subject: subject)
         super.init(kind: .connection)
     }
 
@@ -26,6 +42,41 @@ public final class MulticastConnection: RippleObject, @unchecked Sendable {
     /// `whenHeld` gets the connection's disposable before the source's
     /// subscribe callback runs, so a disconnect can reach it (rule 3a).
     public func connect(whenHeld: ((Disposable) -> Void)? = nil) -> Disposable {
+        core.connect(subject, whenHeld: whenHeld)
+    }
+
+    /// A signal that connects when its subscriber count goes from 0 to 1 and
+    /// disposes the connection when it goes back to 0 (rule 13).
+    public func autoconnect() -> Signal { ConnectingSignal(self, side: AutoconnectSource(core)) }
+}
+
+/// What connects a connection, shared by its handle and its autoconnect
+/// signals' connecting sides. Not a handle.
+final class ConnectionCore: @unchecked Sendable {
+    let source: Signal
+    /// The subject's subscribe-only side (its hub).
+    let subjectSource: SubjectSource
+    let lock = Lock()
+    /// The current connection; replaced only after it was disposed.
+    @exclusivity(unchecked) var current: SerialDisposable?
+    /// The subject: strongly while no subscription through autoconnect
+    /// exists and replay_lazily has not connected (`autoSubscriptions` 0),
+    /// else weakly (see the top of the file).
+    @exclusivity(unchecked) var strongSubject: Subject?
+    @exclusivity(unchecked) weak var weakSubject: Subject?
+    @exclusivity(unchecked) var autoSubscriptions = 0
+
+    init(source: Signal, subject: Subject) {
+        self.source = source
+        subjectSource = subject.source
+        strongSubject = subject
+    }
+
+    /// The subject, if anything can still send into it.
+    var subject: Subject? { lock.withLock { strongSubject ?? weakSubject } }
+
+    /// MulticastConnection.connect with `subject` (alive: the caller holds it).
+    func connect(_ subject: Subject, whenHeld: ((Disposable) -> Void)?) -> Disposable {
         lock.lock()
         if let c = current, !c.isDisposed || subject.isTerminated {
             lock.unlock()
@@ -36,43 +87,88 @@ public final class MulticastConnection: RippleObject, @unchecked Sendable {
         current = c
         lock.unlock()
         whenHeld?(c)
-        // The source subscription goes into `c` as soon as it exists; if `c`
-        // is disposed meanwhile, it is disposed at once.
+        // The source subscription goes into `c` (weakly: its source keeps
+        // it) as soon as it exists; if `c` is disposed meanwhile, it is
+        // disposed at once.
         _ = subject.subscribe(to: source, holder: c)
         return c
     }
 
-    /// A signal that connects when its subscriber count goes from 0 to 1 and
-    /// disposes the connection when it goes back to 0 (rule 13).
-    public func autoconnect() -> Signal { AutoconnectSignal(self) }
+    /// A subscription through autoconnect begins (or replay_lazily
+    /// connects, for good): the first makes the hold on the subject weak.
+    func subscriptionBegan() {
+        lock.lock()
+        autoSubscriptions += 1
+        if autoSubscriptions == 1, let s = strongSubject {
+            weakSubject = s
+            strongSubject = nil
+        }
+        lock.unlock()
+    }
+
+    /// One ended: the last makes the hold strong again, if the subject is
+    /// still alive (else nothing can send into it any more: it stays gone).
+    func subscriptionEnded() {
+        lock.lock()
+        autoSubscriptions -= 1
+        if autoSubscriptions == 0 { strongSubject = weakSubject }
+        lock.unlock()
+    }
 }
 
-/// `connection.autoconnect()`: reference-counted connecting.
-final class AutoconnectSignal: Signal, @unchecked Sendable {
+/// An autoconnect or replay_lazily signal as its handle: it keeps the
+/// connection (it can connect); operators keep its connecting side.
+final class ConnectingSignal: Signal, @unchecked Sendable {
     let connection: MulticastConnection
+    let side: ConnectingSide
+
+    init(_ connection: MulticastConnection, side: ConnectingSide) {
+        self.connection = connection
+        self.side = side
+        super.init()
+    }
+
+    override var asSource: Signal { side }
+    override func subscribe(_ sink: Sink) -> Subscriber { side.subscribe(sink) }
+}
+
+/// The side of a connecting signal that operators keep: the core only.
+class ConnectingSide: Signal, @unchecked Sendable {
+    let core: ConnectionCore
+    init(_ core: ConnectionCore) {
+        self.core = core
+        super.init()
+    }
+}
+
+/// Reference-counted connecting (RxSwift's refCount): connects when the
+/// subscriber count goes from 0 to 1, disconnects when it goes back to 0.
+final class AutoconnectSource: ConnectingSide, @unchecked Sendable {
     let lock = Lock()
     @exclusivity(unchecked) var count = 0
     @exclusivity(unchecked) var connected: Disposable?
 
-    init(_ connection: MulticastConnection) {
-        self.connection = connection
-        super.init()
-    }
-
     override func subscribe(_ sink: Sink) -> Subscriber {
+        // Held for the call: the subject stays alive while it connects.
+        guard let subject = core.subject else {
+            // Nothing can send into the subject any more: joining its hub
+            // gives the terminal event, if any, or ends at once.
+            return core.subjectSource.subscribe(sink)
+        }
         // Join the subject first, so events sent while connecting reach it (RAC).
-        let x = connection.subject.subscribe(sink)
+        let x = core.subjectSource.subscribe(sink)
         if x.isDisposed { return x }  // the subject has terminated: nothing to connect
+        core.subscriptionBegan()
         lock.lock()
         count += 1
         let first = count == 1
         lock.unlock()
-        // Weak: the subscriber must not keep this signal (and so the subject
-        // it is in) alive in a cycle.
-        x.addResource(ActionDisposable { [weak self] in self?.leave() })
+        // The subscription keeps this side (no cycle: while it exists the
+        // core holds the subject weakly).
+        x.addResource(ActionDisposable { [self] in leave() })
         if first {
             var stale = false
-            let d = connection.connect { [self] c in
+            let d = core.connect(subject) { [self] c in
                 lock.lock()
                 if count > 0 && connected == nil { connected = c } else { stale = count == 0 }
                 lock.unlock()
@@ -83,6 +179,9 @@ final class AutoconnectSignal: Signal, @unchecked Sendable {
     }
 
     func leave() {
+        // First the strong hold back (the subscription to the source, which
+        // the disconnect below ends, may be what keeps the subject alive).
+        core.subscriptionEnded()
         lock.lock()
         count -= 1
         if count == 0, let d = connected {
@@ -96,18 +195,17 @@ final class AutoconnectSignal: Signal, @unchecked Sendable {
 }
 
 /// `replay_lazily`: connects on the first subscription, never disconnects.
-final class LazyReplaySignal: Signal, @unchecked Sendable {
-    let connection: MulticastConnection
+final class LazyReplaySource: ConnectingSide, @unchecked Sendable {
     let started = Atomic<Bool>(false)
 
-    init(_ connection: MulticastConnection) {
-        self.connection = connection
-        super.init()
-    }
-
     override func subscribe(_ sink: Sink) -> Subscriber {
-        if !started.exchange(true, ordering: .acquiringAndReleasing) { _ = connection.connect() }
-        return connection.subject.subscribe(sink)
+        if !started.exchange(true, ordering: .acquiringAndReleasing), let subject = core.subject {
+            // Connected for good: from now on the source's subscription (and
+            // the handles) keep the subject, not this side (see the top).
+            core.subscriptionBegan()
+            _ = core.connect(subject, whenHeld: nil)
+        }
+        return core.subjectSource.subscribe(sink)
     }
 }
 
@@ -129,7 +227,8 @@ extension Signal {
     /// Multicast through an unlimited replay subject, connected on the first
     /// subscription and never disconnected by unsubscription.
     public func replayLazily() -> Signal {
-        LazyReplaySignal(MulticastConnection(source: self, subject: ReplaySubject(capacity: .max)))
+        let c = MulticastConnection(source: self, subject: ReplaySubject(capacity: .max))
+        return ConnectingSignal(c, side: LazyReplaySource(c.core))
     }
 
     private func replayConnected(capacity: Int) -> Subject {

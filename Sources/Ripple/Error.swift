@@ -7,6 +7,8 @@ public final class RippleError: RippleObject, @unchecked Sendable {
     /// Codes in `runtimeDomain`.
     public enum Code: Int64, Sendable {
         case generic = 1, timeout = 2, callback = 3
+        /// A bounded deliver_on's queue overflowed (RPL_ERROR_OVERFLOW).
+        case overflow = 5
     }
     /// `RPL_ERROR_TYPE`: a value of the wrong type reached an operator
     /// (`StoppingSink.refuseType`).

@@ -38,7 +38,9 @@ public func rpl_connection_connect(_ c: OpaquePointer?) -> OpaquePointer? {
 
 @c @implementation
 public func rpl_connection_autoconnect(_ c: OpaquePointer?) -> OpaquePointer? {
-    connectionArg(c, "rpl_connection_autoconnect").map { named($0.autoconnect(), .unary($0.subject, "-autoconnect")) }
+    // Named after the subject's subscribe-only side: an origin is kept, and
+    // the autoconnect signal's connecting side must not keep the subject.
+    connectionArg(c, "rpl_connection_autoconnect").map { named($0.autoconnect(), .unary($0.subject.asSource, "-autoconnect")) }
 }
 
 @c @implementation

@@ -71,6 +71,7 @@ public func rpl_status_string(_ status: rpl_status) -> UnsafePointer<CChar> {
     case RPL_ERR_FAILED: staticCString("the signal failed with an error")
     case RPL_ERR_NOMEM: staticCString("out of memory")
     case RPL_ERR_STATE: staticCString("not valid in the current state")
+    case RPL_ERR_MISUSE: staticCString("a handle was used after it was freed")
     default: staticCString("unknown status")
     }
 }
@@ -115,6 +116,10 @@ public func rpl_callback_fail(_ e: OpaquePointer?) -> rpl_status {
     // The error is consumed whatever happens, even a handle of the wrong kind.
     var error = RippleError.generic()
     if let e {
+        guard ObjectKind.isValid(RippleObject.magic(at: UnsafeRawPointer(e))) else {
+            refuseHandle(e, what: "an error", in: "rpl_callback_fail")  // no object: nothing to consume
+            return rpl_last_error()
+        }
         let o = Unmanaged<RippleObject>.fromOpaque(UnsafeRawPointer(e)).takeRetainedValue()
         guard o.kind == .error else {
             setError(RPL_ERR_KIND, "rpl_callback_fail: expected an error, got \(kindName(o.kind))")

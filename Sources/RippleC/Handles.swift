@@ -14,11 +14,27 @@ func object(_ p: UnsafeRawPointer) -> RippleObject {
 @inline(__always)
 func handle(_ o: RippleObject) -> OpaquePointer { OpaquePointer(Unmanaged.passUnretained(o).toOpaque()) }
 
-/// True when the handle `p` is one of two kinds; reads it without retaining.
+/// True when the handle `p` is one of two kinds: its magic word is theirs
+/// (read without retaining; zeroed or freed memory is no kind).
 @inline(__always)
 func isKind(_ p: OpaquePointer, _ a: ObjectKind, _ b: ObjectKind? = nil) -> Bool {
-    let k = Unmanaged<RippleObject>.fromOpaque(UnsafeRawPointer(p))._withUnsafeGuaranteedRef { $0.kind }
-    return k == a || k == b
+    let m = RippleObject.magic(at: UnsafeRawPointer(p))
+    return m == a.rawValue || m == b?.rawValue
+}
+
+/// Records why the handle `p`, not of the kind `fn` expected (`what`), is
+/// refused: a freed object (RPL_ERR_MISUSE), another kind, or memory that
+/// is no Ripple object at all (RPL_ERR_KIND).
+@inline(never)
+func refuseHandle(_ p: OpaquePointer, what: StaticString, in fn: StaticString) {
+    let m = RippleObject.magic(at: UnsafeRawPointer(p))
+    if m == ObjectKind.freedMagic {
+        setError(RPL_ERR_MISUSE, "\(fn): \(what) was freed (a handle used after its last release)")
+    } else if let k = ObjectKind(rawValue: m) {
+        setError(RPL_ERR_KIND, "\(fn): expected \(what), got \(kindName(k))")
+    } else {
+        setError(RPL_ERR_KIND, "\(fn): expected \(what), got a pointer that is not a Ripple handle")
+    }
 }
 
 /// Calls `body` with the object of a checked, borrowed handle, without the
@@ -53,12 +69,12 @@ func checked(_ p: OpaquePointer?, _ kinds: ObjectKind..., what: StaticString, in
         setError(RPL_ERR_NULL, "\(fn): \(what) is NULL")
         return nil
     }
-    let o = object(UnsafeRawPointer(p))
-    guard kinds.contains(o.kind) else {
-        setError(RPL_ERR_KIND, "\(fn): expected \(what), got \(kindName(o.kind))")
+    let m = RippleObject.magic(at: UnsafeRawPointer(p))
+    guard kinds.contains(where: { $0.rawValue == m }) else {
+        refuseHandle(p, what: what, in: fn)
         return nil
     }
-    return o
+    return object(UnsafeRawPointer(p))
 }
 
 @inline(__always)
@@ -67,15 +83,14 @@ func signalArg(_ p: OpaquePointer?, _ fn: StaticString, what: StaticString = "a 
         setError(RPL_ERR_NULL, "\(fn): \(what) is NULL")
         return nil
     }
-    let o = object(UnsafeRawPointer(p))
-    guard o.kind == .signal || o.kind == .subject else {
-        setError(RPL_ERR_KIND, "\(fn): expected \(what), got \(kindName(o.kind))")
+    guard isKind(p, .signal, .subject) else {
+        refuseHandle(p, what: what, in: fn)
         return nil
     }
     // A subject passed where a signal is expected is kept by its
     // subscribe-only side: whatever keeps it to subscribe later forms no
     // cycle with the subject's subscriptions (rule 6a).
-    return unsafeDowncast(o, to: Signal.self).asSource
+    return unsafeDowncast(object(UnsafeRawPointer(p)), to: Signal.self).asSource
 }
 
 @inline(__always)
@@ -135,6 +150,10 @@ enum Returned<T> {
 func takeReturned<T: RippleObject>(_ p: OpaquePointer?, _ a: ObjectKind, _ b: ObjectKind, as: T.Type,
                                    what: StaticString, fn: StaticString) -> Returned<T> {
     guard let p else { return .none }
+    // Not an object at all (zeroed, freed): nothing to release.
+    guard ObjectKind.isValid(RippleObject.magic(at: UnsafeRawPointer(p))) else {
+        return .wrongKind(.runtime(.callback, "\(fn): the callback returned a pointer that is not a live Ripple handle, not \(what)"))
+    }
     let o = Unmanaged<RippleObject>.fromOpaque(UnsafeRawPointer(p)).takeRetainedValue()
     guard o.kind == a || o.kind == b else {
         return .wrongKind(.runtime(.callback, "\(fn): the callback returned \(kindName(o.kind)), not \(what)"))
@@ -235,6 +254,10 @@ public func rpl_version_string() -> UnsafePointer<CChar> {
 @c @implementation
 public func rpl_retain(_ handle: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
     guard let handle else { return nil }
+    guard ObjectKind.isValid(RippleObject.magic(at: handle)) else {
+        refuseHandle(OpaquePointer(handle), what: "a handle", in: "rpl_retain")
+        return nil
+    }
     _ = Unmanaged<RippleObject>.fromOpaque(handle).retain()
     return handle
 }
@@ -242,6 +265,11 @@ public func rpl_retain(_ handle: UnsafeMutableRawPointer?) -> UnsafeMutableRawPo
 @c @implementation
 public func rpl_release(_ handle: UnsafeMutableRawPointer?) {
     guard let handle else { return }
+    // A freed handle (a double release, in the common case) or memory that
+    // is no handle is refused, not released again.
+    guard ObjectKind.isValid(RippleObject.magic(at: handle)) else {
+        return refuseHandle(OpaquePointer(handle), what: "a handle", in: "rpl_release")
+    }
     Unmanaged<RippleObject>.fromOpaque(handle).release()
 }
 

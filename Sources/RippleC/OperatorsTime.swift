@@ -14,6 +14,23 @@ public func rpl_signal_deliver_on(_ sig: OpaquePointer?, _ s: OpaquePointer?) ->
 }
 
 @c @implementation
+public func rpl_signal_deliver_on_bounded(_ sig: OpaquePointer?, _ s: OpaquePointer?, _ capacity: Int,
+                                          _ policy: rpl_overflow) -> OpaquePointer? {
+    let fn: StaticString = "rpl_signal_deliver_on_bounded"
+    guard let (source, scheduler) = operands(sig, s, fn) else { return nil }
+    guard capacity > 0 else {
+        setError(RPL_ERR_INVALID, "\(fn): capacity \(UInt(bitPattern: capacity)) is not between 1 and SIZE_MAX/2")
+        return nil
+    }
+    guard let p = OverflowPolicy(rawValue: policy.rawValue) else {
+        setError(RPL_ERR_INVALID, "\(fn): policy \(policy.rawValue) is not an rpl_overflow")
+        return nil
+    }
+    let bound = DeliveryBound(capacity: capacity, policy: p)
+    return named(DeliverOnSignal(source, scheduler, bound: bound), .unaryArg(source, "-deliverOn: bounded", UInt64(capacity)))
+}
+
+@c @implementation
 public func rpl_signal_delay(_ sig: OpaquePointer?, _ ns: UInt64, _ s: OpaquePointer?) -> OpaquePointer? {
     operands(sig, s, "rpl_signal_delay").map { named(DelaySignal($0, ns, $1), .unaryArg($0, "-delay:", ns)) }
 }

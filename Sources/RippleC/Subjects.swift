@@ -33,8 +33,7 @@ public func rpl_replay_subject_create(_ capacity: Int) -> OpaquePointer? {
 @inline(__always)
 func borrowedSubject(_ p: OpaquePointer?) -> Unmanaged<Subject>? {
     guard let p else { return nil }
-    let o = Unmanaged<RippleObject>.fromOpaque(UnsafeRawPointer(p))
-    guard o._withUnsafeGuaranteedRef({ $0.kind == .subject }) else { return nil }
+    guard isKind(p, .subject) else { return nil }
     return Unmanaged<Subject>.fromOpaque(UnsafeRawPointer(p))
 }
 

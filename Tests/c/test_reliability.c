@@ -400,27 +400,42 @@ static void test_no_events_after_dispose(void) {
    subject nobody can send into still replays what it kept. */
 static int d4_released;
 static void d4_release(void *ctx) { (void)ctx; d4_released++; }
-static void d4_next(void *ctx, const rpl_value *v) { (void)ctx; (void)v; }
 static rpl_value d4_id(void *ctx, const rpl_value *v) { (void)ctx; return rpl_value_copy(v); }
+static void d4_count_next(void *ctx, const rpl_value *v) { (void)v; (*(int *)ctx)++; }
+/* The five operators with x twice, and concat(other, x). */
+static rpl_signal_t *d4_op(int k, rpl_signal_t *x, rpl_signal_t *other) {
+    return k == 0 ? rpl_signal_repeat(x, 3)
+         : k == 1 ? rpl_signal_retry(x, 3)
+         : k == 2 ? rpl_signal_concat(x, x)
+         : k == 3 ? rpl_signal_then(x, x)
+         : k == 4 ? rpl_signal_catch_to(x, x)
+                  : rpl_signal_concat(other, x);
+}
+/* Subscribes to op (counting values into *nexts) and sends 1 into s. */
+static rpl_disposable_t *d4_subscribe(rpl_signal_t *op, rpl_subject_t *s, int *nexts) {
+    d4_released = 0;
+    rpl_observer o = RPL_OBSERVER_INIT;
+    o.on_next = d4_count_next;
+    o.ctx = nexts;
+    o.release = d4_release;
+    rpl_disposable_t *d = rpl_signal_subscribe(op, &o);
+    CHECK_EQ_INT(rpl_subject_send_next(s, rpl_int(1)), RPL_OK);
+    return d;
+}
+/* Subscribes to d4_op(k, x, other), sends 1 into s, and releases the
+   operator and the subscription's handle. */
+static void d4_case(int k, rpl_subject_t *s, rpl_signal_t *x, rpl_signal_t *other) {
+    rpl_signal_t *op = d4_op(k, x, other);
+    int nexts = 0;
+    rpl_release(d4_subscribe(op, s, &nexts));
+    rpl_release(op);
+}
 static void test_no_cycles_through_subjects(void) {
     for (int k = 0; k < 6; k++) {
         rpl_subject_t *s = rpl_subject_create();
         rpl_signal_t *src = (rpl_signal_t *)s;
         rpl_signal_t *m = rpl_signal_map(src, d4_id, NULL, NULL);
-        rpl_signal_t *op = k == 0 ? rpl_signal_repeat(src, 3)
-                         : k == 1 ? rpl_signal_retry(src, 3)
-                         : k == 2 ? rpl_signal_concat(src, src)
-                         : k == 3 ? rpl_signal_then(src, src)
-                         : k == 4 ? rpl_signal_catch_to(src, src)
-                                  : rpl_signal_concat(m, src);
-        d4_released = 0;
-        rpl_observer o = RPL_OBSERVER_INIT;
-        o.on_next = d4_next;
-        o.release = d4_release;
-        rpl_disposable_t *d = rpl_signal_subscribe(op, &o);
-        CHECK_EQ_INT(rpl_subject_send_next(s, rpl_int(1)), RPL_OK);
-        rpl_release(d);
-        rpl_release(op);
+        d4_case(k, s, src, m);
         rpl_release(m);
         CHECK_EQ_INT(d4_released, 0);  /* the subject can still send */
         rpl_release(s);
@@ -446,6 +461,163 @@ static void test_no_cycles_through_subjects(void) {
     rpl_release(rm);
 }
 
+/* D4 through multicast connections: the same operators over a signal with
+   an autoconnect upstream, e.g. then(map(autoconnect(c)), ...). Their state
+   keeps the signal to subscribe later; through autoconnect that reaches the
+   connection and its subject, whose subscribers include that very
+   subscription. Once nothing can send into the subject any more - its source
+   and every handle that could connect it are gone - the subscription ends
+   and its release runs; while any of them is held, it lives. */
+static void test_no_cycles_through_connections(void) {
+    for (int variant = 0; variant < 3; variant++)
+    for (int k = 0; k < 6; k++) {
+        rpl_subject_t *s = rpl_subject_create();   /* the hot source */
+        rpl_subject_t *r = variant == 2 ? rpl_replay_subject_create(1) : NULL;
+        rpl_connection_t *c = r ? rpl_signal_multicast((rpl_signal_t *)s, r) : rpl_signal_publish((rpl_signal_t *)s);
+        rpl_signal_t *a = rpl_connection_autoconnect(c);
+        rpl_signal_t *m = rpl_signal_map(a, d4_id, NULL, NULL);
+        rpl_signal_t *op = d4_op(k, m, a);
+        int nexts = 0;
+        rpl_disposable_t *d = d4_subscribe(op, s, &nexts);
+        const int each = k == 3 ? 0 : 1;   /* then ignores the first signal's values */
+        CHECK_EQ_INT(nexts, each);
+        rpl_release(d);
+        rpl_release(op);
+        rpl_release(m);
+        rpl_release(a);
+        if (variant == 1) {
+            /* The connection's handle can connect again: it keeps the
+               subscription, even with the source gone. */
+            rpl_release(s);
+            CHECK_EQ_INT(d4_released, 0);
+            rpl_release(c);
+            CHECK_EQ_INT(d4_released, 1);
+            continue;
+        }
+        rpl_release(c);
+        CHECK_EQ_INT(rpl_subject_send_next(s, rpl_int(2)), RPL_OK);  /* still connected */
+        CHECK_EQ_INT(nexts, 2 * each);
+        CHECK_EQ_INT(d4_released, 0);
+        rpl_release(s);
+        if (r) {  /* the multicast subject can still send */
+            CHECK_EQ_INT(d4_released, 0);
+            CHECK_EQ_INT(rpl_subject_send_next(r, rpl_int(3)), RPL_OK);
+            CHECK_EQ_INT(nexts, 3 * each);
+            rpl_release(r);
+        }
+        CHECK_EQ_INT(d4_released, 1);  /* now nothing can: it ends */
+    }
+    /* replay_lazily: connected for good on its first subscription; the
+       same operators over it keep nothing in a cycle. */
+    for (int k = 0; k < 6; k++) {
+        rpl_subject_t *s = rpl_subject_create();
+        rpl_signal_t *l = rpl_signal_replay_lazily((rpl_signal_t *)s);
+        rpl_signal_t *m = rpl_signal_map(l, d4_id, NULL, NULL);
+        d4_case(k, s, m, l);
+        rpl_release(m);
+        rpl_release(l);
+        CHECK_EQ_INT(d4_released, 0);  /* the source can still send */
+        rpl_release(s);
+        CHECK_EQ_INT(d4_released, 1);
+    }
+    /* The common C pattern still works: release the connection and the
+       autoconnect handle right after building the chain, subscribe later. */
+    rpl_subject_t *s = rpl_subject_create();
+    rpl_connection_t *c = rpl_signal_publish((rpl_signal_t *)s);
+    rpl_signal_t *a = rpl_connection_autoconnect(c);
+    rpl_release(c);
+    rpl_signal_t *m = rpl_signal_map(a, d4_id, NULL, NULL);
+    rpl_release(a);
+    for (int round = 0; round < 2; round++) {   /* connects, disconnects, connects again */
+        int nexts = 0;
+        rpl_disposable_t *d = d4_subscribe(m, s, &nexts);
+        CHECK_EQ_INT(rpl_subject_subscriber_count(s), 1);
+        CHECK_EQ_INT(nexts, 1);
+        rpl_disposable_dispose(d);
+        rpl_release(d);
+        CHECK_EQ_INT(d4_released, 1);
+        CHECK_EQ_INT(rpl_subject_subscriber_count(s), 0);
+    }
+    rpl_release(m);
+    rpl_release(s);
+}
+
+/* Magic words: every handle starts with its kind's 32-bit magic word, which
+   every entry point checks and freeing poisons. Zero-filled memory and a
+   stray pointer are refused with RPL_ERR_KIND (before, a zeroed block passed
+   as a signal: rpl_signal_take(zeroed, 1) succeeded). */
+static void magic_release(void *ctx) { (*(int *)ctx)++; }
+static void magic_action(void *ctx) { (void)ctx; }
+static void test_handle_magic(void) {
+    static _Alignas(16) unsigned char zeroed[512];
+    static _Alignas(16) unsigned char junk[512];
+    memset(junk, 0xA5, sizeof junk);
+    void *bad[2] = { zeroed, junk };
+    for (int i = 0; i < 2; i++) {
+        void *p = bad[i];
+        CHECK(rpl_signal_take((rpl_signal_t *)p, 1) == NULL);
+        CHECK_FAILED_WITH(RPL_ERR_KIND);
+        CHECK(strstr(rpl_last_error_message(), "not a Ripple handle") != NULL);
+        CHECK(rpl_signal_map((rpl_signal_t *)p, NULL, NULL, NULL) == NULL);
+        CHECK_FAILED_WITH(RPL_ERR_KIND);
+        CHECK_EQ_INT(rpl_subject_send_next((rpl_subject_t *)p, rpl_int(1)), RPL_ERR_KIND);
+        CHECK_EQ_INT(rpl_subscriber_send_next((rpl_subscriber_t *)p, rpl_string("consumed")), RPL_ERR_KIND);
+        CHECK_EQ_INT(rpl_disposable_dispose((rpl_disposable_t *)p), RPL_ERR_KIND);
+        CHECK(rpl_disposable_is_disposed((rpl_disposable_t *)p) == false);
+        CHECK(rpl_scheduler_schedule((rpl_scheduler_t *)p, magic_action, NULL, NULL) == NULL);
+        CHECK_FAILED_WITH(RPL_ERR_KIND);
+        CHECK(rpl_connection_connect((rpl_connection_t *)p) == NULL);
+        CHECK_FAILED_WITH(RPL_ERR_KIND);
+        CHECK_EQ_INT(rpl_error_code((rpl_error_t *)p), 0);
+        int released = 0;
+        rpl_observer o = RPL_OBSERVER_INIT;
+        o.ctx = &released;
+        o.release = magic_release;
+        CHECK(rpl_signal_subscribe((rpl_signal_t *)p, &o) == NULL);
+        CHECK_FAILED_WITH(RPL_ERR_KIND);
+        CHECK_EQ_INT(released, 1);
+        CHECK(rpl_retain(p) == NULL);
+        CHECK_FAILED_WITH(RPL_ERR_KIND);
+        rpl_release(p);  /* refused, nothing touched */
+        CHECK_FAILED_WITH(RPL_ERR_KIND);
+        CHECK_EQ_INT(rpl_callback_fail((rpl_error_t *)p), RPL_ERR_KIND);
+    }
+    /* Nothing was written into them. */
+    for (size_t i = 0; i < sizeof zeroed; i++) if (zeroed[i] != 0 || junk[i] != 0xA5) { CHECK(!"written"); break; }
+
+    /* A freed handle: its memory still holds the poisoned magic word until
+       the allocator reuses it, so the first call after the last release is
+       refused with RPL_ERR_MISUSE (one call per freed object: the error
+       message the call allocates may reuse the block). Reading freed memory
+       is what this checks, so it runs only where that read is not itself
+       reported: not under valgrind or ASan (both would flag the read, which
+       is the point of their own use-after-free checks). */
+    if (under_valgrind()) return;
+#ifndef UNDER_ASAN
+    rpl_signal_t *s = rpl_signal_return(rpl_int(1));
+    rpl_release(s);
+    CHECK(rpl_signal_take(s, 1) == NULL);
+    CHECK_FAILED_WITH(RPL_ERR_MISUSE);
+    CHECK(strstr(rpl_last_error_message(), "freed") != NULL);
+
+    rpl_subject_t *subj = rpl_subject_create();
+    rpl_release(subj);
+    CHECK_EQ_INT(rpl_subject_send_next(subj, rpl_int(1)), RPL_ERR_MISUSE);
+
+    CHECK(rpl_signal_take(NULL, 1) == NULL);   /* another error first (not in between:
+                                                  its message could reuse the block) */
+    rpl_error_t *e = rpl_error_create("test", 1, "m");
+    rpl_release(e);
+    rpl_release(e);                            /* a double release: refused */
+    CHECK_FAILED_WITH(RPL_ERR_MISUSE);
+
+    rpl_disposable_t *d = rpl_disposable_create(magic_action, NULL);
+    rpl_release(d);
+    CHECK_EQ_INT(rpl_disposable_dispose(d), RPL_ERR_MISUSE);
+    CHECK_EQ_INT(rpl_status_string(RPL_ERR_MISUSE)[0] != 'u', 1);
+#endif
+}
+
 int main(int argc, char **argv) {
     only = argc > 1 ? argv[1] : NULL;
     /* Fork first, while this process has one thread and has not used Ripple. */
@@ -457,5 +629,7 @@ int main(int argc, char **argv) {
     RUN_SOME(test_deep_tuples);
     RUN_SOME(test_no_events_after_dispose);
     RUN_SOME(test_no_cycles_through_subjects);
+    RUN_SOME(test_no_cycles_through_connections);
+    RUN_SOME(test_handle_magic);
     CHECK_DONE();
 }

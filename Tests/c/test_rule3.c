@@ -280,6 +280,15 @@ static rpl_signal_t *b_timeout_bg(rpl_signal_t *s) { return rpl_signal_timeout(s
 static rpl_signal_t *b_deliver_imm(rpl_signal_t *s) { return rpl_signal_deliver_on(s, rpl_scheduler_immediate()); }
 static rpl_signal_t *b_deliver_serial(rpl_signal_t *s) { return rpl_signal_deliver_on(s, get_serial()); }
 static rpl_signal_t *b_deliver_bg(rpl_signal_t *s) { return rpl_signal_deliver_on(s, rpl_scheduler_background()); }
+static rpl_signal_t *b_bounded_block_serial(rpl_signal_t *s) {
+    return rpl_signal_deliver_on_bounded(s, get_serial(), 16, RPL_OVERFLOW_BLOCK);
+}
+static rpl_signal_t *b_bounded_block_bg(rpl_signal_t *s) {
+    return rpl_signal_deliver_on_bounded(s, rpl_scheduler_background(), 16, RPL_OVERFLOW_BLOCK);
+}
+static rpl_signal_t *b_bounded_drop_serial(rpl_signal_t *s) {
+    return rpl_signal_deliver_on_bounded(s, get_serial(), 1, RPL_OVERFLOW_DROP_NEWEST);
+}
 static rpl_signal_t *b_subscribe_on_imm(rpl_signal_t *s) { return rpl_signal_subscribe_on(s, rpl_scheduler_immediate()); }
 static rpl_signal_t *b_subscribe_on_serial(rpl_signal_t *s) { return rpl_signal_subscribe_on(s, get_serial()); }
 static rpl_signal_t *b_subscribe_on_bg(rpl_signal_t *s) { return rpl_signal_subscribe_on(s, rpl_scheduler_background()); }
@@ -357,6 +366,10 @@ static void c_timeout_background(void) { TAKE1(b_timeout_bg, P_INTS, 0, SYNC_LIM
 static void c_deliver_on_immediate(void) { TAKE1(b_deliver_imm, P_INTS, 0, SYNC_LIMIT); }
 static void c_deliver_on_serial(void) { TAKE1(b_deliver_serial, P_INTS, 0, ASYNC_LIMIT); }
 static void c_deliver_on_background(void) { TAKE1(b_deliver_bg, P_INTS, 0, ASYNC_LIMIT); }
+/* Bounded: a BLOCK producer waiting for room is let go when take disposes. */
+static void c_deliver_on_bounded_serial(void) { TAKE1(b_bounded_block_serial, P_INTS, 0, ASYNC_LIMIT); }
+static void c_deliver_on_bounded_background(void) { TAKE1(b_bounded_block_bg, P_INTS, 0, ASYNC_LIMIT); }
+static void c_deliver_on_bounded_drop_newest(void) { TAKE1(b_bounded_drop_serial, P_INTS, 0, ASYNC_LIMIT); }
 /* subscribe_on: the producer and the take run on the scheduler's thread, so
    the dispose is synchronous there. */
 static void c_subscribe_on_immediate(void) { TAKE1(b_subscribe_on_imm, P_INTS, 0, SYNC_LIMIT); }
@@ -637,6 +650,7 @@ static const test_case cases[] = {
     CASE(subscribe_subject), CASE(defer), CASE(first), CASE(wait_timeout), CASE(to_array_timeout),
     CASE(dispose_in_next_plain), CASE(dispose_in_next_map), CASE(dispose_in_next_take_until),
     CASE(dispose_in_next_flatten_map), CASE(dispose_in_next_deliver_on),
+    CASE(deliver_on_bounded_serial), CASE(deliver_on_bounded_background), CASE(deliver_on_bounded_drop_newest),
     CASE(repeat_subscribe_on_serial), CASE(repeat_subscribe_on_background),
     RULE3_CREATING_CASES
     RULE3_TRANSFORMING_CASES

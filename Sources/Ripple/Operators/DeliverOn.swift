@@ -13,12 +13,47 @@ import Synchronization
 // the queue busy pays a lock and an append per event: no allocation (the two
 // buffers are reused) and no wake-up. For fairness the drain re-enqueues
 // itself behind the scheduler's other work after a number of batches.
+//
+// Bounded (deliver_on_bounded, rules 25/27): the same queue with a capacity.
+// The drain then takes one event at a time (what it delivers no longer
+// waits, so `capacity` more may), and a value pushed into a full queue meets
+// the overflow policy. Terminal events are never held back by the bound.
+// The unbounded queue pays one subtraction and compare per push for it.
+
+/// What a send into a full bounded queue does (rpl_overflow).
+public enum OverflowPolicy: UInt32, Sendable {
+    /// Waits for room; where waiting could never end, fails as `.fail` does.
+    case block = 0
+    /// Drops the new value.
+    case dropNewest = 1
+    /// Drops the oldest waiting value and appends the new one.
+    case dropOldest = 2
+    /// Fails the signal with an RPL_ERROR_OVERFLOW error (after the queued values).
+    case fail = 3
+}
+
+/// At most `capacity` (> 0) values wait for the scheduler.
+public struct DeliveryBound: Sendable {
+    public let capacity: Int
+    public let policy: OverflowPolicy
+    public init(capacity: Int, policy: OverflowPolicy) {
+        self.capacity = capacity
+        self.policy = policy
+    }
+}
 
 public final class DeliverOnSignal: ScheduledOperatorSignal {
+    let bound: DeliveryBound?
+
+    public init(_ source: Signal, _ scheduler: Scheduler, bound: DeliveryBound? = nil) {
+        self.bound = bound
+        super.init(source, 0, scheduler)
+    }
+
     public override func subscribe(_ sink: Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let relay = Subscriber(sink)
-        let queue = DeliverOnQueue(relay, scheduler)
+        let queue = DeliverOnQueue(relay, scheduler, bound)
         _ = source.subscribe(DeliverOnSink(queue))
         return relay
     }
@@ -32,6 +67,10 @@ final class DeliverOnSink: RelaySink {
         super.init(queue.relay)
     }
 
+    override func attach(_ subscriber: Subscriber) {
+        queue.upstream = subscriber
+        super.attach(subscriber)
+    }
     override func onNext(_ value: borrowing Value) { queue.push(.next(value.retained())) }
     override func onError(_ error: RippleError) { queue.push(.error(error)) }
     override func onCompleted() { queue.push(.completed) }
@@ -66,34 +105,59 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
     static let idlePolls = 1024
     /// Batches per run before yielding the scheduler to other work.
     static let batchesPerRun = 256
+    /// How often a sender waiting for room checks that the subscription
+    /// still exists (ns).
+    static let recheckInterval: UInt64 = 2_000_000
 
     let relay: Subscriber
     let scheduler: SchedulerRef
     /// Whether waiting briefly for more events can pay off: only on a
     /// scheduler with threads of its own.
     let polls: Bool
+    /// Values that may wait (Int.max: unbounded), and what a full queue does.
+    let capacity: Int
+    let policy: OverflowPolicy
+    /// The upstream subscription (it calls `push`, so it is alive then):
+    /// disposed when the queue overflows into a failure.
+    @exclusivity(unchecked) unowned(unsafe) var upstream: Subscriber?
     private let lock = SpinLock()
     /// Set (under the lock) while `pending` is non-empty; polled without it.
     private let hasPending = Atomic<Bool>(false)
+    /// The queue is pending[head...]; unbounded, head stays 0 (the drain
+    /// takes the whole array), bounded, the drain takes pending[head].
     @exclusivity(unchecked) var pending: [Event] = []
+    @exclusivity(unchecked) var head = 0
     @exclusivity(unchecked) var spare: [Event] = []
     @exclusivity(unchecked) var scheduled = false
     @exclusivity(unchecked) var ended = false
+    /// Bounded: set once the subscription has failed with an overflow, or a
+    /// waiting sender found it over; nothing more is queued or waited for.
+    @exclusivity(unchecked) var closed = false
+    /// BLOCK: where senders wait for room; `waiters` of them wait now.
+    private let room: Lock?
+    private let waiters = Atomic<Int>(0)
 
-    init(_ relay: Subscriber, _ scheduler: Scheduler) {
+    init(_ relay: Subscriber, _ scheduler: Scheduler, _ bound: DeliveryBound? = nil) {
         self.relay = relay
         self.scheduler = SchedulerRef(scheduler)
         polls = scheduler is WorkerScheduler
+        capacity = bound?.capacity ?? Int.max
+        policy = bound?.policy ?? .block
+        room = bound?.policy == .block ? Lock() : nil
         super.init()
     }
 
-    deinit { for e in pending { e.release() } }
+    deinit { for e in pending[head...] { e.release() } }
 
     /// Queues `event` (consumed).
     @inline(__always)
     func push(_ event: Event) {
         lock.lock()
-        pending.append(event)
+        if pending.count &- head >= capacity {
+            guard pushIntoFull(event) else { return }  // lock released
+        } else {
+            pending.append(event)
+        }
         if pending.count == 1 { hasPending.store(true, ordering: .relaxed) }
         if scheduled {
             lock.unlock()
@@ -102,6 +166,98 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
         scheduled = true
         lock.unlock()
         schedule()
+    }
+
+    /// A bounded queue is full (lock held): a terminal event gets in all the
+    /// same; a value meets the policy. Returns true, lock held, once the event
+    /// is queued; false, lock released, if it was dropped.
+    @inline(never)
+    private func pushIntoFull(_ event: Event) -> Bool {
+        if closed {  // over, or failed: nothing more gets in
+            lock.unlock()
+            event.release()
+            return false
+        }
+        guard case .next(let value) = event else {
+            pending.append(event)  // a terminal event is never dropped (rule 25)
+            return true
+        }
+        switch policy {
+        case .dropNewest:
+            lock.unlock()
+            value.release()
+            return false
+        case .dropOldest:
+            pending[head].release()
+            advanceHead()
+            pending.append(event)
+            return true
+        case .fail:
+            return overflow(value, "the queue of \(capacity) is full")
+        case .block:
+            // Waiting could never end on the scheduler's own thread, nor on a
+            // test scheduler (it runs work only inside the caller's advance).
+            if let s = scheduler.scheduler, Scheduler.current === s || s is TestScheduler {
+                return overflow(value, "a send that must wait for room comes from the scheduler's own thread")
+            }
+            return waitForRoom(event)
+        }
+    }
+
+    /// Fails the signal (lock held): drops `value`, queues the overflow error
+    /// behind the waiting values and disposes the upstream. Returns true,
+    /// lock held, with the error queued.
+    private func overflow(_ value: Value, _ why: String) -> Bool {
+        value.release()
+        closed = true
+        pending.append(.error(.runtime(.overflow, "rpl_signal_deliver_on_bounded: \(why)")))
+        let up = upstream
+        lock.unlock()
+        up?.dispose()
+        wakeSenders()
+        lock.lock()
+        return true
+    }
+
+    /// BLOCK (lock held, queue full): waits until there is room or the
+    /// subscription is over. The drain wakes it when it takes an event; that
+    /// the subscription ended (disposed, or its driven scheduler freed) it
+    /// sees within `recheckInterval`, so nothing the relay holds has to
+    /// point back at the queue. Returns as `pushIntoFull` does.
+    private func waitForRoom(_ event: Event) -> Bool {
+        lock.unlock()
+        let room = room.unsafelyUnwrapped
+        room.lock()
+        waiters.add(1, ordering: .sequentiallyConsistent)
+        while true {
+            lock.lock()
+            if closed || pending.count &- head < capacity { break }
+            if relay.isDisposed || scheduler.scheduler == nil {
+                closed = true
+                break
+            }
+            lock.unlock()
+            _ = room.wait(until: deadline(after: DeliverOnQueue.recheckInterval))
+        }
+        waiters.subtract(1, ordering: .sequentiallyConsistent)
+        room.unlock()
+        if closed {
+            lock.unlock()
+            event.release()
+            return false
+        }
+        pending.append(event)
+        return true
+    }
+
+    /// Wakes the senders waiting for room (BLOCK), if any.
+    @inline(__always)
+    private func wakeSenders() {
+        if let room, waiters.load(ordering: .sequentiallyConsistent) > 0 {
+            room.lock()
+            room.broadcast()
+            room.unlock()
+        }
     }
 
     /// Enqueues the drain job; if the (driven) scheduler is gone nothing can
@@ -129,7 +285,7 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
         var batches = 0
         while true {
             lock.lock()
-            if pending.isEmpty {
+            if pending.count == head {
                 if polls && !ended && waitForMore() { continue }  // lock released
                 scheduled = false
                 let done = ended
@@ -137,16 +293,45 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
                 if done { relay.dispose() }
                 return
             }
-            swap(&pending, &spare)
-            hasPending.store(false, ordering: .relaxed)
-            lock.unlock()
-            deliverSpare()
+            if capacity == Int.max {
+                swap(&pending, &spare)
+                hasPending.store(false, ordering: .relaxed)
+                lock.unlock()
+                deliverSpare()
+            } else {
+                let event = takeOne()
+                lock.unlock()
+                wakeSenders()
+                deliver(event)
+            }
             batches += 1
             if batches == DeliverOnQueue.batchesPerRun {
                 // Still scheduled: go to the back of the scheduler's queue.
                 scheduler.enqueue(self)
                 return
             }
+        }
+    }
+
+    /// Bounded (lock held, queue not empty): takes the oldest event.
+    private func takeOne() -> Event {
+        let event = pending[head]
+        advanceHead()
+        return event
+    }
+
+    /// Bounded (lock held): pending[head] was taken or dropped; the array is
+    /// reset when it empties and compacted when mostly taken, so it never
+    /// holds much more than `capacity` events.
+    private func advanceHead() {
+        head += 1
+        if head == pending.count {
+            pending.removeAll(keepingCapacity: true)
+            head = 0
+            hasPending.store(false, ordering: .relaxed)
+        } else if head >= 16 && head * 2 >= pending.count {
+            pending.removeFirst(head)
+            head = 0
         }
     }
 
@@ -159,21 +344,24 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
             if i & 127 == 127 { sched_yield() }
         }
         lock.lock()
-        if !pending.isEmpty {
+        if pending.count != head {
             lock.unlock()
             return true
         }
         return false
     }
 
-    private func deliverSpare() {
-        for i in 0..<spare.count {
-            switch spare[i] {
-            case .next(let v): relay.sendNext(v)
-            case .error(let e): relay.sendError(e)
-            case .completed: relay.sendCompleted()
-            }
+    @inline(__always)
+    private func deliver(_ event: Event) {
+        switch event {
+        case .next(let v): relay.sendNext(v)
+        case .error(let e): relay.sendError(e)
+        case .completed: relay.sendCompleted()
         }
+    }
+
+    private func deliverSpare() {
+        for i in 0..<spare.count { deliver(spare[i]) }
         spare.removeAll(keepingCapacity: true)
     }
 }
@@ -181,4 +369,10 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
 extension Signal {
     /// Delivers every event on `scheduler`.
     public func deliver(on scheduler: Scheduler) -> Signal { DeliverOnSignal(self, scheduler) }
+
+    /// Delivers every event on `scheduler`, with at most `bound.capacity`
+    /// values waiting.
+    public func deliver(on scheduler: Scheduler, bound: DeliveryBound) -> Signal {
+        DeliverOnSignal(self, scheduler, bound: bound)
+    }
 }

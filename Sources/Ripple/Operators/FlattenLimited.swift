@@ -81,39 +81,6 @@ final class InnerLimiter {
     }
 }
 
-/// A FIFO: append and take-first in O(1) (amortized; an array and a head
-/// index, compacted as it drains). Generic, so the scheduler's JobQueue
-/// (the same structure) can become `Fifo<Job>`.
-struct Fifo<Element> {
-    private var items: [Element?] = []
-    private var head = 0
-
-    mutating func append(_ e: Element) { items.append(e) }
-
-    mutating func popFirst() -> Element? {
-        guard head < items.count else { return nil }
-        let e = items[head]
-        items[head] = nil
-        head += 1
-        if head == items.count {
-            items.removeAll(keepingCapacity: items.count <= 64)
-            head = 0
-        } else if head >= 32 && head * 2 >= items.count {
-            items.removeFirst(head)  // O(remaining) once per `head` pops
-            head = 0
-        }
-        return e
-    }
-
-    /// Takes everything that waits.
-    mutating func takeAll() -> [Element?] {
-        let all = items
-        items = []
-        head = 0
-        return all
-    }
-}
-
 extension Value {
     /// The inner signal a value of a limited flatten stands for: the signal,
     /// nil for a nil value (an empty inner), and for any other type nil after

@@ -9,7 +9,7 @@ import Glibc
 /// Per-thread trampoline state, freed with its thread.
 final class Trampoline {
     var active = false
-    var queue = JobQueue()
+    var queue = Fifo<Job>()
     var deadlines: [ObjectIdentifier: UInt64] = [:]
 
     static let key: pthread_key_t = {

@@ -14,7 +14,7 @@ import Synchronization
 /// A host-driven scheduler.
 public final class RunLoopScheduler: Scheduler, @unchecked Sendable {
     private let lock = Lock()
-    @exclusivity(unchecked) private var ready = JobQueue()
+    @exclusivity(unchecked) private var ready = Fifo<Job>()
     @exclusivity(unchecked) private var timers = TimerHeap()
     @exclusivity(unchecked) private var armed: UInt64 = 0  // timerfd deadline, 0 = disarmed
     @exclusivity(unchecked) private var stopRequested = false

@@ -21,7 +21,7 @@ public class WorkerScheduler: Scheduler, @unchecked Sendable {
     let maxThreads: Int
     let linger: UInt64
     let label: String
-    @exclusivity(unchecked) var ready = JobQueue()
+    @exclusivity(unchecked) var ready = Fifo<Job>()
     @exclusivity(unchecked) var timers = TimerHeap()
     @exclusivity(unchecked) var threads = 0
     @exclusivity(unchecked) var idle = 0

@@ -87,7 +87,9 @@ final class SubjectFeedSink: Sink {
     }
     override func attach(_ subscriber: Subscriber) {
         subject.hub.addSource(subscriber)
-        holder?.swap(subscriber)
+        // Weakly: the source keeps its subscription while it can send; a
+        // connection keeping it would keep the subject (rule 6a).
+        holder?.swap(WeakDisposable(subscriber))
         holder = nil
     }
     override func onNext(_ value: borrowing Value) { subject.sendNext(value.retained()) }

@@ -25,6 +25,10 @@ extern __thread ripple_thread_state ripple_tls
 
 static inline ripple_thread_state *ripple_thread(void) { return &ripple_tls; }
 
+/* Poisons a freed object's magic word (Object.swift): a volatile store, so
+   the optimizer cannot drop it as a dead store into memory being freed. */
+static inline void ripple_poison_magic(void *at, uint32_t poison) { *(volatile uint32_t *)at = poison; }
+
 /* A fixed table of mutex + condition pairs that subscribers share for their
    rarely used slow paths. Statically initialized, so using one costs no
    lazy-initialization check and no reference counting. */

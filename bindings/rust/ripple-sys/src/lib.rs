@@ -93,6 +93,9 @@ pub type rpl_equal_fn =
 pub type rpl_catch_fn = Option<unsafe extern "C" fn(ctx: *mut c_void, e: *const rpl_error_t) -> *mut rpl_signal_t>;
 /// An `RPL_TRACE_*` constant (a C enum).
 pub type rpl_trace_kind = c_uint;
+/// An `RPL_OVERFLOW_*` constant (a C enum): what `rpl_signal_deliver_on_bounded` does
+/// with a value sent into a full queue.
+pub type rpl_overflow = c_uint;
 
 /// One traced event (`version` = [`RPL_TRACE_EVENT_VERSION`]); everything is borrowed for
 /// the hook's call.
@@ -157,12 +160,19 @@ constants! {
     pub const RPL_ERR_FAILED: rpl_status = -6;
     pub const RPL_ERR_NOMEM: rpl_status = -7;
     pub const RPL_ERR_STATE: rpl_status = -8;
+    pub const RPL_ERR_MISUSE: rpl_status = -9;
 
     pub const RPL_ERROR_GENERIC: i64 = 1;
     pub const RPL_ERROR_TIMEOUT: i64 = 2;
     pub const RPL_ERROR_CALLBACK: i64 = 3;
     pub const RPL_ERROR_TYPE: i64 = 4;
+    pub const RPL_ERROR_OVERFLOW: i64 = 5;
     pub const RPL_ERROR_NO_MATCHING_CASE: i64 = 6;
+
+    pub const RPL_OVERFLOW_BLOCK: rpl_overflow = 0;
+    pub const RPL_OVERFLOW_DROP_NEWEST: rpl_overflow = 1;
+    pub const RPL_OVERFLOW_DROP_OLDEST: rpl_overflow = 2;
+    pub const RPL_OVERFLOW_FAIL: rpl_overflow = 3;
 
     pub const RPL_TYPE_NIL: rpl_type = 0;
     pub const RPL_TYPE_BOOL: rpl_type = 1;
@@ -360,6 +370,12 @@ functions! {
     pub fn rpl_run_loop_next_timeout(loop_: *mut rpl_run_loop_t) -> u64;
     pub fn rpl_signal_subscribe_on(sig: *mut rpl_signal_t, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
     pub fn rpl_signal_deliver_on(sig: *mut rpl_signal_t, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_deliver_on_bounded(
+        sig: *mut rpl_signal_t,
+        s: *mut rpl_scheduler_t,
+        capacity: usize,
+        policy: rpl_overflow,
+    ) -> *mut rpl_signal_t;
     pub fn rpl_signal_delay(sig: *mut rpl_signal_t, ns: u64, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
     pub fn rpl_signal_throttle(sig: *mut rpl_signal_t, ns: u64, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
     pub fn rpl_signal_timeout(sig: *mut rpl_signal_t, ns: u64, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;

@@ -1,0 +1,36 @@
+/// A first-in first-out queue: append and take-first in O(1) amortized (an
+/// array and a head index, compacted as it drains). The schedulers' ready
+/// jobs and a limited flatten's waiting inner signals both wait in one.
+struct Fifo<Element> {
+    private var items: [Element?] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == items.count }
+    var count: Int { items.count - head }
+
+    mutating func append(_ e: Element) { items.append(e) }
+
+    mutating func popFirst() -> Element? {
+        guard head < items.count else { return nil }
+        let e = items[head]
+        items[head] = nil
+        head += 1
+        if head == items.count {
+            // Drained: keep a small buffer for the next burst, free a large one.
+            items.removeAll(keepingCapacity: items.count <= 1024)
+            head = 0
+        } else if head >= 64 && head * 2 >= items.count {
+            items.removeFirst(head)  // O(remaining), once per `head` pops
+            head = 0
+        }
+        return e
+    }
+
+    /// Takes everything that waits, in order, leaving the queue empty.
+    mutating func takeAll() -> [Element?] {
+        if head > 0 { items.removeFirst(head); head = 0 }
+        let all = items
+        items = []
+        return all
+    }
+}

@@ -316,6 +316,15 @@ def test_deliver_on_bounded():
     assert done.wait(5) and got == [1, 2, 3]
     with pytest.raises(ValueError):
         S(1).deliver_on_bounded(Scheduler.serial(), 1, "nope")
+    ts = TestScheduler()  # work runs only in advance_by: a full queue stays full
+    for policy, want in (("drop_newest", [1, "C"]), ("drop_oldest", [3, "C"])):
+        got = run(S(1, 2, 3).deliver_on_bounded(ts, 1, policy))
+        ts.run()
+        assert got == want, policy
+    got = run(S(1, 2).deliver_on_bounded(ts, 1, "fail"))
+    ts.run()
+    err = got[1][1]
+    assert got[0] == 1 and err.domain == "ripple" and err.code == ripple.lib.RPL_ERROR_OVERFLOW
 
 
 def test_every_02_operator_in_the_library_is_a_method():

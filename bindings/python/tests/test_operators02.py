@@ -314,6 +314,10 @@ def test_deliver_on_bounded():
     S(1, 2, 3).deliver_on_bounded(Scheduler.serial(), 1, "block").subscribe(
         got.append, on_completed=done.set)
     assert done.wait(5) and got == [1, 2, 3]
+    if ripple.NATIVE:  # "block" turned the lazy GIL hand-back off for the process: on again for later tests
+        import gc
+        gc.collect()
+        ripple._core._cext.set_lazy_keep(True)
     with pytest.raises(ValueError):
         S(1).deliver_on_bounded(Scheduler.serial(), 1, "nope")
     ts = TestScheduler()  # work runs only in advance_by: a full queue stays full

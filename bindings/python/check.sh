@@ -50,7 +50,7 @@ MYPY=()
 MV="$OUT/python-mypy-venv"
 if "$PYTHON" -m mypy --version >/dev/null 2>&1; then MYPY=("$PYTHON" -m mypy)
 elif [ -x "$MV/bin/mypy" ]; then MYPY=("$MV/bin/mypy")
-elif "$PYTHON" -m venv "$MV" >/dev/null 2>&1 && env -u PIP_NO_INDEX "$MV/bin/pip" install -q mypy >/dev/null 2>&1; then
+elif "$PYTHON" -m venv "$MV" >/dev/null 2>&1 && env -u PIP_NO_INDEX "$MV/bin/pip" install -q --timeout 20 --retries 1 mypy >/dev/null 2>&1; then
   MYPY=("$MV/bin/mypy")
 fi
 if [ "${#MYPY[@]}" -gt 0 ]; then

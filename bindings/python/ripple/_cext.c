@@ -114,7 +114,9 @@ static void adopt_thread(void) {
    queued (the scheduler is FIFO on its one thread); the callbacks of those
    items find the GIL held, and batch_end hands it back. Only for serial
    schedulers made from Python (Scheduler.serial), whose one thread is sure to
-   run batch_end soon, and not while a blocking handoff exists. */
+   run batch_end soon, only on threads Python did not make (a run loop or test
+   scheduler runs work on the thread that drives it), and not while a
+   blocking handoff exists. */
 static void batch_end(void *unused) {
     (void)unused;
     if (!tl_batch) return;
@@ -979,9 +981,8 @@ static PyObject *m_set_lazy_keep(PyObject *mod, PyObject *on) {
     Py_RETURN_NONE;
 }
 
-/* serial_mark(address, on): a serial scheduler made from Python, while its
-   Python object lives (the object holds a reference, so the address is not
-   reused meanwhile). */
+/* serial_mark(address, on): a serial scheduler made from Python (see
+   Scheduler.serial for why a mark stays). */
 static PyObject *m_serial_mark(PyObject *mod, PyObject *args) {
     PyObject *addr;
     int on;

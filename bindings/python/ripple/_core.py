@@ -773,10 +773,16 @@ def _fail(exc):
         _report(exc)  # not inside an operator callback: nobody downstream
 
 
+_scheduler_labels: Dict[int, str] = {}  # serial schedulers made from Python: address -> full label
+
+
 def _exc_name_thread(name):
-    t = threading.current_thread()
+    """Names the Python thread of a Ripple thread (the compiled core calls it
+    at the thread's first callback): its scheduler's full label when it is a
+    Scheduler.serial, else the OS thread name Ripple gave it."""
+    label = _scheduler_labels.get(_address(lib.rpl_scheduler_current()))
     try:
-        t.name = name
+        threading.current_thread().name = label or name
     except Exception:
         pass
 

@@ -6,10 +6,8 @@ they are converted to the C API's nanoseconds.
 
 from typing import Any, Callable, Optional
 
-import weakref
-
 from ._core import (
-    _address, _cext,
+    _address, _cext, _scheduler_labels,
     Disposable, _cb, _check, _ctx, _live, _owned, _release_ctx, _report, _retained, ffi, has, lib,
 )
 
@@ -64,9 +62,13 @@ class Scheduler:
         run of queued work items, not once per callback."""
         s = cls(_owned(lib.rpl_scheduler_create_serial(label.encode() if label else ffi.NULL)))
         if _cext is not None:
+            # Marked for good: the C scheduler usually outlives this object (the
+            # operators using it retain it), and a later object at the same
+            # address is again a serial scheduler made here, or one whose
+            # thread is Python's (run loop, test scheduler), which never batches.
             addr = _address(s._ptr)
             _cext.serial_mark(addr, True)
-            weakref.finalize(s, _cext.serial_mark, addr, False)
+            _scheduler_labels[addr] = label or "ripple.serial"
         return s
 
     @classmethod

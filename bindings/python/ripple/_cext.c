@@ -786,8 +786,15 @@ static PyObject *disp_is_disposed(Disp *d, void *unused) {
 static void member_dispose_cb(void *ctx) {
     gil_t g;
     if (exiting || !gil_take(&g)) return;
-    PyObject *m = PyWeakref_GetObject(ctx);
-    if (m && m != Py_None) { Py_INCREF(m); member_end((Disp *)m); Py_DECREF(m); }
+    PyObject *m = NULL;
+#if PY_VERSION_HEX >= 0x030D0000
+    if (PyWeakref_GetRef(ctx, &m) < 0) PyErr_Clear();
+#else
+    m = PyWeakref_GetObject(ctx);
+    if (m == Py_None) m = NULL;
+    Py_XINCREF(m);
+#endif
+    if (m) { member_end((Disp *)m); Py_DECREF(m); }
     gil_drop(&g);
 }
 

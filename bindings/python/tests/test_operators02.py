@@ -348,3 +348,36 @@ def test_every_02_operator_in_the_library_is_a_method():
              "deliver_on_bounded": "deliver_on_bounded"}
     missing = [c for c, py in names.items() if ripple.has("rpl_signal_" + c) and not hasattr(Signal, py)]
     assert missing == []
+
+
+TS = TestScheduler()  # for the timed operators below; run after each subscription
+
+
+def _ops_passing_errors():
+    ts = TS
+    ops = {
+        "map_replace": lambda s: s.map_replace(1), "ignore": lambda s: s.ignore(1),
+        "reduce_each": lambda s: s.reduce_each(lambda *a: a),
+        "combine_previous": lambda s: s.combine_previous(0, lambda a, b: b),
+        "distinct_until_changed_with": lambda s: s.distinct_until_changed_with(lambda a, b: a == b),
+        "buffer": lambda s: s.buffer(2), "group_by": lambda s: s.group_by(lambda v: v),
+        "not": lambda s: s.not_(), "and": lambda s: s.and_(), "or": lambda s: s.or_(),
+        "default_if_empty": lambda s: s.default_if_empty(1), "switch_if_empty": lambda s: s.switch_if_empty(S(1)),
+        "initially": lambda s: s.initially(lambda: None), "finally": lambda s: s.finally_(lambda: None),
+        "do_dispose": lambda s: s.do_dispose(lambda: None), "flatten_max": lambda s: s.flatten_max(1),
+        "concat_map": lambda s: s.concat_map(lambda v: S(v)), "concat_all": lambda s: s.concat_all(),
+        "with_latest_from": lambda s: s.with_latest_from(S(1)), "sample": lambda s: s.sample(Signal.never()),
+        "take_until_replacement": lambda s: s.take_until_replacement(Signal.never()),
+        "skip_until": lambda s: s.skip_until(Signal.never()), "share": lambda s: s.share(1),
+        "delay_subscription": lambda s: s.delay_subscription(1.0, ts),
+        "throttle_first": lambda s: s.throttle_first(1.0, ts), "buffer_with_time": lambda s: s.buffer_with_time(1.0, ts),
+        "throttle_if": lambda s: s.throttle_if(1.0, lambda v: True, ts),
+    }
+    return [pytest.param(op, marks=needs("rpl_signal_" + name), id=name) for name, op in ops.items()]
+
+
+@pytest.mark.parametrize("op", _ops_passing_errors())
+def test_an_error_of_the_source_reaches_on_error(op):
+    got = run(op(Signal.error(Boom("src"))))
+    TS.run()
+    assert failed_with(got) and str(got[-1][1]) == "src"

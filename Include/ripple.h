@@ -424,6 +424,8 @@ typedef struct rpl_observer {
  * - Order at the end: the terminal callback runs, then the subscription's
  *   resources are disposed, then obs->release(ctx) runs: always last, exactly
  *   once, whether the subscription ended by error, completion or disposal.
+ *   Through operators too: the resources include the disposable every
+ *   input's subscribe callback returns, even after it ended the subscription.
  * - Disposing from inside a callback is allowed. dispose never waits for a
  *   callback running on another thread: if none is running, release(ctx) has
  *   run when dispose returns, otherwise it runs when that callback returns.

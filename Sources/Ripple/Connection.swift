@@ -168,11 +168,12 @@ final class AutoconnectSource: ConnectingSide, @unchecked Sendable {
         x.addResource(ActionDisposable { [self] in leave() })
         if first {
             var stale = false
-            let d = core.connect(subject) { [self] c in
+            // x's release waits until the source's subscribe call returned (rule 5).
+            let d = x.whileSubscribing { core.connect(subject) { [self] c in
                 lock.lock()
                 if count > 0 && connected == nil { connected = c } else { stale = count == 0 }
                 lock.unlock()
-            }
+            } }
             if stale { d.dispose() }  // everyone left before it was held
         }
         return x

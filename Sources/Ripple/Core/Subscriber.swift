@@ -38,10 +38,15 @@ public final class Subscriber: Gate {
     let resourcesClosed = Atomic<Bool>(false)
     /// Set (under the stripe lock) once a resource has ever been added.
     let hasResources = Atomic<Bool>(false)
-    /// Holds back `finish` while a subscribe body runs (rule 5: a resource the
-    /// body returns after a synchronous terminal event is disposed before the
-    /// release). 0: open, 1: a body is running, 2: running and finish is due.
-    let finishGate = Atomic<UInt8>(0)
+    /// Holds back `finish` while subscribe calls made for this subscription
+    /// run: its own subscribe body, and an operator's upstream subscribe
+    /// calls (rule 5: a resource such a call returns after a synchronous
+    /// terminal event, or after the subscription ended meanwhile, is disposed
+    /// before the release). Calls running times `subscribeCall`, plus
+    /// `finishDue` once finish is held back.
+    @usableFromInline let finishGate = Atomic<UInt>(0)
+    @usableFromInline static let subscribeCall: UInt = 2
+    @usableFromInline static let finishDue: UInt = 1
 
     /// A subscription delivering into `sink`, which is attached to it before
     /// anything else can happen (rule 3: it exists before any upstream does).
@@ -172,28 +177,52 @@ public final class Subscriber: Gate {
         if hub == nil && mustFinalize { finalize() }
     }
 
-    /// Call before running a subscribe body that may end the subscription
-    /// synchronously and then return a resource; pair with `endSubscribeBody`.
-    public func beginSubscribeBody() { finishGate.store(1, ordering: .relaxed) }
+    /// Call before running the subscribe body of a new subscriber that may
+    /// end the subscription synchronously and then return a resource; pair
+    /// with `endSubscribeBody` (or `endSubscribeCall`). A plain store: no
+    /// other subscribe call for this subscriber may be running (nor begin
+    /// before this one), so nothing else can be in the gate.
+    public func beginSubscribeBody() { finishGate.store(Subscriber.subscribeCall, ordering: .relaxed) }
 
     /// Adds the body's resource and runs a `finish` held back meanwhile.
     public func endSubscribeBody(adding resource: Disposable?) {
         addResource(resource)
-        if finishGate.exchange(0, ordering: .acquiringAndReleasing) == 2 { finalize() }
+        endSubscribeCall()
+    }
+
+    /// Holds back `finish` until the matching `endSubscribeCall` (any thread,
+    /// any time: a late call after `finish` has run changes nothing).
+    public func beginSubscribeCall() {
+        finishGate.wrappingAdd(Subscriber.subscribeCall, ordering: .acquiringAndReleasing)
+    }
+
+    /// The last running call runs a `finish` held back meanwhile (exactly
+    /// once: a call begun meanwhile makes the exchange fail, and its own end
+    /// retries).
+    public func endSubscribeCall() {
+        let g = finishGate.wrappingSubtract(Subscriber.subscribeCall, ordering: .acquiringAndReleasing).newValue
+        if g == Subscriber.finishDue
+            && finishGate.compareExchange(expected: g, desired: 0, ordering: .acquiringAndReleasing).exchanged {
+            finish()
+        }
     }
 
     /// Drops queued messages and runs the sink chain's `finish`, once.
     public override func finalize() {
         // A plain load first: the gate is almost always open, and a failed
-        // compare-exchange costs as much as a successful one.
-        // Closed (1 or 2): leave it to endSubscribeBody.
+        // compare-exchange costs as much as a successful one. While
+        // subscribe calls run, the last one to return finishes.
         var gate = finishGate.load(ordering: .acquiring)
         while gate != 0 {
-            if gate == 2 { return }
-            let (ok, cur) = finishGate.compareExchange(expected: 1, desired: 2, ordering: .acquiringAndReleasing)
+            let (ok, cur) = finishGate.compareExchange(expected: gate, desired: gate | Subscriber.finishDue,
+                                                       ordering: .acquiringAndReleasing)
             if ok { return }
             gate = cur
         }
+        finish()
+    }
+
+    private func finish() {
         dropQueued()
         if let s = sinkRef {
             sinkRef = nil

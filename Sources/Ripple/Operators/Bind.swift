@@ -49,7 +49,7 @@ public final class BindSignal: Signal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let relay = Subscriber(sink)
         let state = BindState(relay, limit: limit)
-        _ = source.subscribe(BindSourceSink(state, function))
+        relay.subscribeUpstream(source, BindSourceSink(state, function), first: true)
         return relay
     }
 }
@@ -111,7 +111,7 @@ final class BindState {
     @discardableResult
     func subscribeInnerSlow(_ signal: Signal) -> BindInnerSink {
         let inner = BindInnerSink(self)
-        let sub = signal.subscribe(inner)
+        let sub = relay.subscribeUpstream(signal, inner)
         if sub.isDisposed { return inner }  // ended synchronously: nothing to hold
         // Hold it until it ends. It may end on another thread meanwhile:
         // whichever of us comes second removes the token. (Registering only

@@ -14,7 +14,7 @@ public final class CatchSignal: Signal {
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let relay = Subscriber(sink)
-        _ = source.subscribe(CatchSink(relay, handler))
+        relay.subscribeUpstream(source, CatchSink(relay, handler), first: true)
         return relay
     }
 }
@@ -36,7 +36,7 @@ final class CatchSink: RelaySink {
             relay.sendError(error)
             return
         }
-        _ = replacement.subscribe(RelaySink(relay))
+        relay.subscribeUpstream(replacement, RelaySink(relay))
     }
 }
 

@@ -24,7 +24,7 @@ public final class ConcatSignal: Signal {
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let relay = Subscriber(sink)
-        _ = first.subscribe(ConcatFirstSink(relay, second, mode))
+        relay.subscribeUpstream(first, ConcatFirstSink(relay, second, mode), first: true)
         return relay
     }
 }
@@ -64,7 +64,7 @@ final class ConcatFirstSink: Sink {
             relay.sendCompleted()
             return
         }
-        _ = second.subscribe(RelaySink(relay))
+        relay.subscribeUpstream(second, RelaySink(relay))
     }
 }
 
@@ -83,7 +83,7 @@ public final class StartWithSignal: Signal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let relay = Subscriber(sink)
         relay.sendNext(value.retained())
-        if !relay.isDisposed { _ = source.subscribe(RelaySink(relay)) }
+        if !relay.isDisposed { relay.subscribeUpstream(source, RelaySink(relay), first: true) }
         return relay
     }
 }

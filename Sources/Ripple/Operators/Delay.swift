@@ -13,7 +13,7 @@ public final class DelaySignal: ScheduledOperatorSignal {
         // Disposing after upstream completed must still cancel the timer
         // that would deliver the queued events and completion.
         relay.addResource(ActionDisposable { [weak delaySink] in delaySink?.stop() })
-        _ = source.subscribe(delaySink)
+        relay.subscribeUpstream(source, delaySink, first: true)
         return relay
     }
 }

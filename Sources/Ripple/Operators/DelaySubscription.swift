@@ -13,7 +13,7 @@ public final class DelaySubscriptionSignal: ScheduledOperatorSignal {
         // (SoleRelaySink.attach) before the source's subscribe callback runs.
         relay.hold(scheduler.schedule(after: interval) {
             if relay.isDisposed { return }
-            _ = source.subscribe(SoleRelaySink(relay))
+            relay.subscribeUpstream(source, SoleRelaySink(relay))
         })
         return relay
     }

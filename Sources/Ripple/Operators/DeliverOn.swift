@@ -54,7 +54,7 @@ public final class DeliverOnSignal: ScheduledOperatorSignal {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let relay = Subscriber(sink)
         let queue = DeliverOnQueue(relay, scheduler, bound)
-        _ = source.subscribe(DeliverOnSink(queue))
+        relay.subscribeUpstream(source, DeliverOnSink(queue), first: true)
         return relay
     }
 }

@@ -1,5 +1,4 @@
 import RippleSupport
-import Synchronization
 
 // initially, finally, do_dispose: side effects of a subscription's start and
 // end, each a plain `fn(ctx)`.
@@ -37,43 +36,22 @@ public final class FinallySignal: CallbackOperatorSignal<RawCallback> {
 /// observer's release (Rx's do(onDispose:); semantics.md rule 27). The
 /// subscription is over by then, so `rpl_callback_fail` is refused there.
 public final class DoDisposeSignal: CallbackOperatorSignal<RawCallback> {
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        let s = DoDisposeSink(callback, sink)
-        let subscription = source.subscribe(s)
-        s.subscribed()
-        return subscription
-    }
+    override func makeSink(_ downstream: Sink) -> Sink { DoDisposeSink(callback, downstream) }
 }
 
+// `finish` runs once the subscription's resources are disposed and every
+// subscribe call made for it has returned, its disposable disposed: the
+// source's own (Subscriber.finalize), and every input's of a relay
+// (`Subscriber.whileSubscribing`).
 final class DoDisposeSink: ForwardingSink {
     let call: Callback<RawCallback>
-    /// 0: the source is being subscribed; 1: subscribed; 2: subscribing,
-    /// and the subscription has ended (the end waits for `subscribed`).
-    let phase = Atomic<UInt8>(0)
 
     init(_ call: Callback<RawCallback>, _ downstream: Sink) {
         self.call = call
         super.init(downstream)
     }
 
-    // `finish` runs once the subscription's resources are disposed and, when
-    // a create signal's source ended inside its subscribe callback, once that
-    // callback has returned and its disposable was disposed
-    // (Subscriber.finalize). A subscription that ends while the source is
-    // still being subscribed (a merge or concat whose input ended inside its
-    // subscribe callback) waits until `source.subscribe` has returned, so
-    // every input's disposable has been disposed too.
     override func finish() {
-        if phase.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing).exchanged { return }
-        end()
-    }
-
-    /// `source.subscribe` returned: ends now if the end was held.
-    func subscribed() {
-        if phase.exchange(1, ordering: .acquiringAndReleasing) == 2 { end() }
-    }
-
-    private func end() {
         let t = ripple_thread()!
         let saved = t.pointee.callback_level
         t.pointee.callback_level = 0  // not a failure channel: nothing is left to fail

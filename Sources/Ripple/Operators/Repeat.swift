@@ -58,7 +58,7 @@ final class RepeatState {
         if wip.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue != 0 { return }
         repeat {
             if relay.isDisposed { return }
-            _ = source.subscribe(RepeatAttemptSink(self))
+            relay.subscribeUpstream(source, RepeatAttemptSink(self))
         } while wip.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue != 0
     }
 

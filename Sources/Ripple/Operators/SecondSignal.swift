@@ -13,10 +13,12 @@ final class SecondSignalOperator<Core: PairCore>: MultiInputSignal {
     override func subscribe(_ sink: Sink) -> Subscriber {
         let core = Core(sink)
         let relay = Subscriber(core)
-        for (i, s) in sources.enumerated() {
-            if relay.isDisposed { break }
-            if core.inputs[i].isDisposed { continue }
-            _ = s.subscribe(InputSlotSink(relay, input: i, slot: core.inputs[i]))
+        relay.whileSubscribing(first: true) {
+            for (i, s) in sources.enumerated() {
+                if relay.isDisposed { break }
+                if core.inputs[i].isDisposed { continue }
+                _ = s.subscribe(InputSlotSink(relay, input: i, slot: core.inputs[i]))
+            }
         }
         return relay
     }

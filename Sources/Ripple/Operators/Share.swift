@@ -43,7 +43,7 @@ public final class ShareSignal: UnaryOperatorSignal, @unchecked Sendable {
         // Join first, so nothing sent while connecting is missed.
         let x = connection.subject.subscribe(sink)
         x.addResource(ActionDisposable { connection.leave() })  // at once if x has ended
-        if first { _ = source.subscribe(ShareFeedSink(connection)) }
+        if first { x.subscribeUpstream(source, ShareFeedSink(connection)) }
         return x
     }
 }

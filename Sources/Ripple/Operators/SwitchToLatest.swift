@@ -28,7 +28,7 @@ public final class SwitchToLatestSignal: Signal {
         let relay = Subscriber(sink)
         let state = SwitchState(relay)
         relay.addResource(state.current)
-        _ = source.subscribe(SwitchOuterSink(state, select))
+        relay.subscribeUpstream(source, SwitchOuterSink(state, select), first: true)
         return relay
     }
 }
@@ -92,7 +92,7 @@ final class SwitchOuterSink: Sink {
         let gen = state.nextGeneration(emptyInner: signal == nil)
         state.current.swap(nil)?.dispose()
         guard let signal else { return }
-        _ = signal.subscribe(SwitchInnerSink(state, gen))
+        state.relay.subscribeUpstream(signal, SwitchInnerSink(state, gen))
     }
     override func attach(_ subscriber: Subscriber) { state.relay.hold(subscriber) }
     override func onError(_ error: RippleError) { state.relay.sendError(error) }

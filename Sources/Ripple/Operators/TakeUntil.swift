@@ -13,8 +13,10 @@ public final class TakeUntilSignal: Signal {
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let relay = Subscriber(sink)
-        _ = trigger.subscribe(TakeUntilTriggerSink(relay))
-        if !relay.isDisposed { _ = source.subscribe(RelaySink(relay)) }
+        relay.whileSubscribing(first: true) {
+            _ = trigger.subscribe(TakeUntilTriggerSink(relay))
+            if !relay.isDisposed { _ = source.subscribe(RelaySink(relay)) }
+        }
         return relay
     }
 }

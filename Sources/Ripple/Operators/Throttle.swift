@@ -7,7 +7,7 @@ public final class ThrottleSignal: ScheduledOperatorSignal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let relay = Subscriber(sink)
-        _ = source.subscribe(ThrottleSink(relay, interval, scheduler))
+        relay.subscribeUpstream(source, ThrottleSink(relay, interval, scheduler), first: true)
         return relay
     }
 }

@@ -86,6 +86,6 @@ class TimedCore: InputCore {
 /// source subscribed through the sink `upstream` makes for that relay.
 func subscribeTimed(_ source: Signal, _ core: TimedCore, _ upstream: (Subscriber) -> RelaySink) -> Subscriber {
     let relay = Subscriber(core)
-    _ = source.subscribe(upstream(relay))
+    relay.subscribeUpstream(source, upstream(relay), first: true)
     return relay
 }

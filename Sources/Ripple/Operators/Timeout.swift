@@ -12,7 +12,7 @@ public final class TimeoutSignal: ScheduledOperatorSignal {
             // Ends the subscription, which disposes upstream.
             relay.sendError(.runtime(.timeout, "timeout: the signal did not terminate within \(interval) ns"))
         })
-        _ = source.subscribe(TimeoutUpstreamSink(relay))
+        relay.subscribeUpstream(source, TimeoutUpstreamSink(relay), first: true)
         return relay
     }
 }

@@ -13,6 +13,14 @@
 // downstream take, a terminal event or a timeout reaches a producer that is
 // still inside its subscribe callback.
 //
+// Release order (rule 5): every upstream subscribe call a subscription makes
+// goes through `subscribeUpstream` (or `whileSubscribing`), which holds back
+// the subscription's `finish` until the call has returned. So when an input
+// ends the subscription from inside its subscribe callback, the disposable
+// that callback then returns is disposed (by the input's own subscriber, as
+// the call returns) before the observer's release runs, as for a plain
+// signal; nested relays wait in turn. No cost per event.
+//
 // Ownership (rule 6a): a relay sink holds the relay strongly (a source that
 // can still send keeps the subscription alive); the relay holds its upstream
 // subscriptions weakly (`Subscriber.hold`). Nothing forms a cycle.
@@ -67,9 +75,11 @@ public class MultiInputSignal: Signal {
         }
         // In order, stopping once the relay has ended (an input failed
         // synchronously; RAC's merge rule).
-        for (i, s) in sources.enumerated() {
-            if relay.isDisposed { break }
-            _ = s.subscribe(RelaySink(relay, input: i))
+        relay.whileSubscribing(first: true) {
+            for (i, s) in sources.enumerated() {
+                if relay.isDisposed { break }
+                _ = s.subscribe(RelaySink(relay, input: i))
+            }
         }
         return relay
     }
@@ -96,4 +106,25 @@ class InputCore: Sink {
     final override func onError(_ error: RippleError) { downstream.onError(error) }
     final override func onCompleted() { downstream.onCompleted() }
     override func finish() { downstream.finish() }
+}
+
+extension Subscriber {
+    /// Runs `body`, which makes upstream subscribe calls for this
+    /// subscription: its release waits until they have returned. `first`:
+    /// no other subscribe call for it can be running (the operator's own
+    /// `subscribe`, before its first upstream call), so a plain store
+    /// opens the hold instead of an atomic add.
+    @inline(__always)
+    public func whileSubscribing<T>(first: Bool = false, _ body: () -> T) -> T {
+        if first { beginSubscribeBody() } else { beginSubscribeCall() }
+        defer { endSubscribeCall() }
+        return body()
+    }
+
+    /// Subscribes `sink` to `upstream` for this subscription (see
+    /// `whileSubscribing`).
+    @discardableResult @inline(__always)
+    public func subscribeUpstream(_ upstream: Signal, _ sink: Sink, first: Bool = false) -> Subscriber {
+        whileSubscribing(first: first) { upstream.subscribe(sink) }
+    }
 }

@@ -938,7 +938,10 @@ NATIVE = _cext is not None
 # Signals.
 
 _MISSING = object()
-_operator: Callable[..., Any]
+
+if TYPE_CHECKING:
+    def _operator(*args: Any, **kwargs: Any) -> "Signal":
+        """The type of the operators attached to Signal at import (see Signal)."""
 
 
 class Signal:

@@ -242,9 +242,31 @@ static void cancel_rows(void) {
     rpl_release(cancel_sched);
 }
 
+/* ---- group_by: a value of an existing group, beside 0 and 100k other groups -- */
+static rpl_value key_identity(void *ctx, const rpl_value *v) { (void)ctx; return rpl_int(v->as.i); }
+static void group_value(void *ctx) { rpl_subject_send_next(ctx, rpl_int(0)); }
+static void group_rows(void) {
+    for (int others = 0; others <= 1; others++) {
+        rpl_subject_t *subj = rpl_subject_create();
+        rpl_signal_t *op = rpl_signal_group_by(rpl_subject_as_signal(subj), key_identity, NULL, NULL);
+        rpl_disposable_t *d = rpl_signal_subscribe_next(op, on_int, &sink);
+        long built = 1, want = others ? OTHERS : 1;
+        double start = bench_now();
+        rpl_subject_send_next(subj, rpl_int(0));
+        while (built < want && bench_now() - start < BUILD_BUDGET_S) rpl_subject_send_next(subj, rpl_int(built++));
+        double ns = best_chunk(group_value, subj, 10000, 1000000);
+        if (!others) bench_row("group_by: value of a known group, 1 group (best)", ns, "value", last_allocs);
+        else row_beside("group_by: value of a known group, beside %s groups", built, want, ns, "value");
+        rpl_release(d);
+        rpl_release(op);
+        rpl_release(subj);
+    }
+}
+
 void bench_costs(void) {
     subject_rows();
     compound_rows();
     flatten_rows();
     cancel_rows();
+    group_rows();
 }

@@ -718,43 +718,6 @@ static void group_by_key_equality(void) {
     rec_clear(&r);
 }
 
-/* Rule 23: finding a value's group does not scan the groups. The cost of a
-   value with 1 group and with many is about the same. */
-static rpl_value key_identity(void *ctx, const rpl_value *v) { (void)ctx; return rpl_int(rpl_value_int(v)); }
-static void ignore_next(void *ctx, const rpl_value *v) { (void)ctx; (void)v; }
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-/* Sends `groups` distinct keys, then `repeats` values of key 0; returns the
-   time of the repeats. */
-static double time_with_groups(long groups, long repeats) {
-    rpl_subject_t *subj = rpl_subject_create();
-    rpl_signal_t *op = rpl_signal_group_by(rpl_subject_as_signal(subj), key_identity, NULL, NULL);
-    rpl_disposable_t *d = rpl_signal_subscribe_next(op, ignore_next, NULL);
-    for (long i = 0; i < groups; i++) rpl_subject_send_next(subj, rpl_int(i));
-    double t0 = now_s();
-    for (long i = 0; i < repeats; i++) rpl_subject_send_next(subj, rpl_int(0));
-    double t = now_s() - t0;
-    rpl_release(d);
-    rpl_release(op);
-    rpl_release(subj);
-    return t;
-}
-static void group_by_cost(void) {
-    long many = test_scale(100000, 2000), repeats = test_scale(200000, 2000);
-    double best1 = 1e9, bestN = 1e9;
-    for (int round = 0; round < 3; round++) {
-        double t1 = time_with_groups(1, repeats), tN = time_with_groups(many, repeats);
-        if (t1 < best1) best1 = t1;
-        if (tN < bestN) bestN = tN;
-    }
-    fprintf(stderr, "    %ld values: %.1f ns each with 1 group, %.1f ns with %ld\n", repeats,
-            best1 * 1e9 / (double)repeats, bestN * 1e9 / (double)repeats, many);
-    if (test_scale(1, 0)) CHECK(bestN < best1 * 5 + 0.01);
-}
-
 static void group_by_bad_input(void) {
     keyctx_t kc = {2, -1, -1, 0, 0, 0};
     CHECK(rpl_signal_group_by(NULL, key_mod, &kc, key_release) == NULL);
@@ -812,7 +775,6 @@ int main(void) {
     RUN(group_by_dispose);
     RUN(group_by_release_without_dispose);
     RUN(group_by_key_equality);
-    RUN(group_by_cost);
     RUN(group_by_bad_input);
     RUN(group_by_twice);
     CHECK_DONE();

@@ -847,6 +847,8 @@ static void threaded_case(int buffer) {
     rpl_subscriber_send_next(src.subs[0], rpl_int(N));  /* even: passes throttle_if at once */
     src_send(&src, 0, "C");
     for (int i = 0; i < 5000 && !ord.released; i++) nanosleep(&(struct timespec){0, 1000000}, NULL);
+    if (ord.completed != 1 || ord.released != 1 || ord.bad != 0 || ord.next != N + 1)
+        fprintf(stderr, "    threaded_case(%s) failed:\n", buffer ? "buffer_with_time" : "throttle_if");
     CHECK_EQ_INT(ord.completed, 1);
     CHECK_EQ_INT(ord.released, 1);
     CHECK_EQ_INT(ord.bad, 0);

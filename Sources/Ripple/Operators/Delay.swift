@@ -45,16 +45,17 @@ final class DelaySink: SoleRelaySink, @unchecked Sendable {
 
     override func onError(_ error: RippleError) {
         stop()
-        relay.sendError(error)
+        forwardError(error)
     }
 
-    /// Upstream ended: after a queued completion the timer finishes the job;
+    /// Upstream ended: after a queued completion the timer finishes the job,
+    /// and after an error the relay ends by itself (SoleRelaySink.finish);
     /// otherwise (disposed, or its source freed) pending events are dropped.
     override func finish() {
         lock.lock()
         let queued = completionQueued
         lock.unlock()
-        if !queued {
+        if !queued && !forwardedTerminal.load(ordering: .acquiring) {
             stop()
             relay.dispose()
         }

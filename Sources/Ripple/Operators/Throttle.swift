@@ -72,22 +72,24 @@ final class ThrottleSink: SoleRelaySink, @unchecked Sendable {
             let t = timer
             timer = nil
             lock.unlock()
+            markTerminalForwarded()  // the firing timer sends it
             t?.dispose()
             return
         }
         lock.unlock()
         if let v = take() { relay.sendNext(v) }
-        relay.sendCompleted()
+        forwardCompleted()
     }
 
     override func onError(_ error: RippleError) {
         take()?.release()
-        relay.sendError(error)
+        forwardError(error)
     }
 
+    /// After a terminal event the relay ends by itself (SoleRelaySink.finish).
     override func finish() {
         take()?.release()
-        relay.dispose()
+        if !forwardedTerminal.load(ordering: .acquiring) { relay.dispose() }
     }
 
     private func fire(_ g: UInt64) {

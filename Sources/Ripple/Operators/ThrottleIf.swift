@@ -44,7 +44,7 @@ final class ThrottleIfSourceSink: SoleRelaySink {
         let (passes, failure) = predicate.test(value)
         if let failure {
             failed = true
-            relay.sendError(failure)  // ends the relay, which disposes the source
+            forwardError(failure)  // ends the relay, which disposes the source
             return
         }
         relay.send(.input(passes ? TimedInput.held : TimedInput.immediate, value.retained()))

@@ -1,3 +1,5 @@
+import Synchronization
+
 // The operator skeleton. An operator is either fused or relayed:
 // - fused (map, filter, scan, take, ...): its sink wraps the downstream sink
 //   and is subscribed upstream in its place, so a chain on one source runs as
@@ -31,6 +33,11 @@ open class RelaySink: Sink {
     /// The input index for multi-input operators (their events arrive as
     /// `Message.input`/`.inputCompleted`); -1 for plain forwarding.
     let index: Int
+    /// Set once this sink has handed the relay a terminal event (or one the
+    /// relay will get; throttle's firing timer). Written before the upstream
+    /// subscription ends, read in `finish` (maybe on another thread): one
+    /// store and one load per subscription, nothing per event.
+    let forwardedTerminal = Atomic<Bool>(false)
 
     public init(_ relay: Subscriber, input index: Int = -1) {
         self.relay = relay
@@ -42,17 +49,46 @@ open class RelaySink: Sink {
     open override func onNext(_ value: borrowing Value) {
         if index < 0 { relay.sendNext(value.retained()) } else { relay.send(.input(index, value.retained())) }
     }
-    open override func onError(_ error: RippleError) { relay.sendError(error) }
+    open override func onError(_ error: RippleError) { forwardError(error) }
     open override func onCompleted() {
-        if index < 0 { relay.sendCompleted() } else { relay.send(.inputCompleted(index)) }
+        if index < 0 { forwardCompleted() } else {
+            markTerminalForwarded()
+            relay.send(.inputCompleted(index))
+        }
+    }
+
+    /// Notes that the relay has (or will get) its terminal event from this
+    /// sink; see `SoleRelaySink.finish`.
+    final func markTerminalForwarded() { forwardedTerminal.store(true, ordering: .releasing) }
+    /// Sends the relay an error (subclasses use this, not `relay.sendError`).
+    final func forwardError(_ error: RippleError) {
+        markTerminalForwarded()
+        relay.sendError(error)
+    }
+    /// Sends the relay its completion (subclasses use this, not `relay.sendCompleted`).
+    final func forwardCompleted() {
+        markTerminalForwarded()
+        relay.sendCompleted()
     }
 }
 
 /// A relay sink whose upstream is the relay's only source of events: when
 /// the upstream subscription ends without a terminal event (its source was
 /// freed), nothing can reach the relay any more, so it ends too.
+///
+/// After a terminal event it must not: the event handed to the relay may
+/// not have been delivered yet. When another delivery owns the relay's gate
+/// (a timer's, on the scheduler's thread; or this thread's own, when the
+/// relay's observer ends the source from inside its callback) the event is
+/// queued for that owner, and the upstream subscription ends (and runs this
+/// `finish`) before the owner lets go. Disposing the relay then closed its
+/// gate and dropped the queued events: the observer got its release without
+/// its last values and its terminal event. The relay ends by itself once the
+/// owner delivers them.
 open class SoleRelaySink: RelaySink {
-    open override func finish() { relay.dispose() }
+    open override func finish() {
+        if !forwardedTerminal.load(ordering: .acquiring) { relay.dispose() }
+    }
 }
 
 /// Base of merge, zip and combine_latest: every input is subscribed into one

@@ -20,6 +20,7 @@ def test_names():
 
 
 def test_trace_order_and_off():
+    collect()  # earlier tests' subscriptions that end when collected would report here too
     s = ripple.Subject()
     s.name = "src"
     seen = []
@@ -29,8 +30,7 @@ def test_trace_order_and_off():
         s.send_next("two")
         s.send_completed()
     assert [e.kind for e in seen] == ["subscribe", "next", "next", "completed", "dispose"]
-    # Python stages (map here) run in the observer: traced under the name of
-    # the C signal they follow.
+    # map is the C operator (its callback is Python): traced under its name.
     seen2 = []
     with ripple.trace(seen2.append):
         s3 = ripple.Subject().set_name("py")

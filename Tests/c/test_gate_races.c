@@ -151,7 +151,6 @@ static void reentrant_case(const op_case *c, bool error) {
     check_outcome(c, &r, "re-entrant");
     rpl_release(d);
     rpl_release(o);
-    rpl_release(sig);
     rpl_release(subject);
     rpl_release(ts);
 }
@@ -185,7 +184,6 @@ static void threaded_case(const op_case *c, bool error) {
     check_outcome(c, &r, "cross-thread");
     rpl_release(d);
     rpl_release(o);
-    rpl_release(sig);
     rpl_release(subject);
     rpl_release(serial);
 }

@@ -19,7 +19,25 @@
  * repeat, retry, concat, then and catch_to often take a signal with itself
  * (issue 10's D4: such pairs once formed reference cycles), also over
  * autoconnect chains (a multicast connection's subject once kept such a
- * subscription in a cycle). */
+ * subscription in a cycle).
+ *
+ * The 0.2 operators are here too: from_array, range, timer, start_eagerly and
+ * start_lazily (their bodies may keep the subscriber, which later operations
+ * send into), share, the time operators of 0.2 on the test scheduler, the
+ * fused transforming and testing operators, flatten_max, concat_map,
+ * concat_all, switch_if_empty, if, switch_cases, with_latest_from, sample,
+ * take_until_replacement, skip_until and group_by (an observer may adopt a
+ * group, or any signal value it gets, as a new signal and subscribe to it from
+ * on_next). Sends carry ints, strings, bools, nil and tuples, so the boolean
+ * and tuple operators see both their types and the wrong ones. Every operator
+ * callback's context is counted (released exactly once; a use after release
+ * is an ASan report since it is freed), and one context in eight makes its
+ * callback fail through rpl_callback_fail every few calls; rpl_callback_fail
+ * must return RPL_OK there, and RPL_ERR_INVALID in observer callbacks, in
+ * start bodies and in do_dispose's callback. Each signal carries a weight
+ * (how many events one subscription can make at once): an operation whose
+ * result would weigh more than WCAP is skipped, so nested cold sources stay
+ * fast. */
 #include <ripple.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +47,7 @@
 #define NSIG 12
 #define NSUB 16
 #define NOBS 256
+#define NSTART 4
 
 #define FAIL(...) do { fprintf(stderr, "fuzz_api: " __VA_ARGS__); fputc('\n', stderr); abort(); } while (0)
 
@@ -43,6 +62,7 @@ typedef struct obs {
     int send_in_next;     /* sends left into a subject from on_next (re-entrant send);
                              a budget, since a queued re-entrant send returns at once */
     int slot;             /* its subscription slot, or -1 */
+    int adopt;            /* adopt signal values (and group_by's groups) it gets */
 } obs_t;
 
 static rpl_signal_t *sigs[NSIG];
@@ -52,6 +72,8 @@ static rpl_scheduler_t *clock_;          /* one test scheduler per input, for th
 static rpl_connection_t *conns[NCONN];  /* multicast connections */
 static rpl_disposable_t *connected[NCONN];
 static rpl_disposable_t *subs[NSUB];
+static int reserved[NSUB];              /* a subscribe in progress holds the slot */
+static rpl_subscriber_t *starts[NSTART]; /* subscribers start bodies kept open */
 static int sub_obs[NSUB];
 static obs_t observers[NOBS];
 static int nobs;
@@ -65,13 +87,45 @@ static void obs_enter(obs_t *o, const char *what) {
 }
 
 static rpl_subject_t *pick_subject(uint8_t b);
+static int put_signal(rpl_signal_t *s, rpl_subject_t *subj);
+static void subscribe(rpl_signal_t *s, uint8_t b);
+static unsigned long cur_w;
 static int reentry;
+
+/* Outside operator callbacks rpl_callback_fail changes nothing. */
+static void fail_refused(const char *where) {
+    rpl_status st = rpl_callback_fail(rpl_error_create("fuzz", 1, "refused"));
+    if (st != RPL_ERR_INVALID) FAIL("rpl_callback_fail returned %d in %s", (int)st, where);
+}
+
+/* A signal value, or a (key, group) tuple of group_by: keep the signal as a
+   new one of the input's, and maybe subscribe to it at once (a group then
+   gets the value that made it). */
+static void adopt(obs_t *o, const rpl_value *v) {
+    rpl_signal_t *inner = NULL;
+    rpl_value item = rpl_nil();
+    if (rpl_value_type(v) == RPL_TYPE_SIGNAL) inner = rpl_value_signal(v);
+    else if (rpl_value_type(v) == RPL_TYPE_TUPLE && rpl_value_tuple_count(v) == 2) {
+        item = rpl_value_tuple_at(v, 1);
+        inner = rpl_value_signal(&item);
+    }
+    if (inner) {
+        unsigned long w = cur_w;
+        cur_w = 1;  /* a group is hot */
+        put_signal(rpl_retain(inner), NULL);
+        cur_w = w;
+        if (o->nexts & 1) subscribe(inner, (uint8_t)(o->nexts * 37));
+    }
+    rpl_value_release(&item);
+}
 
 static void on_next(void *ctx, const rpl_value *v) {
     obs_t *o = ctx;
     obs_enter(o, "next");
     (void)rpl_value_type(v);
     o->nexts++;
+    if (o->nexts % 4 == 1) fail_refused("on_next");
+    if (o->adopt) adopt(o, v);
     if (o->send_in_next > 0 && reentry < 2) {
         o->send_in_next--;
         rpl_subject_t *subj = pick_subject((uint8_t)o->nexts);
@@ -92,11 +146,13 @@ static void on_error(void *ctx, const rpl_error_t *e) {
     obs_enter(o, "error");
     (void)rpl_error_code(e);
     o->terminated = 1;
+    fail_refused("on_error");
 }
 static void on_completed(void *ctx) {
     obs_t *o = ctx;
     obs_enter(o, "completed");
     o->terminated = 1;
+    fail_refused("on_completed");
 }
 static void on_release(void *ctx) {
     obs_t *o = ctx;
@@ -104,11 +160,14 @@ static void on_release(void *ctx) {
     o->released = 1;
 }
 
-/* Operator callbacks: a counted context, released exactly once. */
-typedef struct op_ctx { int released; int k; } op_ctx;
+/* Operator callbacks: a counted context, released exactly once (and freed,
+   so a callback after its release is an ASan report). One context in eight
+   fails its callback every `fail` calls. */
+typedef struct op_ctx { int released; int k; int fail; int calls; } op_ctx;
 static op_ctx *new_ctx(int k) {
     op_ctx *c = calloc(1, sizeof *c);
     c->k = k;
+    c->fail = ((k >> 5) & 7) == 7 ? 1 + (k & 3) : 0;
     ctx_made++;
     return c;
 }
@@ -119,21 +178,142 @@ static void ctx_release(void *ctx) {
     ctx_released++;
     free(c);
 }
+/* Inside an operator callback: maybe fail it (rpl_callback_fail must take it). */
+static void maybe_fail(void *ctx) {
+    op_ctx *c = ctx;
+    c->calls++;
+    if (!c->fail || c->calls % c->fail) return;
+    rpl_status st = rpl_callback_fail(c->calls & 1 ? NULL : rpl_error_create("fuzz", c->k, "callback failed"));
+    if (st != RPL_OK) FAIL("rpl_callback_fail returned %d in an operator callback", (int)st);
+}
+/* Sums wrap (range reaches INT64_MAX): no signed overflow. */
+static int64_t add(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
 static rpl_value op_map(void *ctx, const rpl_value *v) {
-    return rpl_int(rpl_value_int(v) + ((op_ctx *)ctx)->k);
+    maybe_fail(ctx);
+    return rpl_int(add(rpl_value_int(v), ((op_ctx *)ctx)->k));
 }
 static bool op_pred(void *ctx, const rpl_value *v) {
-    return (rpl_value_int(v) + ((op_ctx *)ctx)->k) % 3 != 0;
+    maybe_fail(ctx);
+    return add(rpl_value_int(v), ((op_ctx *)ctx)->k) % 3 != 0;
 }
 static rpl_value op_reduce(void *ctx, const rpl_value *acc, const rpl_value *v) {
-    (void)ctx;
-    return rpl_int(rpl_value_int(acc) + rpl_value_int(v));
+    maybe_fail(ctx);
+    return rpl_int(add(rpl_value_int(acc), rpl_value_int(v)));
 }
+/* A value of any of the types the operators look at, chosen by b. */
+static rpl_value make_value(uint8_t b) {
+    switch ((b >> 1) % 8) {
+    case 4: return rpl_string("s");
+    case 5: return rpl_bool(b & 1);
+    case 6: return rpl_nil();
+    case 7: {
+        rpl_value two[2];
+        if (b & 1) { two[0] = rpl_bool(b & 2); two[1] = rpl_bool(b & 4); }
+        else { two[0] = rpl_int(b); two[1] = rpl_string("t"); }
+        return rpl_tuple(two, 2);
+    }
+    default: return rpl_int(b);
+    }
+}
+/* reduce_each: the last item (a group_by tuple gives its group), or a sum. */
+static rpl_value op_reduce_each(void *ctx, const rpl_value *items, size_t count) {
+    maybe_fail(ctx);
+    if ((((op_ctx *)ctx)->k & 1) && count) return rpl_value_copy(&items[count - 1]);
+    int64_t sum = (int64_t)count;
+    for (size_t i = 0; i < count; i++) sum = add(sum, rpl_value_int(&items[i]));
+    return rpl_int(sum);
+}
+/* combine_previous: a tuple (previous, v), a bool or a sum. */
+static rpl_value op_combine(void *ctx, const rpl_value *prev, const rpl_value *v) {
+    maybe_fail(ctx);
+    switch (((op_ctx *)ctx)->k % 3) {
+    case 0: { rpl_value two[2] = { rpl_value_copy(prev), rpl_value_copy(v) }; return rpl_tuple(two, 2); }
+    case 1: return rpl_bool(rpl_value_int(prev) < rpl_value_int(v));
+    default: return rpl_int(add(rpl_value_int(prev), rpl_value_int(v)));
+    }
+}
+static bool op_equal(void *ctx, const rpl_value *a, const rpl_value *b) {
+    maybe_fail(ctx);
+    if (((op_ctx *)ctx)->k & 1) return rpl_value_equal(a, b);
+    return rpl_value_int(a) % 2 == rpl_value_int(b) % 2;
+}
+static rpl_value op_key(void *ctx, const rpl_value *v) {
+    maybe_fail(ctx);
+    switch (rpl_value_type(v)) {
+    case RPL_TYPE_INT: return rpl_int(rpl_value_int(v) % (1 + ((op_ctx *)ctx)->k % 3));
+    case RPL_TYPE_STRING: case RPL_TYPE_BOOL: return rpl_value_copy(v);
+    default: return rpl_nil();
+    }
+}
+static void op_do(void *ctx) { maybe_fail(ctx); }
+static void op_do_dispose(void *ctx) {
+    ((op_ctx *)ctx)->calls++;
+    fail_refused("do_dispose's callback");
+}
+static void op_disposed(void *ctx) { ((op_ctx *)ctx)->calls++; }
+/* concat_map: a fresh inner signal for v, or NULL (empty), or a handle that
+   is not a signal (an RPL_ERROR_CALLBACK failure). */
+static rpl_signal_t *op_concat_map(void *ctx, const rpl_value *v) {
+    maybe_fail(ctx);
+    op_ctx *c = ctx;
+    int64_t i = rpl_value_int(v);
+    switch ((c->k + c->calls) % 8) {
+    case 0: return NULL;
+    case 1: return rpl_signal_return(rpl_value_copy(v));
+    case 2: return rpl_signal_empty();
+    case 3: return rpl_signal_range(i, (size_t)(c->k % 3));
+    case 4: { rpl_value two[2] = { rpl_value_copy(v), rpl_int(c->k) }; return rpl_signal_from_array(two, 2); }
+    case 5: return rpl_signal_timer((uint64_t)(c->k % 8) * 10, clock_);
+    case 6: {
+        rpl_error_t *e = rpl_error_create("fuzz", i, "inner");
+        rpl_signal_t *s = rpl_signal_error(e);
+        rpl_release(e);
+        return s;
+    }
+    default: return (rpl_signal_t *)rpl_disposable_create(NULL, NULL);
+    }
+}
+/* start_lazily / start_eagerly: sends k % 4 values, then completes, fails,
+   or stays open (the subscriber kept in starts[] for later sends, or not
+   kept at all); returns NULL or a counted disposable. Not an operator
+   callback: rpl_callback_fail is refused. */
+static rpl_disposable_t *op_start(void *ctx, rpl_subscriber_t *sub) {
+    op_ctx *c = ctx;
+    c->calls++;
+    if (c->calls > 1) FAIL("a start body ran twice");
+    fail_refused("a start body");
+    for (int i = 0; i < c->k % 4; i++) rpl_subscriber_send_next(sub, make_value((uint8_t)(c->k + i * 29)));
+    switch ((c->k >> 2) & 3) {
+    case 0: rpl_subscriber_send_completed(sub); break;
+    case 1: {
+        rpl_error_t *e = rpl_error_create("fuzz", c->k, "start");
+        rpl_subscriber_send_error(sub, e);
+        rpl_release(e);
+    } break;
+    case 2:
+        for (int i = 0; i < NSTART; i++)
+            if (!starts[i]) { starts[i] = rpl_retain(sub); break; }
+        break;
+    default: break;
+    }
+    if (c->k & 16) return NULL;
+    return rpl_disposable_create_with_release(op_disposed, new_ctx(c->k), ctx_release);
+}
+
+/* Each signal's weight: a bound on the events one subscription to it can
+   make at once (cold sources like range, repeat, and operators subscribing
+   their inputs afresh multiply it). An operation whose result would weigh
+   more than WCAP is skipped, so nesting them (switch_cases over switch_cases
+   over a range, ...) cannot make an input exponentially slow. */
+#define WCAP 1024
+static unsigned long weight[NSIG];
+static unsigned long cur_w = 1;   /* the weight of the signal being made (declared above) */
+static unsigned long wmul(unsigned long a, unsigned long b) { return a > WCAP || b > WCAP ? WCAP + 1 : a * b; }
 
 static int put_signal(rpl_signal_t *s, rpl_subject_t *subj) {
     if (!s) FAIL("an operator failed: %s", rpl_last_error_message());
     for (int i = 0; i < NSIG; i++)
-        if (!sigs[i]) { sigs[i] = s; subjects[i] = subj; return i; }
+        if (!sigs[i]) { sigs[i] = s; subjects[i] = subj; weight[i] = cur_w; return i; }
     rpl_release(s);
     return -1;
 }
@@ -146,6 +326,31 @@ static rpl_signal_t *pick_signal(uint8_t b) {
     int i = pick_index(b);
     return i >= 0 ? sigs[i] : NULL;
 }
+static unsigned long pick_weight(uint8_t b) {
+    int i = pick_index(b);
+    return i >= 0 ? weight[i] : 1;
+}
+/* The weight of what op would make (see WCAP). */
+static unsigned long op_weight(uint8_t op, uint8_t b) {
+    unsigned long ws = pick_weight(b), wt = pick_weight((uint8_t)(b >> 3));
+    switch (op) {
+    case 0: case 1: case 2: case 14: case 29: case 53: return 1;
+    case 54: case 55: return 4;
+    case 51: return 1 + b % 4;
+    case 52: return 1 + b % 6;
+    case 9: case 10: case 11: case 12: case 44: case 45: case 46:
+    case 80: case 83: case 84: case 85: case 86: return wmul(ws, wt);
+    case 47: case 48: return wmul(ws, 1 + b % 4);
+    case 78: return wmul(ws, 3);
+    case 81: return wmul(ws, wmul(wt, pick_weight((uint8_t)(b * 7 + 3))));
+    case 82: {
+        unsigned long w = wt;
+        for (int j = 0; j < 3; j++) if (pick_weight((uint8_t)(b + 5 * j + 1)) > w) w = pick_weight((uint8_t)(b + 5 * j + 1));
+        return wmul(ws, w);
+    }
+    default: return ws;
+    }
+}
 static rpl_subject_t *pick_subject(uint8_t b) {
     for (int i = 0; i < NSIG; i++) {
         rpl_subject_t *s = subjects[(b + i) % NSIG];
@@ -156,7 +361,7 @@ static rpl_subject_t *pick_subject(uint8_t b) {
 
 static void subscribe(rpl_signal_t *s, uint8_t b) {
     int slot = -1;
-    for (int i = 0; i < NSUB; i++) if (!subs[i]) { slot = i; break; }
+    for (int i = 0; i < NSUB; i++) if (!subs[i] && !reserved[i]) { slot = i; break; }
     if (slot < 0 || nobs >= NOBS || !s) return;
     obs_t *o = &observers[nobs];
     memset(o, 0, sizeof *o);
@@ -164,6 +369,7 @@ static void subscribe(rpl_signal_t *s, uint8_t b) {
     o->slot = slot;
     o->dispose_in_next = (b & 7) == 0;
     o->send_in_next = (b & 7) == 1 ? 3 : 0;
+    o->adopt = (b & 7) == 2 || (b & 7) == 3;
     sub_obs[slot] = nobs++;
     rpl_observer ob = RPL_OBSERVER_INIT;
     ob.on_next = on_next;
@@ -171,8 +377,10 @@ static void subscribe(rpl_signal_t *s, uint8_t b) {
     ob.on_completed = on_completed;
     ob.release = on_release;
     ob.ctx = o;
-    /* Store the slot first: a synchronous on_next may dispose it. */
+    /* Hold the slot: a synchronous on_next may subscribe (adopt) too. */
+    reserved[slot] = 1;
     rpl_disposable_t *d = rpl_signal_subscribe(s, &ob);
+    reserved[slot] = 0;
     if (!d) FAIL("subscribe failed: %s", rpl_last_error_message());
     subs[slot] = d;
 }
@@ -189,7 +397,8 @@ static void dispose_slot(int slot) {
 }
 
 /* FUZZ_TRACE=1 prints each operation, to turn a saved input into a repro. */
-static const char *const op_names[51] = {
+#define NOPS 89
+static const char *const op_names[NOPS] = {
     "subject", "behavior_subject", "replay_subject", "map", "filter", "take", "skip", "scan",
     "distinct_until_changed", "merge", "combine_latest", "zip", "take_until", "start_with", "return/empty",
     "subscribe", "subscribe", "send_next", "send_next", "send_completed", "send_error", "dispose",
@@ -198,6 +407,12 @@ static const char *const op_names[51] = {
     "take_last", "collect", "materialize", "skip_while", "replay_last", "publish", "connect",
     "dispose_connection", "autoconnect", "concat", "then", "catch_to", "repeat", "retry",
     "deliver_on_bounded", "replay_lazily",
+    "from_array", "range", "timer", "start_eagerly", "start_lazily", "share", "delay_subscription",
+    "throttle_first", "throttle_if", "buffer_with_time", "map_replace", "ignore", "ignore_values",
+    "reduce_each", "combine_previous", "distinct_until_changed_with", "buffer", "not", "and", "or",
+    "any", "all", "default_if_empty", "initially", "finally", "do_dispose", "flatten_max", "concat_map",
+    "concat_all", "switch_if_empty", "if", "switch_cases", "with_latest_from", "sample",
+    "take_until_replacement", "skip_until", "group_by", "start_send",
 };
 
 static void trace(uint8_t op, uint8_t b) {
@@ -213,8 +428,10 @@ static void trace(uint8_t op, uint8_t b) {
 static void run(const uint8_t *data, size_t size) {
     clock_ = rpl_test_scheduler_create();
     for (size_t i = 0; i + 1 < size; i += 2) {
-        uint8_t op = data[i] % 51, b = data[i + 1];
+        uint8_t op = data[i] % NOPS, b = data[i + 1];
         trace(op, b);
+        cur_w = op_weight(op, b);
+        if (cur_w > WCAP) continue;
         rpl_signal_t *s = pick_signal(b), *t = pick_signal((uint8_t)(b >> 3));
         rpl_subject_t *subj = pick_subject(b);
         switch (op) {
@@ -234,7 +451,7 @@ static void run(const uint8_t *data, size_t size) {
         case 13: if (s) put_signal(rpl_signal_start_with(s, rpl_int(b)), NULL); break;
         case 14: put_signal(b & 1 ? rpl_signal_return(rpl_int(b)) : rpl_signal_empty(), NULL); break;
         case 15: case 16: subscribe(s, b); break;
-        case 17: case 18: if (subj) rpl_subject_send_next(subj, b & 1 ? rpl_int(b) : rpl_string("s")); break;
+        case 17: case 18: if (subj) rpl_subject_send_next(subj, make_value(b)); break;
         case 19: if (subj && b % 4 == 0) rpl_subject_send_completed(subj); break;
         case 20: if (subj && b % 4 == 0) {
             rpl_error_t *e = rpl_error_create("fuzz", b, "e");
@@ -303,6 +520,89 @@ static void run(const uint8_t *data, size_t size) {
         case 46: if (s && t) put_signal(rpl_signal_catch_to(s, t), NULL); break;
         case 47: if (s) put_signal(rpl_signal_repeat(s, b % 4), NULL); break;
         case 48: if (s) put_signal(rpl_signal_retry(s, b % 4), NULL); break;
+        /* The 0.2 operators. Creating. */
+        case 51: {
+            rpl_value vs[3];
+            size_t n = b % 4;
+            for (size_t j = 0; j < n; j++) vs[j] = make_value((uint8_t)(b + j * 53));
+            put_signal(rpl_signal_from_array(vs, n), NULL);
+        } break;
+        case 52: {
+            size_t n = b % 6;
+            int64_t start = b & 0x80 ? INT64_MAX - (b & 7) : (int64_t)b - 100;
+            rpl_signal_t *r = rpl_signal_range(start, n);
+            bool over = n > 0 && start > INT64_MAX - (int64_t)(n - 1);
+            if (over) {
+                if (r || rpl_last_error() != RPL_ERR_INVALID) FAIL("range past INT64_MAX was not refused");
+            } else put_signal(r, NULL);
+        } break;
+        case 53: put_signal(rpl_signal_timer((uint64_t)b * 10, clock_), NULL); break;
+        case 54: case 55: {
+            rpl_scheduler_t *on = b & 0x40 ? rpl_scheduler_immediate() : clock_;
+            put_signal(op == 54 ? rpl_signal_start_eagerly(on, op_start, new_ctx(b), ctx_release)
+                                : rpl_signal_start_lazily(on, op_start, new_ctx(b), ctx_release), NULL);
+        } break;
+        case 56: if (s) {
+            static const size_t replay[4] = { 0, 1, 2, RPL_REPLAY_UNLIMITED };
+            put_signal(rpl_signal_share(s, replay[b % 4]), NULL);
+        } break;
+        /* Time, on the virtual clock. */
+        case 57: if (s) put_signal(rpl_signal_delay_subscription(s, (uint64_t)b * 10, clock_), NULL); break;
+        case 58: if (s) put_signal(rpl_signal_throttle_first(s, (uint64_t)b * 10, clock_), NULL); break;
+        case 59: if (s) put_signal(rpl_signal_throttle_if(s, (uint64_t)b * 10, clock_, op_pred, new_ctx(b), ctx_release), NULL); break;
+        case 60: if (s) put_signal(rpl_signal_buffer_with_time(s, (uint64_t)b * 10, clock_), NULL); break;
+        /* Transforming and testing. */
+        case 61: if (s) put_signal(rpl_signal_map_replace(s, make_value(b)), NULL); break;
+        case 62: if (s) put_signal(rpl_signal_ignore(s, make_value(b)), NULL); break;
+        case 63: if (s) put_signal(rpl_signal_ignore_values(s), NULL); break;
+        case 64: if (s) put_signal(rpl_signal_reduce_each(s, op_reduce_each, new_ctx(b), ctx_release), NULL); break;
+        case 65: if (s) put_signal(rpl_signal_combine_previous(s, make_value(b), op_combine, new_ctx(b), ctx_release), NULL); break;
+        case 66: if (s) put_signal(rpl_signal_distinct_until_changed_with(s, op_equal, new_ctx(b), ctx_release), NULL); break;
+        case 67: if (s) put_signal(rpl_signal_buffer(s, 1 + b % 4), NULL); break;
+        case 68: if (s) put_signal(rpl_signal_not(s), NULL); break;
+        case 69: if (s) put_signal(rpl_signal_and(s), NULL); break;
+        case 70: if (s) put_signal(rpl_signal_or(s), NULL); break;
+        case 71: if (s) put_signal(rpl_signal_any(s, op_pred, new_ctx(b), ctx_release), NULL); break;
+        case 72: if (s) put_signal(rpl_signal_all(s, op_pred, new_ctx(b), ctx_release), NULL); break;
+        case 73: if (s) put_signal(rpl_signal_default_if_empty(s, make_value(b)), NULL); break;
+        case 74: if (s) put_signal(rpl_signal_initially(s, op_do, new_ctx(b), ctx_release), NULL); break;
+        case 75: if (s) put_signal(rpl_signal_finally(s, op_do, new_ctx(b), ctx_release), NULL); break;
+        case 76: if (s) put_signal(rpl_signal_do_dispose(s, op_do_dispose, new_ctx(b), ctx_release), NULL); break;
+        /* Flattening and choosing. */
+        case 77: if (s) put_signal(rpl_signal_flatten_max(s, b % 4), NULL); break;
+        case 78: if (s) put_signal(rpl_signal_concat_map(s, op_concat_map, new_ctx(b), ctx_release), NULL); break;
+        case 79: if (s) put_signal(rpl_signal_concat_all(s), NULL); break;
+        case 80: if (s && t) put_signal(rpl_signal_switch_if_empty(s, t), NULL); break;
+        case 81: if (s && t) {
+            rpl_signal_t *u = pick_signal((uint8_t)(b * 7 + 3));
+            put_signal(rpl_signal_if(s, t, u), NULL);
+        } break;
+        case 82: if (s) {
+            size_t n = b % 4;
+            rpl_value keys[3] = { rpl_int(0), rpl_int(1), b & 8 ? rpl_bool(true) : rpl_nil() };
+            rpl_signal_t *cases[3];
+            for (size_t j = 0; j < 3; j++) cases[j] = pick_signal((uint8_t)(b + 5 * j + 1));
+            rpl_signal_t *dflt = b & 0x80 ? NULL : t;
+            put_signal(rpl_signal_switch_cases(s, keys, cases, n < 3 ? n : 3, dflt), NULL);
+            for (size_t j = n < 3 ? n : 3; j < 3; j++) rpl_value_release(&keys[j]);
+        } break;
+        /* Combining with a second signal, and grouping. */
+        case 83: if (s && t) put_signal(rpl_signal_with_latest_from(s, t), NULL); break;
+        case 84: if (s && t) put_signal(rpl_signal_sample(s, t), NULL); break;
+        case 85: if (s && t) put_signal(rpl_signal_take_until_replacement(s, t), NULL); break;
+        case 86: if (s && t) put_signal(rpl_signal_skip_until(s, t), NULL); break;
+        case 87: if (s) put_signal(rpl_signal_group_by(s, op_key, new_ctx(b), ctx_release), NULL); break;
+        case 88: { /* into a subscriber a start body kept open */
+            rpl_subscriber_t *sub = starts[b % NSTART];
+            if (!sub) break;
+            if (b & 0x60) rpl_subscriber_send_next(sub, make_value(b));
+            else if (b & 0x80) rpl_subscriber_send_completed(sub);
+            else {
+                rpl_error_t *e = rpl_error_create("fuzz", b, "late");
+                rpl_subscriber_send_error(sub, e);
+                rpl_release(e);
+            }
+        } break;
         }
     }
 }
@@ -317,6 +617,7 @@ static void finish(void) {
         rpl_release(conns[k]);
         conns[k] = NULL;
     }
+    for (int i = 0; i < NSTART; i++) { rpl_release(starts[i]); starts[i] = NULL; }
     rpl_release(clock_);
     clock_ = NULL;
     for (int i = 0; i < nobs; i++)

@@ -14,7 +14,12 @@ public enum StartSignals {
     /// The signal that runs `body` once on `scheduler` at its first
     /// subscription and replays what it sent.
     public static func lazily(on scheduler: Scheduler, _ body: @escaping (Subscriber) -> Disposable?) -> Signal {
-        SubscribeOnSignal(CreateSignal(body).replayLazily(), scheduler)
+        // Its connecting side only, as the C API's operators keep a
+        // replay_lazily signal (`asSource`): the handle keeps the replay
+        // subject, and an operator keeping this signal to subscribe again
+        // later (concat, switch_if_empty, ...) would keep it in a cycle with
+        // the subscriptions the subject holds.
+        SubscribeOnSignal(CreateSignal(body).replayLazily().asSource, scheduler)
     }
 
     /// Like `lazily`, with the body already scheduled.

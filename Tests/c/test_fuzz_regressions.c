@@ -1,0 +1,104 @@
+/* Regressions found by the API-sequence fuzzer (Tests/fuzz/fuzz_api.c), one
+   test per finding, each the minimized input written out as C. */
+#include "check.h"
+
+/* ---- start_lazily kept its replay_lazily handle, not its connecting side ----
+   Fuzz input (FUZZ_TRACE=1): start_lazily(immediate, a body that sends a value
+   and leaves its subscriber open), switch_if_empty(s, s), replay_last, then
+   every handle released. The start signal (a subscribe_on over the
+   replay_lazily of the body) held the replay_lazily *handle*, which keeps the
+   replay subject strongly; switch_if_empty (or concat, repeat, ... ) keeps the
+   start signal to subscribe later, and the replay subject keeps that
+   subscription: a cycle, so 20 runtime objects and the body's context were
+   never freed. The C API's own subscribe_on over rpl_signal_replay_lazily
+   keeps only the connecting side (asSource) and never leaked; start_lazily
+   now does the same. */
+typedef struct {
+    int released, disposed;
+    int keep;                 /* keep the subscriber (released by the test) */
+    rpl_subscriber_t *kept;
+} body_t;
+
+static void body_release(void *ctx) { ((body_t *)ctx)->released++; }
+static void body_disposed(void *ctx) { ((body_t *)ctx)->disposed++; }
+static rpl_disposable_t *open_body(void *ctx, rpl_subscriber_t *s) {
+    body_t *b = ctx;
+    rpl_subscriber_send_next(s, rpl_int(1));  /* and never ends it */
+    if (b->keep) b->kept = rpl_retain(s);
+    return rpl_disposable_create(body_disposed, b);
+}
+
+typedef rpl_signal_t *(*start_fn)(rpl_scheduler_t *s, rpl_subscribe_fn fn, void *ctx, rpl_release_fn release);
+typedef rpl_signal_t *(*pair_fn)(rpl_signal_t *a, rpl_signal_t *b);
+
+static void check_start_with_itself(start_fn start, pair_fn pair, int keep) {
+    size_t live0 = rpl_live_objects() - (rpl_last_signal_error() != NULL);
+    body_t b = {0};
+    b.keep = keep;
+    rpl_signal_t *s = start(rpl_scheduler_immediate(), open_body, &b, body_release);
+    rpl_signal_t *p = pair(s, s);
+    rpl_signal_t *last = rpl_signal_replay_last(p);  /* connected for good */
+    CHECK(last != NULL);
+    rpl_release(last);
+    rpl_release(p);
+    rpl_release(s);
+    rpl_release(b.kept);  /* nothing can send any more (rule 6a) */
+    CHECK_EQ_INT(b.released, 1);
+    size_t live = rpl_live_objects() - (rpl_last_signal_error() != NULL);
+    CHECK_EQ_INT(live, live0);
+}
+
+static void test_start_with_itself_no_cycle(void) {
+    for (int keep = 0; keep < 2; keep++) {
+        check_start_with_itself(rpl_signal_start_lazily, rpl_signal_switch_if_empty, keep);
+        check_start_with_itself(rpl_signal_start_lazily, rpl_signal_concat, keep);
+        check_start_with_itself(rpl_signal_start_eagerly, rpl_signal_switch_if_empty, keep);
+        check_start_with_itself(rpl_signal_start_eagerly, rpl_signal_concat, keep);
+    }
+}
+
+/* The replay is unchanged: a later subscriber still gets what the body sent,
+   then, once nothing can send any more, the end without an event. */
+typedef struct { int nexts, terminals, released; } obs_t;
+static void o_next(void *ctx, const rpl_value *v) { (void)v; ((obs_t *)ctx)->nexts++; }
+static void o_error(void *ctx, const rpl_error_t *e) { (void)e; ((obs_t *)ctx)->terminals++; }
+static void o_completed(void *ctx) { ((obs_t *)ctx)->terminals++; }
+static void o_release(void *ctx) { ((obs_t *)ctx)->released++; }
+
+static void test_start_replay_after_subscriber_dropped(void) {
+    body_t b = {0};
+    b.keep = 1;
+    rpl_signal_t *s = rpl_signal_start_lazily(rpl_scheduler_immediate(), open_body, &b, body_release);
+    obs_t o1 = {0}, o2 = {0};
+    rpl_observer ob = RPL_OBSERVER_INIT;
+    ob.on_next = o_next;
+    ob.on_error = o_error;
+    ob.on_completed = o_completed;
+    ob.release = o_release;
+    ob.ctx = &o1;
+    rpl_disposable_t *d1 = rpl_signal_subscribe(s, &ob);
+    CHECK_EQ_INT(o1.nexts, 1);
+    rpl_subscriber_send_next(b.kept, rpl_int(2));
+    CHECK_EQ_INT(o1.nexts, 2);
+    rpl_release(b.kept);  /* the body lets go without ending it */
+    b.kept = NULL;
+    ob.ctx = &o2;
+    rpl_disposable_t *d2 = rpl_signal_subscribe(s, &ob);
+    CHECK_EQ_INT(o2.nexts, 2);  /* the replay */
+    CHECK_EQ_INT(o2.terminals, 0);
+    rpl_disposable_dispose(d1);
+    rpl_disposable_dispose(d2);
+    rpl_release(d1);
+    rpl_release(d2);
+    CHECK_EQ_INT(o1.terminals, 0);
+    CHECK_EQ_INT(o1.released, 1);
+    CHECK_EQ_INT(o2.released, 1);
+    rpl_release(s);
+    CHECK_EQ_INT(b.released, 1);
+}
+
+int main(void) {
+    RUN(test_start_with_itself_no_cycle);
+    RUN(test_start_replay_after_subscriber_dropped);
+    CHECK_DONE();
+}

@@ -80,7 +80,7 @@ EXAMPLES    := $(patsubst examples-c/%.c,%,$(wildcard examples-c/*.c))
 CXX_EXAMPLES := $(patsubst examples-c/%.cpp,%,$(wildcard examples-c/*.cpp))
 BENCH_SRC   := $(wildcard bench/*.c)
 
-.PHONY: all lib dist deps install uninstall demo check bench clean swift-test c-tests \
+.PHONY: all lib dist deps install uninstall demo check bench bench-python clean swift-test c-tests \
         check-header check-symbols check-install valgrind asan tsan examples bindings-check FORCE \
         abi abi-deps abi-check abi-baseline fuzz fuzz-check stress-check soak sdt-deps check-probes \
         dist set-version check-version deb deb-deps check-deb docs leak-selftest
@@ -561,8 +561,24 @@ bench: $(LIB) stage
 	$(CC) -O2 -g -Wall -IInclude $(BENCH_SRC) -L$(OUT)/lib -lripple -lpthread -Wl,-rpath,$(CURDIR)/$(OUT)/lib -o $(OUT)/bench
 	$(OUT)/bench
 	@echo
-	@echo "Python binding (bindings/python/bench.py):"
-	RIPPLE_LIBRARY=$(STAGE)/lib/$(SONAME) PYTHONPATH=$(CURDIR)/bindings/python $(PYTHON) bindings/python/bench.py
+	@echo "Python binding (bindings/python/bench.py; make bench-python compares with RxPY):"
+	RIPPLE_HEADER=$(STAGE)/include/ripple.h CC=$(CC) $(PYTHON) bindings/python/_build_backend/ripple_backend.py \
+	  $(OUT)/python-ext >/dev/null
+	RIPPLE_LIBRARY=$(STAGE)/lib/$(SONAME) RIPPLE_CEXT_DIR=$(CURDIR)/$(OUT)/python-ext \
+	  PYTHONPATH=$(CURDIR)/bindings/python $(PYTHON) bindings/python/bench.py
+
+# Python binding against RxPY (not part of make check): a virtualenv with
+# reactivex from PyPI and the binding pip-installed (so with its compiled core,
+# built against the staged header); Ripple, RxPY and a plain loop on the same
+# workloads and lambdas in one run, with the ratios Ripple / RxPY.
+PY_BENCH_VENV = $(OUT)/python-bench-venv
+bench-python: stage
+	rm -rf $(PY_BENCH_VENV)
+	$(PYTHON) -m venv $(PY_BENCH_VENV)
+	$(PY_BENCH_VENV)/bin/pip install -q --disable-pip-version-check reactivex cffi
+	RIPPLE_HEADER=$(STAGE)/include/ripple.h CC=$(CC) $(PY_BENCH_VENV)/bin/pip install -q --disable-pip-version-check \
+	  --no-build-isolation bindings/python
+	cd $(OUT) && RIPPLE_LIBRARY=$(STAGE)/lib/$(SONAME) $(CURDIR)/$(PY_BENCH_VENV)/bin/python $(CURDIR)/bindings/python/bench.py
 
 # ripple.hpp against the C API (bench/bench_cpp.cpp), built with each C++
 # compiler present: subject -> 1, map -> filter -> scan, 100 subscribers, each

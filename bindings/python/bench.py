@@ -1,122 +1,155 @@
-"""Ripple for Python: the cost of an event, next to a plain Python loop.
+"""Ripple for Python against RxPY (reactivex) and a plain loop, in one run.
 
     RIPPLE_LIBRARY=/path/to/libripple.so.0 python3 bench.py [N]
 
-Rows (ns per event, best of 5 runs):
-- the floor: a plain Python loop calling the same lambda(s) directly;
-- Subject.send(i) from Python to a Python callback;
-- the same through .map(lambda).filter(lambda);
-- a created signal (Signal.create: the body sends with Subscriber.send_next);
-- a source driven by C (return(1).repeat(N)), so only the C -> Python call is
-  paid per event.
-The target in the issue is at most 3x the plain loop.
+`make bench-python` runs it in a virtualenv with reactivex from PyPI and the
+binding pip-installed (so with its compiled core). Four workloads, each on the
+same lambdas in all three, best of 5 runs, ns per unit:
+
+- send -> 1 subscriber: a subject, one subscriber, N sends (per send);
+- map -> filter -> scan -> subscriber: the same through map(f), filter(g),
+  scan(h) (per send);
+- 100 subscribers, per delivery: one subject, 100 subscribers, N/100 sends
+  (per delivery, i.e. per send / 100);
+- subscribe + dispose: N/10 subscribe-then-dispose pairs on one subject.
+
+The target of issue 13: Ripple costs at most half of RxPY on each row.
+Without reactivex installed, the RxPY column is empty.
 """
 import gc
+import os
 import sys
 import time
 
-sys.path.insert(0, __import__("os").path.dirname(__import__("os").path.abspath(__file__)))
+# The installed package, not the sources next to this script (`make bench`
+# puts the sources on PYTHONPATH itself).
+if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
+    del sys.path[0]
 
 import ripple  # noqa: E402
-from ripple import Signal  # noqa: E402
+
+try:
+    import reactivex
+    from reactivex import operators as rx_ops
+    from reactivex.subject import Subject as RxSubject
+except ImportError:  # pragma: no cover - bench only
+    reactivex = None
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 200_000
 RUNS = 5
+FAN = 100
+
+sink = lambda x: None  # noqa: E731
+f = lambda x: x + 1  # noqa: E731
+g = lambda x: x % 2 == 0  # noqa: E731
+h = lambda a, x: a + x  # noqa: E731
 
 
-def best(fn):
+def best(fn, units):
     times = []
     for _ in range(RUNS):
         gc.collect()
         t0 = time.perf_counter_ns()
         fn()
         times.append(time.perf_counter_ns() - t0)
-    return min(times) / N
+    return min(times) / units
 
 
-sink = lambda x: None  # noqa: E731
-f = lambda x: x + 1  # noqa: E731
-g = lambda x: x % 2 == 0  # noqa: E731
-
-
-def plain_sink():
+# -- the plain loop: the same lambdas called directly --------------------------
+def plain_one():
     for i in range(N):
         sink(i)
 
 
 def plain_chain():
+    acc = 0
     for i in range(N):
         v = f(i)
         if g(v):
-            sink(v)
+            acc = h(acc, v)
+            sink(acc)
 
 
-def subject_run(build):
-    def run():
-        s = ripple.Subject()
-        d = build(s).subscribe(sink)
-        send = s.send
+def plain_fan():
+    sinks = [sink] * FAN
+    for i in range(N // FAN):
+        for s in sinks:
+            s(i)
+
+
+def plain_subscribe():
+    subs = []
+    for i in range(N // 10):
+        subs.append(sink)
+        subs.pop()
+
+
+# -- the two libraries: (subject factory, send name, subscribe, chain) ------------
+def make_rows(new_subject, send_of, subscribe, chain):
+    def one():
+        s = new_subject()
+        subscribe(s, sink)
+        send = send_of(s)
         for i in range(N):
             send(i)
-        d.dispose()
-    return run
 
-
-def created_run(build):
-    def body(sub):
-        send = sub.send_next
+    def chained():
+        s = new_subject()
+        subscribe(chain(s), sink)
+        send = send_of(s)
         for i in range(N):
             send(i)
-        sub.send_completed()
-    src = Signal.create(body)
-    return lambda: build(src).subscribe(sink)
+
+    def fan():
+        s = new_subject()
+        keep = [subscribe(s, sink) for _ in range(FAN)]
+        send = send_of(s)
+        for i in range(N // FAN):
+            send(i)
+        return keep
+
+    def sub_dispose():
+        s = new_subject()
+        for i in range(N // 10):
+            subscribe(s, sink).dispose()
+
+    return [one, chained, fan, sub_dispose]
 
 
-def c_driven_run(build):
-    src = Signal.return_(1).repeat(N)
-    return lambda: build(src).subscribe(sink)
+ripple_rows = make_rows(ripple.Subject, lambda s: s.send, lambda s, fn: s.subscribe(fn),
+                        lambda s: s.map(f).filter(g).scan(0, h))
+rx_rows = make_rows(RxSubject, lambda s: s.on_next, lambda s, fn: s.subscribe(fn),
+                    lambda s: s.pipe(rx_ops.map(f), rx_ops.filter(g), rx_ops.scan(h, 0))) if reactivex else None
+plain_rows = [plain_one, plain_chain, plain_fan, plain_subscribe]
+names = ["send -> 1 subscriber", "map -> filter -> scan -> subscriber", "100 subscribers, per delivery",
+         "subscribe + dispose"]
+units = [N, N, (N // FAN) * FAN, N // 10]
 
+# Interleaved, so that a change of machine load hits all three alike.
+results = []
+for i, name in enumerate(names):
+    plain = best(plain_rows[i], units[i])
+    rip = best(ripple_rows[i], units[i])
+    rx = best(rx_rows[i], units[i]) if rx_rows else None
+    results.append((name, plain, rip, rx))
 
-def raw_ffi_call():
-    v = ripple.lib.rpl_version
-    for i in range(N):
-        v()
-
-
-def raw_callback_run():
-    ffi, lib = ripple.ffi, ripple.lib
-    cb = ffi.callback("void(void *, const rpl_value *)", lambda ctx, v: None)
-    o = ffi.new("rpl_observer *")
-    o.version = 1
-    o.on_next = cb
-    src = Signal.return_(1).repeat(N)
-    return lambda cb=cb: lib.rpl_release(lib.rpl_signal_subscribe(src._c(), o))  # cb: keep it alive
-
-
-ident = lambda s: s  # noqa: E731
-chain = lambda s: s.map(f).filter(g)  # noqa: E731
-
-rows = []
-floor_one = best(plain_sink)
-floor_chain = best(plain_chain)
-rows.append(("plain loop: sink(i)", floor_one, floor_one))
-if ripple.has("rpl_subject_create"):
-    rows.append(("Subject.send -> callback", best(subject_run(ident)), floor_one))
-rows.append(("Signal.create send_next -> callback", best(created_run(ident)), floor_one))
-if ripple.has("rpl_signal_repeat"):
-    rows.append(("C source (return.repeat) -> callback", best(c_driven_run(ident)), floor_one))
-rows.append(("  cffi floor: empty call into C (rpl_version)", best(raw_ffi_call), floor_one))
-if ripple.has("rpl_signal_repeat"):
-    rows.append(("  cffi floor: empty callback from C", best(raw_callback_run()), floor_one))
-rows.append(("plain loop: f, g, sink", floor_chain, floor_chain))
-if ripple.has("rpl_subject_create"):
-    rows.append(("Subject.send -> map(f).filter(g) -> callback", best(subject_run(chain)), floor_chain))
-rows.append(("Signal.create -> map(f).filter(g) -> callback", best(created_run(chain)), floor_chain))
-if ripple.has("rpl_signal_repeat"):
-    rows.append(("C source -> map(f).filter(g) -> callback", best(c_driven_run(chain)), floor_chain))
-
-print("Python %s, cffi %s (ABI mode), %d events, best of %d" % (
-    sys.version.split()[0], ripple.ffi.__class__.__module__ and __import__("cffi").__version__, N, RUNS))
-print("%-48s %10s %8s" % ("path", "ns/event", "x loop"))
-for name, ns, base in rows:
-    print("%-48s %10.0f %8.1f" % (name, ns, ns / base))
+with open("/proc/loadavg") as fh:
+    load = fh.read().split()[:3]
+print("Python %s; ripple %s (%s); reactivex %s; %d events, best of %d; load average %s" % (
+    sys.version.split()[0], ripple.__version__,
+    "compiled core" if ripple.NATIVE else "cffi ABI mode: " + ripple._core.NATIVE_REASON,
+    reactivex.__version__ if reactivex else "not installed", N, RUNS, " ".join(load)))
+print()
+print("| ns per unit | plain loop | Ripple (Python) | RxPY | Ripple / RxPY |")
+print("|---|---|---|---|---|")
+worst = 0.0
+for name, plain, rip, rx in results:
+    if rx is None:
+        print("| %s | %.0f | %.0f | - | - |" % (name, plain, rip))
+        continue
+    ratio = rip / rx
+    worst = max(worst, ratio)
+    print("| %s | %.0f | %.0f | %.0f | %.2f |" % (name, plain, rip, rx, ratio))
+if rx_rows:
+    print()
+    print("target: every ratio <= 0.50: %s (worst %.2f)" % ("met" if worst <= 0.5 else "NOT met", worst))

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Run by `make bindings-check` (and so `make check`): the pytest suite against
-# the freshly staged library, then `pip install` into a fresh virtualenv and an
-# `import ripple` there, with the library found three ways.
+# Run by `make bindings-check` (and so `make check`): the compiled core built
+# against the staged header, the pytest suite against the freshly staged
+# library twice (compiled core, then cffi ABI mode with RIPPLE_PURE=1), mypy on
+# the package (it ships py.typed) when mypy is installed or installs from
+# PyPI, then `pip install` into a fresh virtualenv, which must build the
+# compiled core, and an `import ripple` there, with the library found three ways.
 # Env: STAGE (staged prefix with lib/$SONAME and include/ripple.h), SONAME,
-# OUT (build dir), PYTHON.
+# OUT (build dir), PYTHON, CC.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 : "${STAGE:?STAGE must point at the staged install prefix}"
@@ -12,17 +15,50 @@ PYTHON="${PYTHON:-python3}"
 OUT="${OUT:-$HERE/build}"
 LIBPATH="$STAGE/lib/$SONAME"
 test -f "$LIBPATH" || { echo "check.sh: no $LIBPATH" >&2; exit 1; }
+export CC="${CC:-cc}"
+export RIPPLE_HEADER="$STAGE/include/ripple.h"   # what the compiled core is built against
 
 # Keep pip and pytest offline and quiet.
 export PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1
 
-echo "python: pytest against $LIBPATH"
-set +e
-RIPPLE_LIBRARY="$LIBPATH" "$PYTHON" -m pytest -q -p no:cacheprovider "$HERE/tests"
-rc=$?
-set -e
-if [ "$rc" -eq 5 ]; then echo "python: pytest collected no tests" >&2; exit 1; fi
-if [ "$rc" -ne 0 ]; then echo "python: pytest failed ($rc)" >&2; exit "$rc"; fi
+EXT="$OUT/python-ext"
+rm -rf "$EXT"
+echo "python: the compiled core (ripple/_cext.c) into $EXT"
+native=1
+if ! "$PYTHON" "$HERE/_build_backend/ripple_backend.py" "$EXT"; then
+  if command -v "${CC%% *}" >/dev/null; then echo "python: the compiled core does not build" >&2; exit 1; fi
+  echo "python: no C compiler ($CC): testing the cffi ABI mode only"
+  native=0
+fi
+
+run_pytest() {  # $1: what; then VAR=value settings for the run
+  local what=$1 rc
+  shift
+  echo "python: pytest against $LIBPATH ($what)"
+  set +e
+  env RIPPLE_LIBRARY="$LIBPATH" "$@" "$PYTHON" -m pytest -q -p no:cacheprovider "$HERE/tests"
+  rc=$?
+  set -e
+  if [ "$rc" -eq 5 ]; then echo "python: pytest collected no tests" >&2; exit 1; fi
+  if [ "$rc" -ne 0 ]; then echo "python: pytest failed ($rc, $what)" >&2; exit "$rc"; fi
+}
+if [ "$native" = 1 ]; then run_pytest "compiled core" RIPPLE_CEXT_DIR="$EXT" RIPPLE_EXPECT_NATIVE=1; fi
+run_pytest "cffi ABI mode" RIPPLE_PURE=1 PYTHONWARNINGS=ignore::RuntimeWarning
+
+# mypy: the installed one, else one from PyPI in a virtualenv kept in $OUT.
+MYPY=()
+MV="$OUT/python-mypy-venv"
+if "$PYTHON" -m mypy --version >/dev/null 2>&1; then MYPY=("$PYTHON" -m mypy)
+elif [ -x "$MV/bin/mypy" ]; then MYPY=("$MV/bin/mypy")
+elif "$PYTHON" -m venv "$MV" >/dev/null 2>&1 && env -u PIP_NO_INDEX "$MV/bin/pip" install -q --timeout 20 --retries 1 mypy >/dev/null 2>&1; then
+  MYPY=("$MV/bin/mypy")
+fi
+if [ "${#MYPY[@]}" -gt 0 ]; then
+  echo "python: mypy"
+  (cd "$HERE" && "${MYPY[@]}" --config-file pyproject.toml --cache-dir "$OUT/python-mypy-cache" ripple)
+else
+  echo "python: mypy is neither installed nor installable from PyPI: type check skipped"
+fi
 
 echo "python: pip install into a fresh virtualenv"
 VENV="$OUT/python-venv"
@@ -34,11 +70,13 @@ rm -rf "$SRC" && mkdir -p "$SRC"
 cp -r "$HERE/pyproject.toml" "$HERE/README.md" "$HERE/ripple" "$HERE/_build_backend" "$SRC/"
 "$VENV/bin/python" -m pip install -q --no-deps --no-build-isolation "$SRC"
 
-probe='import ripple, sys
+probe='import os, sys, ripple
 assert ripple.__file__.startswith(sys.prefix), ripple.__file__
+assert ripple.NATIVE or os.environ["NATIVE"] == "0", "pip install did not build the compiled core"
 assert ripple.Signal.of(1, 2).map(lambda x: x * 10).to_list() == [10, 20]
-print("  import ripple OK:", ripple.LIBRARY_PATH)'
+print("  import ripple OK (%s):" % ("compiled core" if ripple.NATIVE else "cffi ABI mode"), ripple.LIBRARY_PATH)'
 cd "$OUT"   # not the source dir, so the installed package is the one imported
+export NATIVE="$native"
 echo " via RIPPLE_LIBRARY"
 env -u PKG_CONFIG_PATH RIPPLE_LIBRARY="$LIBPATH" "$VENV/bin/python" -c "$probe"
 if command -v pkg-config >/dev/null; then
@@ -51,5 +89,5 @@ echo " via the loader path"
 out=$(env -u RIPPLE_LIBRARY -u PKG_CONFIG_PATH LD_LIBRARY_PATH="$STAGE/lib" "$VENV/bin/python" -c "$probe")
 echo "$out"
 case "$out" in *"$STAGE"*) ;; *) echo "python: loader lookup did not find $STAGE" >&2; exit 1 ;; esac
-rm -rf "$VENV" "$SRC"
+rm -rf "$VENV" "$SRC" "$EXT"
 echo "python: OK"

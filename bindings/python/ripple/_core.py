@@ -31,13 +31,16 @@ import asyncio
 import atexit
 import collections
 import ctypes
+import importlib.util
 import itertools
+import os
 import platform
 import queue as _queue
 import struct
 import sys
 import threading
 import traceback
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from ._lib import load as _load
 
@@ -87,7 +90,7 @@ def _immortal(*objs):
     return objs[0] if objs else None
 
 
-def has(name):
+def has(name: str) -> bool:
     """True when the loaded library exports the C function `name`."""
     try:
         getattr(lib, name)
@@ -96,17 +99,17 @@ def has(name):
         return False
 
 
-def version_number():
+def version_number() -> int:
     """RPL_VERSION_NUMBER of the loaded library (compare with CONSTANTS)."""
     return lib.rpl_version()
 
 
-def status_string(status):
+def status_string(status: int) -> str:
     """The library's text for an rpl_status code."""
     return ffi.string(lib.rpl_status_string(status)).decode()
 
 
-def version():
+def version() -> Tuple[int, ...]:
     """(major, minor, patch) of the loaded library."""
     return tuple(int(x) for x in ffi.string(lib.rpl_version_string()).decode().split("."))
 
@@ -163,7 +166,7 @@ def _default_handler(exc):
 _handler = _default_handler
 
 
-def set_exception_handler(handler):
+def set_exception_handler(handler: Optional[Callable[[BaseException], Any]]) -> Callable[[BaseException], Any]:
     """Sets the function called with exceptions raised by observers
     (on_next/on_error/on_completed), scheduled work and pointer destructors,
     which have no downstream to fail. None restores the default (print the
@@ -199,7 +202,7 @@ def _cffi_onerror(exc_type, exc_value, tb):
 # Python exceptions that became C errors, so that a Python on_error gets the
 # original object back. Bounded: the C error stays valid (retained here) while
 # its entry lives, so the address cannot be reused meanwhile.
-_py_errors = collections.OrderedDict()
+_py_errors: "collections.OrderedDict[int, Tuple[Any, BaseException]]" = collections.OrderedDict()
 _py_errors_lock = threading.Lock()
 _PY_ERRORS_MAX = 256
 PYTHON_ERROR_DOMAIN = "python"
@@ -262,12 +265,12 @@ def _exc_from_err(e):
 # ---------------------------------------------------------------------------
 # Contexts: Python objects kept alive while C holds a pointer to them.
 
-_live = {}      # handle cdata -> (handle, object): released by rpl release callbacks
-_objects = {}   # pointer-value handles -> handle: released by the pointer destructor
+_live: Dict[int, Any] = {}      # handle cdata -> (handle, object): released by rpl release callbacks
+_objects: Dict[Any, Any] = {}   # pointer-value handles -> handle: released by the pointer destructor
 
 
 _ids = itertools.count(1)
-_callbacks = []  # every ffi.callback object (alive, and immortal, forever)
+_callbacks: List[Any] = []  # every ffi.callback object (alive, and immortal, forever)
 
 
 def _ctx(obj):
@@ -415,28 +418,15 @@ def _fast_sender(name):
     return send
 
 
-def _send_method(name, attr):
-    """A method send(self, value) calling `name` on getattr(self, attr), with
-    the two-word call inline (one Python call less per event)."""
-    slow = getattr(lib, name)
-    if not FAST_SEND:
-        def send(self, x):
-            if slow(getattr(self, attr), _to_c(x)) < 0:
-                raise _last_error()
-        return send
-    fast = _fast(name)
-    get = __import__("operator").attrgetter(attr)
+def _sender(handle, subscriber=False):
+    """send(value) for a subject (or subscriber) handle: the compiled core's
+    Sender (the GIL released while Ripple delivers), or a cffi closure."""
+    if _cext is not None:
+        return _cext.Sender(_address(handle), subscriber)
+    fast = _fast_sender("rpl_subscriber_send_next" if subscriber else "rpl_subject_send_next")
 
-    def send(self, x, fast=fast, slow=slow, get=get, INT=_T_INT, DOUBLE=_T_DOUBLE, lo=_INT_MIN, hi=_INT_MAX,
-             pack=_DBL.pack, unpack=_I64.unpack):
-        t = type(x)
-        if t is int and lo <= x <= hi:
-            st = fast(get(self), INT, x)
-        elif t is float:
-            st = fast(get(self), DOUBLE, unpack(pack(x))[0])
-        else:
-            st = slow(get(self), _to_c(x))
-        if st < 0:
+    def send(x):
+        if fast(handle, x) < 0:
             raise _last_error()
     return send
 
@@ -559,36 +549,42 @@ def _hand_over(cdata):
 
 
 # ---------------------------------------------------------------------------
-# Disposables.
+# The per-event path: the compiled core (ripple/_cext.c, built at install with
+# the system compiler) or, where none was built, cffi callbacks (ABI mode).
 
-class Disposable:
-    """A rpl_disposable_t. dispose() is idempotent and thread-safe. Also a
-    context manager: ``with sig.subscribe(...):`` disposes on exit."""
+def _load_cext():
+    """The compiled core module, or (None, why not)."""
+    if os.environ.get("RIPPLE_PURE"):
+        return None, "RIPPLE_PURE is set"
+    if importlib.util.find_spec(__name__.rpartition(".")[0] + "._cext") is None:
+        return None, "the compiled core was not built at install time (no C compiler or no ripple.h then)"
+    try:
+        from . import _cext as mod
+    except ImportError as e:
+        return None, "the compiled core does not load (%s)" % e
+    return mod, None
 
-    __slots__ = ("_ptr", "__weakref__")
 
-    def __init__(self, fn=None):
-        """Disposable(fn): calls fn() once, on the first dispose(). As in RAC,
-        releasing it undisposed does not call fn; fn is dropped then (through
-        rpl_disposable_create_with_release), or right after it ran."""
-        if fn is None:
-            self._ptr = _owned(lib.rpl_disposable_create(ffi.NULL, ffi.NULL))
-        else:
-            self._ptr = _owned(lib.rpl_disposable_create_with_release(
-                _action_dispose, _ctx(_Action(fn)), _release_ctx))
+_cext, NATIVE_REASON = _load_cext()
 
-    @classmethod
-    def _wrap(cls, ptr):
-        d = cls.__new__(cls)
-        d._ptr = ptr
-        return d
+
+class _HandleDisposable:
+    """The fallback's disposable: a +1 rpl_disposable_t cdata."""
+
+    __slots__ = ("_handle",)
 
     def dispose(self):
-        _check(lib.rpl_disposable_dispose(self._ptr))
+        _check(lib.rpl_disposable_dispose(self._handle))
 
     @property
     def is_disposed(self):
-        return bool(lib.rpl_disposable_is_disposed(self._ptr))
+        return bool(lib.rpl_disposable_is_disposed(self._handle))
+
+    def _addr(self):
+        return int(ffi.cast("uintptr_t", self._handle))
+
+    def _take(self, addr):
+        self._handle = _gc(ffi.cast("rpl_disposable_t *", addr))
 
     def __enter__(self):
         return self
@@ -596,6 +592,47 @@ class Disposable:
     def __exit__(self, *exc):
         self.dispose()
         return False
+
+
+_DisposableBase = _cext.DisposableBase if _cext is not None else _HandleDisposable
+
+
+def _address(cdata):
+    return int(ffi.cast("uintptr_t", cdata))
+
+
+# ---------------------------------------------------------------------------
+# Disposables.
+
+class Disposable(_DisposableBase):  # type: ignore[misc,valid-type]
+    """A rpl_disposable_t. dispose() is idempotent and thread-safe. Also a
+    context manager: ``with sig.subscribe(...):`` disposes on exit."""
+
+    __slots__ = () if _cext is not None else ("__weakref__",)  # the compiled base has weak references
+
+    def __init__(self, fn: Optional[Callable[[], Any]] = None) -> None:
+        """Disposable(fn): calls fn() once, on the first dispose(). As in RAC,
+        releasing it undisposed does not call fn; fn is dropped then (through
+        rpl_disposable_create_with_release), or right after it ran."""
+        if fn is None:
+            ptr = lib.rpl_disposable_create(ffi.NULL, ffi.NULL)
+        else:
+            ptr = lib.rpl_disposable_create_with_release(_action_dispose, _ctx(_Action(fn)), _release_ctx)
+        if ptr == _NULL:
+            raise _last_error()
+        self._take(_address(ptr))
+
+    @classmethod
+    def _wrap(cls, ptr):
+        """A Disposable owning a new reference to the handle cdata ptr."""
+        d = cls.__new__(cls)
+        d._take(_address(lib.rpl_retain(ptr)))
+        return d
+
+    @property
+    def _ptr(self):
+        """The handle (borrowed from this object)."""
+        return ffi.cast("rpl_disposable_t *", self._addr())
 
     def __repr__(self):
         return "<ripple.%s %s>" % (type(self).__name__, "disposed" if self.is_disposed else "active")
@@ -624,15 +661,16 @@ class CompoundDisposable(Disposable):
 
     __slots__ = ()
 
-    def __init__(self, *items):
-        self._ptr = _owned(lib.rpl_compound_disposable_create())
+    def __init__(self, *items: Any) -> None:
+        self._take(_address(_owned_raw(lib.rpl_compound_disposable_create())))
         for d in items:
             self.add(d)
 
-    def add(self, d):
-        _check(lib.rpl_compound_disposable_add(self._ptr, _as_disposable(d)._ptr))
+    def add(self, d: "Disposable | Callable[[], Any]") -> None:
+        item = _as_disposable(d)  # alive during the call: _ptr is borrowed from it
+        _check(lib.rpl_compound_disposable_add(self._ptr, item._ptr))
 
-    def remove(self, d):
+    def remove(self, d: "Disposable") -> None:
         _check(lib.rpl_compound_disposable_remove(self._ptr, d._ptr))
 
 
@@ -642,14 +680,23 @@ class SerialDisposable(Disposable):
     __slots__ = ()
 
     def __init__(self):
-        self._ptr = _owned(lib.rpl_serial_disposable_create())
+        self._take(_address(_owned_raw(lib.rpl_serial_disposable_create())))
 
-    def swap(self, d):
+    def swap(self, d: "Optional[Disposable | Callable[[], Any]]") -> "Optional[Disposable]":
         """Puts d (or None) in and returns the previous one (not disposed)."""
-        old = lib.rpl_serial_disposable_swap(self._ptr, _as_disposable(d)._ptr if d is not None else ffi.NULL)
+        item = _as_disposable(d) if d is not None else None  # alive during the call
+        old = lib.rpl_serial_disposable_swap(self._ptr, item._ptr if item is not None else ffi.NULL)
         if old == _NULL:  # nothing was there (the arguments are checked Python objects)
             return None
-        return Disposable._wrap(_gc(old))
+        out = Disposable.__new__(Disposable)
+        out._take(_address(old))
+        return out
+
+
+def _owned_raw(ptr):
+    if ptr == _NULL:
+        raise _last_error()
+    return ptr
 
 
 def _as_disposable(d):
@@ -667,19 +714,23 @@ class Subscriber:
     """The receiving end of one subscription to a Signal.create signal. Keep it
     to send later, from any thread."""
 
-    __slots__ = ("_ptr",)
+    __slots__ = ("_ptr", "send_next")
 
     def __init__(self, ptr):
         self._ptr = ptr
+        self.send_next = _sender(ptr, True)  # send_next(value): to this subscriber, synchronously
 
-    send_next = on_next = None  # set below: _send_method("rpl_subscriber_send_next", "_ptr")
+    @property
+    def on_next(self):
+        """The same as send_next."""
+        return self.send_next
 
-    def send_error(self, exc=None):
+    def send_error(self, exc: Optional[BaseException] = None) -> None:
         _check(lib.rpl_subscriber_send_error(self._ptr, _err_from_exc(exc) if exc is not None else ffi.NULL))
 
     on_error = send_error
 
-    def send_completed(self):
+    def send_completed(self) -> None:
         _check(lib.rpl_subscriber_send_completed(self._ptr))
 
     on_completed = send_completed
@@ -701,334 +752,186 @@ def _create_subscribe(ctx, sub):
     if r is None:
         return ffi.NULL
     try:
-        return _hand_over(_as_disposable(r)._ptr)
+        d = _as_disposable(r)  # alive during the call: _ptr is borrowed from it
+        return _hand_over(d._ptr)
     except BaseException as e:
         lib.rpl_subscriber_send_error(sub, _err_from_exc(e))
         return ffi.NULL
 
 
 # ---------------------------------------------------------------------------
-# Observers and Python stages.
-#
-# Operators whose callback is Python code (map, filter, scan, ...) run as
-# "stages": plain Python functions composed per subscription. Subscribing from
-# Python runs the whole chain in ONE call from C per event (the C operators
-# are fused the same way, so the semantics match), and an exception in a stage
-# becomes the error downstream, which the C callback types could not express.
-# When such a signal is given to C (a C operator, multicast, a blocking call),
-# it is materialized once as a Signal.create relay that sends into C.
+# Callbacks. Every operator is the C one; a Python callback is its ctx. In the
+# compiled core the C functions live in _cext (ctx: a reference to the Python
+# callable); without it they are cffi callbacks (ctx: an id in _live). Either
+# way an exception in an operator callback becomes the operator's error
+# through rpl_callback_fail, carrying the exception (a Python on_error gets
+# the same object back); an exception in an observer goes to the handler.
 
-def _noop(x):
+def _fail(exc):
+    """Inside an operator callback: fail the operator with exc."""
+    if lib.rpl_callback_fail(lib.rpl_retain(_err_from_exc(exc))) != lib.RPL_OK:
+        _report(exc)  # not inside an operator callback: nobody downstream
+
+
+_scheduler_labels: Dict[int, str] = {}  # serial schedulers made from Python: address -> full label
+
+
+def _exc_name_thread(name):
+    """Names the Python thread of a Ripple thread (the compiled core calls it
+    at the thread's first callback): its scheduler's full label when it is a
+    Scheduler.serial, else the OS thread name Ripple gave it."""
+    label = _scheduler_labels.get(_address(lib.rpl_scheduler_current()))
+    try:
+        threading.current_thread().name = label or name
+    except Exception:
+        pass
+
+
+def _fanout(x, fns, report=_report):
+    """The compiled core's fan-out of one value to a subject's Python
+    subscribers (fns: their on_next callables, _skip for a disposed one):
+    one call from C, then Python-to-Python calls, which CPython makes
+    without a C frame (cheaper than a call from C each)."""
+    it = iter(fns)
+    while True:
+        try:
+            for fn in it:
+                fn(x)
+            return
+        except BaseException as exc:  # that subscriber's: reported, the others go on
+            report(exc)
+
+
+def _skip(x):
     pass
 
 
-class _Obs:
-    """The context of one subscription made from Python (an rpl_observer ctx).
+if _cext is not None:
+    def _to_c_into(x, address):
+        ffi.cast("rpl_value *", address)[0] = _to_c(x)
 
-    n/c/e are the composed stage chain; its terminal ends are either the user's
-    callbacks (a direct subscription) or sends into a C subscriber (a relay).
-    Each stage routes exceptions of its own callback to its downstream error,
-    so they pass through later stages (do_error) like any other error."""
+    try:
+        _cext.init(LIBRARY_PATH, (
+            _to_c_into,
+            lambda address: _from_c(ffi.cast("rpl_value *", address)),
+            lambda address: _exc_from_err(ffi.cast("rpl_error_t *", address)),
+            lambda exc: _address(lib.rpl_retain(_err_from_exc(exc))),
+            _report,
+            _exc_name_thread,
+            _fanout,
+            _skip,
+            _last_error,
+        ), Disposable)
+    except (ImportError, TypeError) as e:
+        raise ImportError("ripple: the compiled core does not fit the loaded library (%s); reinstall the "
+                          "package against it, or set RIPPLE_PURE=1" % e) from e
+    atexit.register(_cext.set_exiting)
 
-    __slots__ = ("n", "c", "e", "term_next", "term_error", "term_completed", "stopped", "upstream_done",
-                 "disposable", "ended_early", "report", "guard", "push")
+    def _k(name, ctype):
+        return ffi.cast(ctype, getattr(_cext, name))
 
-    def __init__(self, on_next, on_error, on_completed, stages, report=True):
-        self.term_next = on_next
-        self.term_error = on_error
-        self.term_completed = on_completed
-        self.report = report
-        self.stopped = False
-        self.upstream_done = False
-        self.disposable = None
-        self.ended_early = False
-        self.guard = None
-        # The terminal next is the user's function itself: stages call their
-        # downstream outside their own try blocks, so an exception reaching
-        # push() can only come from it, and goes to the hook.
-        n = on_next if on_next is not None else _noop
-        c, e = self._completed, self._error
-        for factory in reversed(stages):
-            n, c, e = factory(n, c, e)
-        self.n, self.c, self.e = n, c, e
-        self.push = self._make_push(n, on_next, bool(stages))
+    _MAP, _REDUCE, _ITEMS = _k("MAP", "rpl_map_fn"), _k("REDUCE", "rpl_reduce_fn"), _k("ITEMS", "void *")
+    _PREDICATE, _EQUAL = _k("PREDICATE", "rpl_predicate_fn"), _k("EQUAL", "void *")
+    _DO_NEXT, _DO_ERROR = _k("DO_NEXT", "rpl_do_next_fn"), _k("DO_ERROR", "rpl_do_error_fn")
+    _ACTION, _RELEASE = _k("ACTION", "void(*)(void *)"), _k("RELEASE", "rpl_release_fn")
 
-    def _make_push(self, n, user, staged):
-        """The per-event entry point, as one closure (each Python call layer
-        costs about as much as the work)."""
-        if staged or user is not None:
-            def push(x, obs=self, n=n, report=_report):
-                if not obs.stopped:
-                    try:
-                        n(x)
-                    except BaseException as exc:
-                        report(exc)
-        else:
-            def push(x):
-                pass
-        return push
+    def _fn_ctx(fn):
+        """The ctx for a callback kind above: a new reference to fn (RELEASE drops it)."""
+        return ffi.cast("void *", _cext.ctx(fn))
 
-    # The terminal ends. Exceptions of user observers go to the hook.
-    def _end(self):
-        self.stopped = True
-        if not self.upstream_done:  # a stage ended it: stop the source
-            self.stop_source()
+    def _subscribe(sig, on_next, on_error, on_completed):
+        return _cext.subscribe(_address(sig), on_next, on_error, on_completed)
+else:
+    import warnings
+    warnings.warn("ripple: running on cffi in ABI mode (slower per event): " + NATIVE_REASON,
+                  RuntimeWarning, stacklevel=3)
 
-    def stop_source(self):
-        self.ended_early = True
-        g = self.guard
-        if g is not None:
-            g.as_.b = False
-        d = self.disposable
-        if d is not None:
-            lib.rpl_disposable_dispose(d)
-
-    def _completed(self):
-        if self.stopped:
-            return
-        self._end()
-        if self.term_completed is not None:
+    def _operator_callback(c_type, py_sig, args, result=None, failed=None):
+        """A cffi callback of an operator: calls _live[ctx] with args(*c_args),
+        returns result(its return value); an exception fails the operator."""
+        def trampoline(ctx, *c_args):
             try:
-                self.term_completed()
+                r = _live[ctx](*args(*c_args))
+                return result(r) if result is not None else None
+            except BaseException as exc:
+                _fail(exc)
+                return failed
+        return _cb(c_type, py_sig)(trampoline)
+
+    def _one(v):
+        return (_from_c(v),)
+
+    def _two(a, b):
+        return (_from_c(a), _from_c(b))
+
+    _V = "const rpl_value *"
+    _MAP = _operator_callback("rpl_map_fn", "rpl_value(uintptr_t, %s)" % _V, _one, _to_c, _NIL)
+    _REDUCE = _operator_callback("rpl_reduce_fn", "rpl_value(uintptr_t, %s, %s)" % (_V, _V), _two, _to_c, _NIL)
+    _ITEMS = _operator_callback("void *", "rpl_value(uintptr_t, %s, size_t)" % _V,
+                                lambda items, n: [_from_c(items + i) for i in range(n)], _to_c, _NIL)
+    _PREDICATE = _operator_callback("rpl_predicate_fn", "bool(uintptr_t, %s)" % _V, _one, bool, False)
+    _EQUAL = _operator_callback("void *", "bool(uintptr_t, %s, %s)" % (_V, _V), _two, bool, False)
+    _DO_NEXT = _operator_callback("rpl_do_next_fn", "void(uintptr_t, %s)" % _V, _one)
+    _DO_ERROR = _operator_callback("rpl_do_error_fn", "void(uintptr_t, const rpl_error_t *)",
+                                   lambda e: (_exc_from_err(e),))
+    _ACTION = _operator_callback("void(*)(void *)", "void(uintptr_t)", lambda: ())
+
+    _RELEASE = _release_ctx
+    _fn_ctx = _ctx
+
+    class _Obs:
+        """The ctx of one subscription made from Python (fallback)."""
+
+        __slots__ = ("on_next", "on_error", "on_completed")
+
+        def __init__(self, on_next, on_error, on_completed):
+            self.on_next, self.on_error, self.on_completed = on_next, on_error, on_completed
+
+    @_cb("void(*)(void *, const rpl_value *)", "void(uintptr_t, const rpl_value *)")
+    def _obs_next(ctx, v, _live=_live, INT=_T_INT):
+        fn = _live[ctx].on_next
+        if fn is not None:
+            try:
+                fn(v.as_ if v.type == INT else _from_c(v))
             except BaseException as exc:
                 _report(exc)
 
-    def _error(self, err):
-        if self.stopped:
-            return
-        self._end()
-        if self.term_error is not None:
-            try:
-                self.term_error(err)
-            except BaseException as exc:
-                _report(exc)
-        elif self.report:
+    @_cb("void(*)(void *, const rpl_error_t *)", "void(uintptr_t, const rpl_error_t *)")
+    def _obs_error(ctx, e):
+        fn, err = _live[ctx].on_error, _exc_from_err(e)
+        if fn is None:
             _report(err)  # an error nobody observes is not lost either
+            return
+        try:
+            fn(err)
+        except BaseException as exc:
+            _report(exc)
 
-    # Entry points from C.
-    def on_error(self, err):
-        if not self.stopped:
-            self.upstream_done = True
+    @_cb("void(*)(void *)", "void(uintptr_t)")
+    def _obs_completed(ctx):
+        fn = _live[ctx].on_completed
+        if fn is not None:
             try:
-                self.e(err)
+                fn()
             except BaseException as exc:
                 _report(exc)
 
-    def on_completed(self):
-        if not self.stopped:
-            self.upstream_done = True
-            try:
-                self.c()
-            except BaseException as exc:  # aggregate's final value to a failing on_next
-                _report(exc)
+    def _subscribe(sig, on_next, on_error, on_completed):
+        o = ffi.new("rpl_observer *")
+        o.version = RPL_OBSERVER_VERSION
+        o.on_next = _obs_next
+        o.on_error = _obs_error
+        o.on_completed = _obs_completed
+        o.release = _release_ctx
+        o.ctx = _ctx(_Obs(on_next, on_error, on_completed))
+        d = lib.rpl_signal_subscribe(sig, o)
+        if d == _NULL:
+            raise _last_error()
+        out = Disposable.__new__(Disposable)
+        out._take(_address(d))
+        return out
 
-
-@_cb("void(*)(void *, const rpl_value *)", "void(uintptr_t, const rpl_value *)")
-def _obs_next(ctx, v, _live=_live, INT=_T_INT):
-    if v.type == INT:  # the common case, inline
-        _live[ctx].push(v.as_)
-    else:
-        _live[ctx].push(_from_c(v))
-
-
-@_cb("void(*)(void *, const rpl_error_t *)", "void(uintptr_t, const rpl_error_t *)")
-def _obs_error(ctx, e):
-    _live[ctx].on_error(_exc_from_err(e))
-
-
-@_cb("void(*)(void *)", "void(uintptr_t)")
-def _obs_completed(ctx):
-    _live[ctx].on_completed()
-
-
-# The guard in front of a stage chain: C's take_while with rpl_value_bool as
-# the predicate and a bool rpl_value as its context, so fn(ctx, v) reads the
-# flag (the extra argument is ignored: same calling convention as a
-# one-argument function on every C ABI this runs on). C's take_while sits in
-# the source's fused chain, so clearing the flag makes the very next value
-# complete the subscription and dispose the source, even while the source is
-# still inside its synchronous subscribe (before Python has its disposable),
-# at the cost of one C call per event, no Python.
-_GUARD_FN = ffi.cast("rpl_predicate_fn", ffi.addressof(lib, "rpl_value_bool")) \
-    if has("rpl_signal_take_while") else None
-
-
-def _guarded(sig_ptr, obs):
-    if _GUARD_FN is None:
-        return sig_ptr
-    g = ffi.new("rpl_value *")
-    g.type = _T_BOOL
-    view = ffi.cast("rpl_value_view_ *", g)
-    view.as_.b = True
-    key = ffi.cast("void *", g)
-    _live[int(ffi.cast("uintptr_t", g))] = (g, view)  # until the take_while signal releases its ctx
-    obs.guard = view
-    return _owned(lib.rpl_signal_take_while(sig_ptr, _GUARD_FN, key, _release_ctx))
-
-
-def _subscribe_obs(sig_ptr, obs, stages=False):
-    if stages:
-        guard = _guarded(sig_ptr, obs)
-        if _trace_fn[0] is not None and guard is not sig_ptr:
-            # The guard is this binding's detail: trace under the name of
-            # the signal the Python stages follow.
-            lib.rpl_signal_set_name(guard, lib.rpl_signal_name(sig_ptr))
-        sig_ptr = guard
-    o = ffi.new("rpl_observer *")
-    o.version = RPL_OBSERVER_VERSION
-    o.on_next = _obs_next
-    o.on_error = _obs_error
-    o.on_completed = _obs_completed
-    o.release = _release_ctx
-    o.ctx = _ctx(obs)
-    d = lib.rpl_signal_subscribe(sig_ptr, o)
-    if d == _NULL:
-        raise _last_error()
-    # Borrowed, not retained: the observer must not keep its own subscription
-    # alive (a cycle through C that would defeat rule 6a). It is only used
-    # from the subscription's callbacks, while the subscriber is delivering.
-    obs.disposable = d
-    d = _gc(d)
-    if obs.ended_early:  # a stage ended it during the synchronous subscribe
-        lib.rpl_disposable_dispose(d)
-    return d
-
-
-class _Relay:
-    """Signal.create body sending a stage chain's output into C (materialization)."""
-
-    __slots__ = ("base", "stages")
-
-    def __init__(self, base, stages):
-        self.base, self.stages = base, stages
-
-    def __call__(self, sub):
-        ptr = sub._ptr  # retained by `sub`, which the closures keep
-        send_next = _subscriber_send
-        is_disposed = lib.rpl_subscriber_is_disposed
-
-        def n(x):
-            send_next(ptr, x)
-            if is_disposed(ptr):  # downstream ended it (take, dispose): stop the source
-                obs.stop_source()
-
-        def c():
-            lib.rpl_subscriber_send_completed(ptr)
-
-        def e(err):
-            lib.rpl_subscriber_send_error(ptr, _err_from_exc(err))
-
-        obs = _Obs(n, e, c, self.stages, report=False)
-        return Disposable._wrap(_subscribe_obs(self.base._c(), obs, True))
-
-
-# Stage factories: factory(n, c, e) -> (n, c, e) for one subscription. Each
-# catches the exceptions of its own callback and sends them down as the error.
-
-def _stage_map(f):
-    def factory(n, c, e):
-        def nx(x):
-            try:
-                y = f(x)
-            except BaseException as exc:
-                return e(exc)
-            n(y)
-        return nx, c, e
-    return factory
-
-
-def _stage_filter(p):
-    def factory(n, c, e):
-        def nx(x):
-            try:
-                keep = p(x)
-            except BaseException as exc:
-                return e(exc)
-            if keep:
-                n(x)
-        return nx, c, e
-    return factory
-
-
-def _stage_scan(initial, f, emit_each=True):
-    def factory(n, c, e):
-        acc = [initial]
-
-        def nx(x):
-            try:
-                acc[0] = f(acc[0], x)
-            except BaseException as exc:
-                return e(exc)
-            if emit_each:
-                n(acc[0])
-
-        def cx():
-            if not emit_each:
-                n(acc[0])
-            c()
-        return nx, cx, e
-    return factory
-
-
-def _stage_take_while(p):
-    def factory(n, c, e):
-        def nx(x):
-            try:
-                keep = p(x)
-            except BaseException as exc:
-                return e(exc)
-            if keep:
-                n(x)
-            else:
-                c()
-        return nx, c, e
-    return factory
-
-
-def _stage_skip_while(p):
-    def factory(n, c, e):
-        skipping = [True]
-
-        def nx(x):
-            if skipping[0]:
-                try:
-                    skip = p(x)
-                except BaseException as exc:
-                    return e(exc)
-                if skip:
-                    return
-                skipping[0] = False
-            n(x)
-        return nx, c, e
-    return factory
-
-
-def _stage_do(on_next=None, on_error=None, on_completed=None):
-    def factory(n, c, e):
-        nx, cx, ex = n, c, e
-        if on_next is not None:
-            def nx(x):
-                try:
-                    on_next(x)
-                except BaseException as exc:
-                    return e(exc)
-                n(x)
-        if on_completed is not None:
-            def cx():
-                try:
-                    on_completed()
-                except BaseException as exc:
-                    return e(exc)
-                c()
-        if on_error is not None:
-            def ex(err):
-                try:
-                    on_error(err)
-                except BaseException as exc:
-                    return e(exc)
-                e(err)
-        return nx, cx, ex
-    return factory
+NATIVE = _cext is not None
 
 
 # ---------------------------------------------------------------------------
@@ -1036,22 +939,22 @@ def _stage_do(on_next=None, on_error=None, on_completed=None):
 
 _MISSING = object()
 
+if TYPE_CHECKING:
+    def _operator(*args: Any, **kwargs: Any) -> "Signal":
+        """The type of the operators attached to Signal at import (see Signal)."""
+
 
 class Signal:
-    """A reactive signal: a C rpl_signal_t, possibly followed by Python stages.
+    """A reactive signal: a C rpl_signal_t.
 
     Cold signals run their subscribe function once per subscriber. Methods
     return new signals; nothing runs until subscribe() (or a blocking helper).
     """
 
-    __slots__ = ("_ptr", "_base", "_stages", "__weakref__")
+    __slots__ = ("_ptr", "__weakref__")
 
-    def __init__(self, _ptr=None, _base=None, _stages=()):
-        if _ptr is None and _base is None:
-            raise TypeError("use Signal.create(fn) or another constructor")
+    def __init__(self, _ptr):
         self._ptr = _ptr
-        self._base = _base
-        self._stages = _stages
 
     # -- internals
     @classmethod
@@ -1062,21 +965,28 @@ class Signal:
     def _borrowed(cls, ptr):
         return cls(_retained(ptr))
 
-    def _c(self):
-        """The C signal; Python stages are materialized as a relay once."""
-        if self._ptr is None:
-            relay = Signal.create(_Relay(self._base, self._stages))
-            self._ptr = relay._ptr  # benign race: two relays are equivalent
+    def _c(self) -> Any:
+        """The C signal (borrowed from this object)."""
         return self._ptr
 
-    def _stage(self, factory):
-        if self._base is not None:
-            return Signal(_base=self._base, _stages=self._stages + (factory,))
-        return Signal(_base=self, _stages=(factory,))
+    if TYPE_CHECKING:
+        # Attached by _ops and _ops02 when the loaded library has the C
+        # function (see their docstrings); declared here for type checkers.
+        take = skip = take_last = distinct_until_changed = materialize = dematerialize = collect = \
+            flatten = switch_to_latest = concat = merge = combine_latest = zip = start_with = then = \
+            take_until = catch_to = retry = repeat = flat_map = flatten_map = bind = catch = catch_error = \
+            subscribe_on = deliver_on = observe_on = delay = throttle = timeout = interval = publish = \
+            multicast = replay = replay_last = replay_lazily = subscribe_subject = from_array = range = \
+            timer = start_lazily = start_eagerly = if_ = switch_cases = share = delay_subscription = \
+            throttle_first = throttle_if = buffer_with_time = deliver_on_bounded = map_replace = ignore = \
+            ignore_values = reduce_each = combine_previous = distinct_until_changed_with = buffer = \
+            group_by = not_ = and_ = or_ = any = all = default_if_empty = switch_if_empty = initially = \
+            finally_ = do_dispose = flatten_max = concat_map = concat_all = with_latest_from = sample = \
+            take_until_replacement = skip_until = _operator
 
     # -- names and logging (ripple.h "Names, tracing and counting")
     @property
-    def name(self):
+    def name(self) -> str:
         """The signal's name: RAC-style from its inputs ("[+subject] -map:")
         unless one was set. A signal with Python stages is named as a relay."""
         p = lib.rpl_signal_name(self._c())
@@ -1085,15 +995,15 @@ class Signal:
         return ffi.string(p).decode("utf-8", "replace")
 
     @name.setter
-    def name(self, value):
+    def name(self, value: str) -> None:
         _check(lib.rpl_signal_set_name(self._c(), str(value).encode("utf-8")))
 
-    def set_name(self, value):
+    def set_name(self, value: str) -> "Signal":
         """Sets the name and returns this signal (for chaining)."""
         self.name = value
         return self
 
-    def log(self, label=None):
+    def log(self, label: Optional[str] = None) -> "Signal":
         """RAC's logAll: a signal writing each event to stderr as
         "label: next 1" (label None: this signal's name)."""
         c_label = _NULL if label is None else str(label).encode("utf-8")
@@ -1101,7 +1011,7 @@ class Signal:
 
     # -- constructors
     @classmethod
-    def create(cls, fn):
+    def create(cls, fn: Callable[["Subscriber"], Any]) -> "Signal":
         """A cold signal: fn(subscriber) runs at each subscription and sends with
         subscriber.send_next(v) / send_error(exc) / send_completed(), now or
         later from any thread. It may return a Disposable or a callable to run
@@ -1111,33 +1021,39 @@ class Signal:
         return cls._own(lib.rpl_signal_create(_create_subscribe, _ctx(fn), _release_ctx))
 
     @classmethod
-    def return_(cls, value):
+    def return_(cls, value: Any) -> "Signal":
         """Sends value, then completes."""
         return cls._own(lib.rpl_signal_return(_to_c(value)))
 
     just = return_
 
     @classmethod
-    def empty(cls):
+    def empty(cls) -> "Signal":
         return cls._own(lib.rpl_signal_empty())
 
     @classmethod
-    def never(cls):
+    def never(cls) -> "Signal":
         return cls._own(lib.rpl_signal_never())
 
     @classmethod
-    def error(cls, exc=None):
+    def error(cls, exc: Optional[BaseException] = None) -> "Signal":
         """Fails every subscriber with exc (an exception; None: a generic error)."""
         return cls._own(lib.rpl_signal_error(_err_from_exc(exc) if exc is not None else ffi.NULL))
 
     @classmethod
-    def defer(cls, factory):
+    def defer(cls, factory: Callable[[], "Signal"]) -> "Signal":
         """Calls factory() at each subscription and subscribes to the signal it returns."""
         return cls._own(lib.rpl_signal_defer(_defer_factory, _ctx(factory), _release_ctx))
 
     @classmethod
-    def from_iterable(cls, iterable):
-        """Sends each item of iterable (iterated afresh per subscription), then completes."""
+    def from_iterable(cls, iterable: Iterable[Any]) -> "Signal":
+        """Sends each item of iterable, then completes. A list or tuple is
+        rpl_signal_from_array of its items (taken now); any other iterable
+        (a generator, a file, ...) is iterated afresh per subscription, as the
+        body of a Signal.create."""
+        if type(iterable) in (list, tuple) and has("rpl_signal_from_array"):
+            return cls.from_array(iterable)  # type: ignore[attr-defined]
+
         def body(sub):
             try:
                 for x in iterable:
@@ -1153,17 +1069,18 @@ class Signal:
     of = classmethod(lambda cls, *values: cls.from_iterable(values))
 
     # -- subscribing
-    def subscribe(self, on_next=None, on_error=None, on_completed=None):
+    def subscribe(self, on_next: Optional[Callable[[Any], Any]] = None,
+                  on_error: Optional[Callable[[BaseException], Any]] = None,
+                  on_completed: Optional[Callable[[], Any]] = None) -> "Disposable":
         """Subscribes callbacks and returns the subscription's Disposable (also a
         context manager). Exceptions the callbacks raise go to the exception
-        handler (see set_exception_handler). The callbacks are released when
-        the subscription ends (terminates or is disposed)."""
-        base = self if self._base is None else self._base
-        obs = _Obs(on_next, on_error, on_completed, self._stages)
-        return Disposable._wrap(_subscribe_obs(base._c(), obs, bool(self._stages)))
+        handler (see set_exception_handler); an error with no on_error too. The
+        callbacks are released when the subscription ends (terminates or is
+        disposed)."""
+        return _subscribe(self._ptr, on_next, on_error, on_completed)
 
     # -- blocking helpers (release the GIL while waiting)
-    def first(self, timeout=None, default=_MISSING):
+    def first(self, timeout: Optional[float] = None, default: Any = _MISSING) -> Any:
         """The first value. Raises the signal's error, RippleTimeoutError, or
         NoValueError if it completed empty (unless default is given)."""
         out = ffi.new("rpl_value *")
@@ -1177,13 +1094,13 @@ class Signal:
             return default
         raise _blocking_error(st)
 
-    def wait(self, timeout=None):
+    def wait(self, timeout: Optional[float] = None) -> None:
         """Waits until the signal terminates; raises its error or a timeout."""
         st = lib.rpl_signal_wait(self._c(), _ns(timeout))
         if st != lib.RPL_OK:
             raise _blocking_error(st)
 
-    def to_list(self, timeout=None):
+    def to_list(self, timeout: Optional[float] = None) -> List[Any]:
         """Every value, once the signal completes."""
         out = ffi.new("rpl_value *")
         st = lib.rpl_signal_to_array(self._c(), out, _ns(timeout))
@@ -1194,11 +1111,11 @@ class Signal:
         finally:
             lib.rpl_value_release(out)
 
-    def to_iter(self, timeout=None):
+    def to_iter(self, timeout: Optional[float] = None) -> Iterator[Any]:
         """Iterates the values as they arrive: `for x in sig.to_iter(timeout=1)`.
         timeout bounds the wait for each event (RippleTimeoutError). Leaving the
         loop early disposes the subscription."""
-        q = _queue.SimpleQueue()
+        q: "_queue.SimpleQueue[Any]" = _queue.SimpleQueue()
         d = self.subscribe(lambda x: q.put((0, x)), lambda e: q.put((1, e)), lambda: q.put((2, None)))
         try:
             while True:
@@ -1217,7 +1134,7 @@ class Signal:
             d.dispose()
 
     # -- asyncio
-    def __aiter__(self):
+    def __aiter__(self) -> AsyncIterator[Any]:
         return self._aiter()
 
     async def _aiter(self):
@@ -1243,7 +1160,7 @@ class Signal:
         finally:
             d.dispose()
 
-    async def first_async(self, timeout=None, default=_MISSING):
+    async def first_async(self, timeout: Optional[float] = None, default: Any = _MISSING) -> Any:
         """Awaits the first value (the asyncio form of first())."""
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
@@ -1277,52 +1194,70 @@ class Signal:
         finally:
             d.dispose()
 
-    # -- operators with Python callbacks: stages (see _Obs)
-    def map(self, f):
+    # -- operators with Python callbacks (the C operators; see "Callbacks")
+    def _with_fn(self, cfn: Any, kind: Any, fn: Callable[..., Any], *args: Any) -> "Signal":
+        if not callable(fn):
+            raise TypeError("expected a callable, got %r" % (fn,))
+        return Signal._own(cfn(self._ptr, *args, kind, _fn_ctx(fn), _RELEASE))
+
+    def map(self, f: Callable[[Any], Any]) -> "Signal":
         """Each value through f. An exception in f is the error downstream."""
-        return self._stage(_stage_map(f))
+        return self._with_fn(lib.rpl_signal_map, _MAP, f)
 
     select = map
 
-    def filter(self, predicate):
+    def filter(self, predicate: Callable[[Any], Any]) -> "Signal":
         """Only values for which predicate(v) is true."""
-        return self._stage(_stage_filter(predicate))
+        return self._with_fn(lib.rpl_signal_filter, _PREDICATE, predicate)
 
     where = filter
 
-    def scan(self, initial, f):
+    def scan(self, initial: Any, f: Callable[[Any, Any], Any]) -> "Signal":
         """Sends each running accumulation f(acc, v), starting from initial."""
-        return self._stage(_stage_scan(initial, f))
+        return self._with_fn(lib.rpl_signal_scan, _REDUCE, f, _to_c(initial))
 
-    def aggregate(self, initial, f):
+    def aggregate(self, initial: Any, f: Callable[[Any, Any], Any]) -> "Signal":
         """Sends the final accumulation once the signal completes (initial if empty)."""
-        return self._stage(_stage_scan(initial, f, emit_each=False))
+        return self._with_fn(lib.rpl_signal_aggregate, _REDUCE, f, _to_c(initial))
 
     reduce = aggregate
 
-    def take_while(self, predicate):
+    def take_while(self, predicate: Callable[[Any], Any]) -> "Signal":
         """Values while predicate(v) holds, then completes."""
-        return self._stage(_stage_take_while(predicate))
+        return self._with_fn(lib.rpl_signal_take_while, _PREDICATE, predicate)
 
-    def skip_while(self, predicate):
+    def skip_while(self, predicate: Callable[[Any], Any]) -> "Signal":
         """Drops values while predicate(v) holds, then passes everything."""
-        return self._stage(_stage_skip_while(predicate))
+        return self._with_fn(lib.rpl_signal_skip_while, _PREDICATE, predicate)
 
-    def do(self, on_next=None, on_error=None, on_completed=None):
-        """Side effects, events passed on unchanged (on_error gets the exception)."""
-        return self._stage(_stage_do(on_next, on_error, on_completed))
+    def do(self, on_next: Optional[Callable[[Any], Any]] = None,
+           on_error: Optional[Callable[[BaseException], Any]] = None,
+           on_completed: Optional[Callable[[], Any]] = None) -> "Signal":
+        """Side effects, events passed on unchanged (on_error gets the exception).
+        An exception in one of them is the error downstream."""
+        out = self
+        if on_next is not None:
+            out = out.do_next(on_next)
+        if on_error is not None:
+            out = out.do_error(on_error)
+        if on_completed is not None:
+            out = out.do_completed(on_completed)
+        return out
 
-    def do_next(self, f):
-        return self.do(on_next=f)
+    def do_next(self, f: Callable[[Any], Any]) -> "Signal":
+        """Calls f(v) before passing each value on."""
+        return self._with_fn(lib.rpl_signal_do_next, _DO_NEXT, f)
 
-    def do_error(self, f):
-        return self.do(on_error=f)
+    def do_error(self, f: Callable[[BaseException], Any]) -> "Signal":
+        """Calls f(exception) before passing the error on."""
+        return self._with_fn(lib.rpl_signal_do_error, _DO_ERROR, f)
 
-    def do_completed(self, f):
-        return self.do(on_completed=f)
+    def do_completed(self, f: Callable[[], Any]) -> "Signal":
+        """Calls f() before passing the completion on."""
+        return self._with_fn(lib.rpl_signal_do_completed, _ACTION, f)
 
-    def __repr__(self):
-        return "<ripple.%s%s>" % (type(self).__name__, " +%d stages" % len(self._stages) if self._stages else "")
+    def __repr__(self) -> str:
+        return "<ripple.%s %s>" % (type(self).__name__, self.name)
 
 
 def _blocking_error(st):
@@ -1353,7 +1288,7 @@ def _defer_factory(ctx):
     return _signal_result(_live[ctx])
 
 
-def clear_error_cache():
+def clear_error_cache() -> None:
     """Forgets the Python exceptions remembered for errors that crossed into C
     (at most 256 are kept, so that a Python on_error receives the original
     exception object); their tracebacks are then released."""
@@ -1364,15 +1299,12 @@ def clear_error_cache():
 _immortal(_release_object, _cffi_onerror, _release_handle, _callbacks)
 
 
-_subscriber_send = _fast_sender("rpl_subscriber_send_next")
-Subscriber.send_next = Subscriber.on_next = _send_method("rpl_subscriber_send_next", "_ptr")
-Subscriber.send_next.__doc__ = "Sends a value to this subscriber (synchronously, see rpl_subscriber_send_next)."
 
 
 # ---------------------------------------------------------------------------
 # Tracing and counting (ripple.h rpl_trace_set, rpl_live_objects).
 
-def live_objects():
+def live_objects() -> int:
     """Runtime objects alive now (handles and boxed values, not the shared
     schedulers): compare before and after some work to find leaks. Python
     keeps handles until its objects are collected, so run gc.collect() first."""
@@ -1384,7 +1316,7 @@ TraceEvent.__doc__ = """One traced event: kind is "subscribe", "next", "error", 
 "dispose"; value (next) and error (error) are converted copies, else None."""
 
 _TRACE_KINDS = ("subscribe", "next", "error", "completed", "dispose")
-_trace_fn = [None]
+_trace_fn: List[Optional[Callable[[Any], Any]]] = [None]
 
 
 # One immortal C hook for the process; it calls whatever _trace_fn holds, so
@@ -1406,7 +1338,7 @@ def _trace_hook(ctx, e, _fn=_trace_fn):
 _immortal(_trace_hook)
 
 
-def set_trace(fn):
+def set_trace(fn: Optional[Callable[[Any], Any]]) -> Optional[Callable[[Any], Any]]:
     """Sets the process-wide trace hook: fn(TraceEvent) is called for every
     subscribe, next, error, completed and dispose of every subscription, on
     the thread of the event. fn must not subscribe, send or dispose (it runs

@@ -16,7 +16,7 @@ import os
 import shutil
 import subprocess
 
-from cffi import FFI
+from cffi import FFI  # type: ignore[import-untyped]
 
 from ._cdef import header_to_cdef
 

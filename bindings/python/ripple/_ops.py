@@ -2,10 +2,11 @@
 library exports the function (so the package works with any library version
 that has the core API).
 
-Operators taking a Python callback that *produces a value* (map, filter,
-scan, ...) are Python stages (see _core); the ones here either take no Python
-callback or take one returning a signal (bind, flat_map, catch), where an
-exception becomes an error signal and so still reaches the error path.
+The operators whose Python callback produces a value (map, filter, scan,
+...) are Signal methods in _core; the ones here take no Python callback or
+one returning a signal (bind, flat_map, catch), where an exception becomes an
+error signal and so reaches the error path. The 0.2 operators are in _ops02.
+No operator is implemented in Python: each is the C one.
 """
 
 from ._core import (
@@ -14,7 +15,8 @@ from ._core import (
 )
 from ._sched import Scheduler, _seconds_ns
 
-_added = []
+_added = [(name, "rpl_signal_" + name) for name in (
+    "map", "filter", "scan", "aggregate", "take_while", "skip_while", "do_next", "do_error", "do_completed")]
 
 
 def _op(cname):
@@ -292,7 +294,7 @@ def _interval(cls, seconds, scheduler=None):
 
 
 if has("rpl_signal_interval"):
-    Signal.interval = classmethod(_interval)
+    setattr(Signal, "interval", classmethod(_interval))
     _added.append(("interval", "rpl_signal_interval"))
 
 

@@ -4,7 +4,10 @@ Times in the Python API are seconds (floats), as in time.sleep and asyncio;
 they are converted to the C API's nanoseconds.
 """
 
+from typing import Any, Callable, Optional
+
 from ._core import (
+    _address, _cext, _scheduler_labels,
     Disposable, _cb, _check, _ctx, _live, _owned, _release_ctx, _report, _retained, ffi, has, lib,
 )
 
@@ -43,22 +46,33 @@ class Scheduler:
         self._ptr = _ptr
 
     @classmethod
-    def immediate(cls):
+    def immediate(cls) -> "Scheduler":
         """Runs work on the calling thread, at once (a trampoline)."""
         return cls(_retained(lib.rpl_scheduler_immediate()))
 
     @classmethod
-    def background(cls):
+    def background(cls) -> "Scheduler":
         """The shared pool of background threads."""
         return cls(_retained(lib.rpl_scheduler_background()))
 
     @classmethod
-    def serial(cls, label=None):
-        """A new serial scheduler: one thread of its own, FIFO."""
-        return cls(_owned(lib.rpl_scheduler_create_serial(label.encode() if label else ffi.NULL)))
+    def serial(cls, label: Optional[str] = None) -> "Scheduler":
+        """A new serial scheduler: one thread of its own, FIFO, named label.
+        With the compiled core, callbacks on that thread take the GIL once per
+        run of queued work items, not once per callback."""
+        s = cls(_owned(lib.rpl_scheduler_create_serial(label.encode() if label else ffi.NULL)))
+        if _cext is not None:
+            # Marked for good: the C scheduler usually outlives this object (the
+            # operators using it retain it), and a later object at the same
+            # address is again a serial scheduler made here, or one whose
+            # thread is Python's (run loop, test scheduler), which never batches.
+            addr = _address(s._ptr)
+            _cext.serial_mark(addr, True)
+            _scheduler_labels[addr] = label or "ripple.serial"
+        return s
 
     @classmethod
-    def current(cls):
+    def current(cls) -> "Optional[Scheduler]":
         """The scheduler running the calling code, or None outside scheduled work."""
         p = lib.rpl_scheduler_current()
         return None if p == ffi.NULL else cls(_retained(p))
@@ -68,21 +82,21 @@ class Scheduler:
         return lib.rpl_scheduler_now(self._ptr)
 
     @property
-    def now(self):
+    def now(self) -> float:
         """The scheduler's clock in seconds (virtual on a test scheduler)."""
         return self.now_ns / 1e9
 
-    def schedule(self, fn):
+    def schedule(self, fn: Callable[[], Any]) -> Disposable:
         """Runs fn() as soon as possible; returns a Disposable that cancels it."""
         return Disposable._wrap(_owned(lib.rpl_scheduler_schedule(self._ptr, _run_work, _ctx(_Work(fn)),
                                                                   _release_work)))
 
-    def after(self, seconds, fn):
+    def after(self, seconds: float, fn: Callable[[], Any]) -> Disposable:
         """Runs fn() once after `seconds`."""
         return Disposable._wrap(_owned(lib.rpl_scheduler_after(self._ptr, _seconds_ns(seconds), _run_work,
                                                                _ctx(_Work(fn)), _release_work)))
 
-    def repeat(self, delay, interval, fn):
+    def repeat(self, delay: float, interval: float, fn: Callable[[], Any]) -> Disposable:
         """Runs fn() after `delay`, then every `interval` seconds, until disposed."""
         return Disposable._wrap(_owned(lib.rpl_scheduler_repeat(self._ptr, _seconds_ns(delay),
                                                                 _seconds_ns(interval), _run_work,
@@ -104,14 +118,14 @@ class TestScheduler(Scheduler):
     def __init__(self):
         Scheduler.__init__(self, _owned(lib.rpl_test_scheduler_create()))
 
-    def advance_by(self, seconds):
+    def advance_by(self, seconds: float) -> None:
         """Moves the clock forward, running everything that falls due."""
         _check(lib.rpl_test_scheduler_advance_by(self._ptr, _seconds_ns(seconds)))
 
     def advance_by_ns(self, ns):
         _check(lib.rpl_test_scheduler_advance_by(self._ptr, int(ns)))
 
-    def run(self):
+    def run(self) -> None:
         """Runs until nothing is pending (never with repeating work pending)."""
         _check(lib.rpl_test_scheduler_run(self._ptr))
 

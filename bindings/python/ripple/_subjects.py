@@ -5,8 +5,10 @@ function the loaded library lacks raises NotImplementedError when used (the
 classes exist so that `from ripple import Subject` always works).
 """
 
+from typing import Any, Callable, Optional
+
 from ._core import (  # noqa: F401
-    _send_method,
+    _cext, _sender, _trace_fn,
     Disposable, RPL_REPLAY_UNLIMITED, Signal, _check, _err_from_exc, _owned, _retained, _take, _to_c, ffi, has, lib,
 )
 
@@ -18,45 +20,63 @@ def _require(name):
 
 class Subject(Signal):
     """A hot signal: values sent with send()/on_next() reach the current
-    subscribers. Remembers its terminal event (late subscribers get it)."""
+    subscribers. Remembers its terminal event (late subscribers get it).
 
-    __slots__ = ("_subj",)
+    With the compiled core, the Python subscribers of a plain Subject share
+    one C observer (a hub) that calls them in one C loop per event, in the
+    order they subscribed, each at most once at a time, none after its
+    dispose() returned; a Subject seen by a trace hook is subscribed directly."""
+
+    __slots__ = ("_subj", "send")
 
     def __init__(self, _ptr=None):
         if _ptr is None:
             _require("rpl_subject_create")
             _ptr = _owned(lib.rpl_subject_create())
         self._subj = _ptr  # owns the reference; _ptr is the same object as a signal
+        self.send = _sender(_ptr)  # send(value): to every subscriber, synchronously
         Signal.__init__(self, ffi.cast("rpl_signal_t *", _ptr))
 
-    if has("rpl_subject_send_next"):
-        send = _send_method("rpl_subject_send_next", "_subj")
-        send.__doc__ = "Sends a value to every subscriber (synchronously)."
-        on_next = send_next = send
+    @property
+    def on_next(self):
+        """The same as send."""
+        return self.send
 
-    def send_error(self, exc=None):
+    send_next = on_next
+
+    def subscribe(self, on_next: Optional[Callable[[Any], Any]] = None,
+                  on_error: Optional[Callable[[BaseException], Any]] = None,
+                  on_completed: Optional[Callable[[], Any]] = None) -> Disposable:
+        if type(self) is Subject and _cext is not None and _trace_fn[0] is None:
+            return self.send.subscribe(on_next, on_error, on_completed)
+        return Signal.subscribe(self, on_next, on_error, on_completed)
+
+    subscribe.__doc__ = Signal.subscribe.__doc__
+
+    def send_error(self, exc: Optional[BaseException] = None) -> None:
         _check(lib.rpl_subject_send_error(self._subj, _err_from_exc(exc) if exc is not None else ffi.NULL))
 
     on_error = send_error
 
-    def send_completed(self):
+    def send_completed(self) -> None:
         _check(lib.rpl_subject_send_completed(self._subj))
 
     on_completed = complete = send_completed
 
     @property
-    def subscriber_count(self):
+    def subscriber_count(self) -> int:
         """How many subscribers are attached now."""
         _require("rpl_subject_subscriber_count")
-        return lib.rpl_subject_subscriber_count(self._subj)
+        n = lib.rpl_subject_subscriber_count(self._subj)
+        return n + self.send.count_delta() if _cext is not None else n
 
     @property
-    def is_terminated(self):
+    def is_terminated(self) -> bool:
         """True once the subject has completed or failed."""
         _require("rpl_subject_is_terminated")
         return bool(lib.rpl_subject_is_terminated(self._subj))
 
-    def as_signal(self):
+    def as_signal(self) -> Signal:
         """A plain Signal for the same object (hides send)."""
         return Signal(_retained(lib.rpl_subject_as_signal(self._subj)))
 
@@ -66,12 +86,12 @@ class BehaviorSubject(Subject):
 
     __slots__ = ()
 
-    def __init__(self, value=None):
+    def __init__(self, value: Any = None) -> None:
         _require("rpl_behavior_subject_create")
         Subject.__init__(self, _owned(lib.rpl_behavior_subject_create(_to_c(value))))
 
     @property
-    def value(self):
+    def value(self) -> Any:
         """The current value."""
         _require("rpl_behavior_subject_value")
         out = ffi.new("rpl_value *")
@@ -84,7 +104,7 @@ class ReplaySubject(Subject):
 
     __slots__ = ()
 
-    def __init__(self, capacity=None):
+    def __init__(self, capacity: Optional[int] = None) -> None:
         _require("rpl_replay_subject_create")
         cap = RPL_REPLAY_UNLIMITED if capacity is None else capacity
         if cap < 0:

@@ -29,3 +29,4 @@ def collect():
 def needs(*names):
     missing = [n for n in names if not ripple.has(n)]
     return pytest.mark.skipif(bool(missing), reason="libripple lacks %s" % ", ".join(missing))
+

@@ -113,3 +113,23 @@ def test_exception_on_a_background_thread(reported):
 def test_scheduled_work_exception(reported):
     Scheduler.immediate().schedule(boom)
     assert isinstance(reported[0], Boom)
+
+
+@pytest.mark.parametrize("make", [
+    lambda s: s.concat(Signal.error(KeyError("k"))).do_error(boom),
+    lambda s: s.do_completed(boom),
+    lambda s: s.do(on_completed=boom),
+])
+def test_terminal_side_effect_exception_replaces_the_terminal_event(make, reported):
+    got = run(make(Signal.of(1, 2)))
+    assert got[:2] == [1, 2] and len(got) == 3 and isinstance(got[2][1], Boom) and reported == []
+
+
+def test_the_error_carries_the_exceptions_type_and_message(monkeypatch):
+    # With no cache of original exceptions, on_error gets what the C error
+    # holds: domain "python", "<type>: <message>".
+    monkeypatch.setattr(ripple._core, "_PY_ERRORS_MAX", 0)
+    ripple.clear_error_cache()
+    got = run(Signal.of(1).map(boom))
+    err = got[0][1]
+    assert type(err) is ripple.RippleError and err.domain == "python" and err.message == "Boom: boom"

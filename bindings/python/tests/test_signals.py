@@ -176,6 +176,9 @@ def test_bad_arguments_raise():
     with pytest.raises(ripple.StatusError) as info:
         ripple.Subscriber(ripple.ffi.NULL).send_completed()
     assert info.value.status == ripple.lib.RPL_ERR_NULL
+    with pytest.raises(ripple.StatusError) as info:
+        ripple.Subscriber(ripple.ffi.NULL).send_next(1)
+    assert info.value.status == ripple.lib.RPL_ERR_NULL
 
 
 def test_compound_and_serial_disposables():

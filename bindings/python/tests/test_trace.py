@@ -20,6 +20,7 @@ def test_names():
 
 
 def test_trace_order_and_off():
+    collect()  # earlier tests' subscriptions that end when collected would report here too
     s = ripple.Subject()
     s.name = "src"
     seen = []
@@ -29,14 +30,13 @@ def test_trace_order_and_off():
         s.send_next("two")
         s.send_completed()
     assert [e.kind for e in seen] == ["subscribe", "next", "next", "completed", "dispose"]
-    # Python stages (map here) run in the observer: traced under the name of
-    # the C signal they follow.
+    # map is the C operator (its callback is Python): traced under its name.
     seen2 = []
     with ripple.trace(seen2.append):
         s3 = ripple.Subject().set_name("py")
         s3.map(lambda x: x + 1).subscribe(lambda v: None)
         s3.send_next(1)
-    assert [e.signal_name for e in seen2] == ["py", "py"] and seen2[1].value == 1
+    assert [e.signal_name for e in seen2] == ["[py] -map:", "[py] -map:"] and seen2[1].value == 2
     assert {e.signal_name for e in seen} == {"[src] -take: 5"}
     assert len({e.subscription for e in seen}) == 1
     assert seen[1].value == 1 and seen[2].value == "two"

@@ -84,7 +84,7 @@ final class ConnectionCore: @unchecked Sendable {
         self.source = source
         subjectSource = subject.source
         strongSubject = subject
-        if subject.source.hub.watchOccupancy(self) { setOccupied(true) }
+        if subject.source.hub.watchOccupancy(self) { occupancyChanged() }
     }
 
     /// Strong only while nothing is subscribed to the subject, directly or
@@ -104,9 +104,12 @@ final class ConnectionCore: @unchecked Sendable {
         return nil
     }
 
-    func setOccupied(_ on: Bool) {
+    /// The subject's hub got its first direct subscriber or lost its last:
+    /// the count is read again here, under the lock, so calls racing with
+    /// each other (the hub's and the one in `init`) settle on the latest.
+    func occupancyChanged() {
         lock.lock()
-        occupied = on
+        occupied = subjectSource.hub.countedLive.load(ordering: .sequentiallyConsistent) > 0
         let dropped = updateHold()
         lock.unlock()
         withExtendedLifetime(dropped) {}

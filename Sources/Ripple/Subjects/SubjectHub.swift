@@ -187,9 +187,9 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         lock.lock()
         occupancyWatchers.removeAll { $0.core == nil }  // connections freed meanwhile
         occupancyWatchers.append(WeakCore(core))
-        watched.store(true, ordering: .releasing)
+        watched.store(true, ordering: .sequentiallyConsistent)
         lock.unlock()
-        return countedLive.load(ordering: .acquiring) > 0
+        return countedLive.load(ordering: .sequentiallyConsistent) > 0
     }
 
     /// `x` (not yet posted) will join without being counted.
@@ -210,14 +210,18 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         return had
     }
 
-    /// The counted subscribers went from `old` to `new` (delivery).
+    /// The counted subscribers went from `old` to `new` (delivery). The
+    /// store and the load of `watched` are sequentially consistent, as in
+    /// `watchOccupancy`: a watcher added meanwhile either reads the new count
+    /// or is told; a watcher told reads the count again (`countedLive`), so
+    /// a stale call cannot win.
     func countedChanged(from old: Int, to new: Int) {
-        countedLive.store(new, ordering: .releasing)
-        if (old > 0) == (new > 0) || !watched.load(ordering: .acquiring) { return }
+        countedLive.store(new, ordering: .sequentiallyConsistent)
+        if (old > 0) == (new > 0) || !watched.load(ordering: .sequentiallyConsistent) { return }
         lock.lock()
         let ws = occupancyWatchers.compactMap(\.core)
         lock.unlock()
-        for c in ws { c.setOccupied(new > 0) }
+        for c in ws { c.occupancyChanged() }
     }
 
     /// Every subscriber was let go (terminal event, or the subject freed).

@@ -11,13 +11,23 @@ import Synchronization
 // (repeat, retry, concat, then, catch_to) - or a replay_lazily signal -
 // keeps only its connecting side
 // (`asSource`, like a subject's SubjectSource): the `ConnectionCore`, which
-// holds the subject strongly only while nothing is subscribed through
-// autoconnect. While something is, the subscriptions of the subject would
-// keep their own connecting side, and through it the subject, in a cycle;
-// the core then holds the subject weakly, and the subject lives exactly as
-// long as something else can send into it. Once nothing can, it is freed and
-// its subscriptions end; the core then has no subject any more, and an
-// autoconnect through it ends at once (there is nothing to connect).
+// holds the subject strongly only while nothing is subscribed to it. While
+// something is - through autoconnect, or directly (an operator over the
+// subject that also keeps the autoconnect side, e.g. switch_cases(subject,
+// {k: autoconnect}) or concat(subject, autoconnect): fuzz finding cycle1) -
+// the subscriptions of the subject would keep a connecting side, and through
+// it the subject, in a cycle; the core then holds the subject weakly, and the
+// subject lives exactly as long as something else can send into it. Once
+// nothing can, it is freed and its subscriptions end; the core then has no
+// subject any more, and an autoconnect through it ends at once (there is
+// nothing to connect). The hub tells the core when the subject gets its first
+// direct subscriber and loses its last (`SubjectHub.watchOccupancy`); the
+// ones joined through autoconnect the core counts itself, so that it takes
+// the strong hold back before it disconnects (the source subscription may be
+// what keeps the subject). The price: a subject with a direct subscriber,
+// whose connection and autoconnect handles were released and which is not
+// connected, is freed even if an operator elsewhere keeps an autoconnect side
+// that could connect it later; that side then ends at once.
 
 /// A source and the subject it is multicast through.
 public final class MulticastConnection: RippleObject, @unchecked Sendable {
@@ -65,11 +75,44 @@ final class ConnectionCore: @unchecked Sendable {
     @exclusivity(unchecked) var strongSubject: Subject?
     @exclusivity(unchecked) weak var weakSubject: Subject?
     @exclusivity(unchecked) var autoSubscriptions = 0
+    /// Whether the subject has a subscriber that did not join through an
+    /// autoconnect side (those are `autoSubscriptions`); the hub says (see
+    /// the top of the file).
+    @exclusivity(unchecked) var occupied = false
 
     init(source: Signal, subject: Subject) {
         self.source = source
         subjectSource = subject.source
         strongSubject = subject
+        if subject.source.hub.watchOccupancy(self) { occupancyChanged() }
+    }
+
+    /// Strong only while nothing is subscribed to the subject, directly or
+    /// through autoconnect, and replay_lazily has not connected; under
+    /// `lock`. Returns a subject the hold let go of, for the caller to drop
+    /// after unlocking (it may be the last reference).
+    private func updateHold() -> Subject? {
+        if autoSubscriptions == 0 && !occupied {
+            if strongSubject == nil { strongSubject = weakSubject }
+            return nil
+        }
+        if let s = strongSubject {
+            weakSubject = s
+            strongSubject = nil
+            return s  // released by the caller, outside the lock
+        }
+        return nil
+    }
+
+    /// The subject's hub got its first direct subscriber or lost its last:
+    /// the count is read again here, under the lock, so calls racing with
+    /// each other (the hub's and the one in `init`) settle on the latest.
+    func occupancyChanged() {
+        lock.lock()
+        occupied = subjectSource.hub.countedLive.load(ordering: .sequentiallyConsistent) > 0
+        let dropped = updateHold()
+        lock.unlock()
+        withExtendedLifetime(dropped) {}
     }
 
     /// The subject, if anything can still send into it.
@@ -99,11 +142,9 @@ final class ConnectionCore: @unchecked Sendable {
     func subscriptionBegan() {
         lock.lock()
         autoSubscriptions += 1
-        if autoSubscriptions == 1, let s = strongSubject {
-            weakSubject = s
-            strongSubject = nil
-        }
+        let dropped = updateHold()
         lock.unlock()
+        withExtendedLifetime(dropped) {}
     }
 
     /// One ended: the last makes the hold strong again, if the subject is
@@ -111,8 +152,9 @@ final class ConnectionCore: @unchecked Sendable {
     func subscriptionEnded() {
         lock.lock()
         autoSubscriptions -= 1
-        if autoSubscriptions == 0 { strongSubject = weakSubject }
+        let dropped = updateHold()
         lock.unlock()
+        withExtendedLifetime(dropped) {}
     }
 }
 
@@ -155,8 +197,9 @@ final class AutoconnectSource: ConnectingSide, @unchecked Sendable {
             // gives the terminal event, if any, or ends at once.
             return core.subjectSource.subscribe(sink)
         }
-        // Join the subject first, so events sent while connecting reach it (RAC).
-        let x = core.subjectSource.subscribe(sink)
+        // Join the subject first, so events sent while connecting reach it
+        // (RAC); counted by the core (subscriptionBegan), not as occupancy.
+        let x = core.subjectSource.subscribe(sink, counted: false)
         if x.isDisposed { return x }  // the subject has terminated: nothing to connect
         core.subscriptionBegan()
         lock.lock()

@@ -97,8 +97,104 @@ static void test_start_replay_after_subscriber_dropped(void) {
     CHECK_EQ_INT(b.released, 1);
 }
 
+/* ---- an operator over a multicast subject kept its autoconnect side ----
+   Fuzz input (FUZZ_TRACE=1, minimized): behavior_subject b, not(b), take,
+   publish(b) (its subject p), autoconnect(p's connection) a, switch_cases(p,
+   {0: a, 1: b, true: take}) four times, switch_cases(that, {}, default
+   not(b)), replay_last, then every handle released: 19 runtime objects were
+   never freed. The cycle: p's hub keeps the subscription to p (the switch's
+   key); that subscription keeps its cases, among them a's connecting side
+   (asSource); the side keeps the connection's core, and the core held p
+   strongly while nothing was subscribed through autoconnect (so an operator
+   keeping the side can connect later). The core now holds p weakly while p
+   has any subscriber, not only one through autoconnect; concat(p, a) made
+   the same cycle. */
+static void check_operator_over_multicast_subject(int shape) {
+    size_t live0 = rpl_live_objects() - (rpl_last_signal_error() != NULL);
+    rpl_subject_t *b = rpl_behavior_subject_create(rpl_int(5));
+    rpl_signal_t *bs = rpl_subject_as_signal(b);
+    rpl_connection_t *c = rpl_signal_publish(bs);
+    rpl_signal_t *p = rpl_retain(rpl_connection_signal(c));
+    rpl_signal_t *a = rpl_connection_autoconnect(c);
+    rpl_signal_t *nb = rpl_signal_not(bs);
+    rpl_signal_t *op;
+    if (shape == 0) {
+        rpl_value keys[3] = { rpl_int(0), rpl_int(1), rpl_bool(true) };
+        rpl_signal_t *take = rpl_signal_take(nb, 1);
+        rpl_signal_t *cases[3] = { a, bs, take };
+        rpl_signal_t *sw = rpl_signal_switch_cases(p, keys, cases, 3, NULL);
+        op = rpl_signal_switch_cases(sw, NULL, NULL, 0, nb);
+        rpl_release(sw);
+        rpl_release(take);
+    } else {
+        op = rpl_signal_concat(p, a);
+    }
+    CHECK(op != NULL);
+    obs_t o = {0};
+    rpl_observer ob = RPL_OBSERVER_INIT;
+    ob.on_next = o_next;
+    ob.on_error = o_error;
+    ob.on_completed = o_completed;
+    ob.release = o_release;
+    ob.ctx = &o;
+    rpl_disposable_t *d = rpl_signal_subscribe(op, &ob);
+    CHECK(d != NULL);
+    rpl_signal_t *last = rpl_signal_replay_last(op);  /* connected for good */
+    CHECK(last != NULL);
+    rpl_release(d);
+    rpl_release(last);
+    rpl_release(op);
+    rpl_release(nb);
+    rpl_release(a);
+    rpl_release(p);
+    CHECK_EQ_INT(o.released, 0);  /* the connection can still connect p */
+    rpl_release(c);
+    rpl_release(b);
+    CHECK_EQ_INT(o.released, 1);  /* nothing can send any more (rule 6a) */
+    CHECK_EQ_INT(o.terminals, 0);
+    size_t live = rpl_live_objects() - (rpl_last_signal_error() != NULL);
+    CHECK_EQ_INT(live, live0);
+}
+
+static void test_operator_over_multicast_subject_no_cycle(void) {
+    check_operator_over_multicast_subject(0);
+    check_operator_over_multicast_subject(1);
+}
+
+/* The chain still works while the connection is held: connecting sends b's
+   value into p, and concat's first part gets it. */
+static void test_operator_over_multicast_subject_connects(void) {
+    rpl_subject_t *b = rpl_behavior_subject_create(rpl_int(5));
+    rpl_connection_t *c = rpl_signal_publish(rpl_subject_as_signal(b));
+    rpl_signal_t *a = rpl_connection_autoconnect(c);
+    rpl_signal_t *op = rpl_signal_concat(rpl_connection_signal(c), a);
+    obs_t o = {0};
+    rpl_observer ob = RPL_OBSERVER_INIT;
+    ob.on_next = o_next;
+    ob.on_error = o_error;
+    ob.on_completed = o_completed;
+    ob.release = o_release;
+    ob.ctx = &o;
+    rpl_disposable_t *d = rpl_signal_subscribe(op, &ob);
+    rpl_release(op);
+    rpl_release(a);
+    rpl_disposable_t *k = rpl_connection_connect(c);
+    CHECK_EQ_INT(o.nexts, 1);
+    rpl_subject_send_next(b, rpl_int(6));
+    CHECK_EQ_INT(o.nexts, 2);
+    rpl_disposable_dispose(d);
+    rpl_release(d);
+    CHECK_EQ_INT(o.released, 1);
+    rpl_disposable_dispose(k);
+    rpl_release(k);
+    rpl_release(c);
+    rpl_release(b);
+}
+
 int main(void) {
     RUN(test_start_with_itself_no_cycle);
     RUN(test_start_replay_after_subscriber_dropped);
+    RUN(test_operator_over_multicast_subject_no_cycle);
+    RUN(test_operator_over_multicast_subject_connects);
     CHECK_DONE();
 }

@@ -68,8 +68,13 @@ public final class SubjectSource: Signal, @unchecked Sendable {
         super.init()
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: Sink) -> Subscriber { subscribe(sink, counted: true) }
+
+    /// `counted` false: a subscription through an autoconnect side, which
+    /// its connection core counts itself (see `SubjectHub.markUncounted`).
+    func subscribe(_ sink: Sink, counted: Bool) -> Subscriber {
         let x = Subscriber(sink, hub: hub)
+        if !counted { hub.markUncounted(x) }
         hub.post(.join(x))  // behind another thread's delivery: joins when it lets go
         return x
     }

@@ -39,6 +39,22 @@ public final class SubjectHub: Gate, @unchecked Sendable {
     /// Size of `sources` at which ended entries are swept, under `lock`.
     @exclusivity(unchecked) var sourcesSweepAt = 8
 
+    // Occupancy, for the connections multicasting through the subject (rule
+    // 6a, see Connection.swift): whether it has a subscriber other than the
+    // ones joined through an autoconnect side (which its core counts itself).
+    /// Told when the first such subscriber joins (true) and the last leaves
+    /// (false), held weakly; under `lock`. `watched` says whether there are any.
+    @exclusivity(unchecked) var occupancyWatchers: [WeakCore] = []
+    let watched = Atomic<Bool>(false)
+    /// Subscribers posted to join without counting (under `lock`), and how
+    /// many (read without the lock first, so a plain join pays one load).
+    @exclusivity(unchecked) var pendingUncounted: Set<ObjectIdentifier> = []
+    let pendingUncountedCount = Atomic<Int>(0)
+    /// Joined subscribers that are not counted (delivery only).
+    @exclusivity(unchecked) var uncountedJoined: Set<ObjectIdentifier> = []
+    /// Counted subscribers (delivery only writes it).
+    let countedLive = Atomic<Int>(0)
+
     /// A plain subject's hub (`replay` nil), a replay subject's (the number
     /// of values to keep), or a behavior subject's (`behavior`, consumed).
     init(replay: Int?, behavior initial: Value? = nil) {
@@ -165,9 +181,63 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         registry.compactIfSparse()
     }
 
+    /// Adds an occupancy watcher; returns whether the subject has a counted
+    /// subscriber now.
+    func watchOccupancy(_ core: ConnectionCore) -> Bool {
+        lock.lock()
+        occupancyWatchers.removeAll { $0.core == nil }  // connections freed meanwhile
+        occupancyWatchers.append(WeakCore(core))
+        watched.store(true, ordering: .sequentiallyConsistent)
+        lock.unlock()
+        return countedLive.load(ordering: .sequentiallyConsistent) > 0
+    }
+
+    /// `x` (not yet posted) will join without being counted.
+    func markUncounted(_ x: Subscriber) {
+        lock.lock()
+        pendingUncounted.insert(ObjectIdentifier(x))
+        pendingUncountedCount.store(pendingUncounted.count, ordering: .releasing)
+        lock.unlock()
+    }
+
+    /// Takes `x`'s uncounted mark, if it has one (delivery).
+    func takeUncountedMark(_ x: Subscriber) -> Bool {
+        if pendingUncountedCount.load(ordering: .acquiring) == 0 { return false }
+        lock.lock()
+        let had = pendingUncounted.remove(ObjectIdentifier(x)) != nil
+        pendingUncountedCount.store(pendingUncounted.count, ordering: .releasing)
+        lock.unlock()
+        return had
+    }
+
+    /// The counted subscribers went from `old` to `new` (delivery). The
+    /// store and the load of `watched` are sequentially consistent, as in
+    /// `watchOccupancy`: a watcher added meanwhile either reads the new count
+    /// or is told; a watcher told reads the count again (`countedLive`), so
+    /// a stale call cannot win.
+    func countedChanged(from old: Int, to new: Int) {
+        countedLive.store(new, ordering: .sequentiallyConsistent)
+        if (old > 0) == (new > 0) || !watched.load(ordering: .sequentiallyConsistent) { return }
+        lock.lock()
+        let ws = occupancyWatchers.compactMap(\.core)
+        lock.unlock()
+        for c in ws { c.occupancyChanged() }
+    }
+
+    /// Every subscriber was let go (terminal event, or the subject freed).
+    func allLeft() {
+        uncountedJoined.removeAll()
+        let old = countedLive.load(ordering: .relaxed)
+        if old != 0 { countedChanged(from: old, to: 0) }
+    }
+
     func leave(_ x: Subscriber) {
         if let entry = registry.remove(x) {
             liveCount.store(registry.live, ordering: .relaxed)
+            if uncountedJoined.isEmpty || uncountedJoined.remove(ObjectIdentifier(x)) == nil {
+                let old = countedLive.load(ordering: .relaxed)
+                countedChanged(from: old, to: old - 1)
+            }
             entry.release()
         }
         x.finalize()
@@ -196,6 +266,7 @@ public final class SubjectHub: Gate, @unchecked Sendable {
     /// A new subscriber: the buffer, then (after termination) the terminal
     /// event, else it goes live at this point of the order.
     func join(_ x: Subscriber) {
+        let uncounted = takeUncountedMark(x)
         if x.isDisposed {
             x.finalize()  // disposed before it joined
             return
@@ -221,6 +292,12 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         if x.isDisposed { return }  // disposed during its replay: its leave is queued
         registry.add(x)
         liveCount.store(registry.live, ordering: .relaxed)
+        if uncounted {
+            uncountedJoined.insert(ObjectIdentifier(x))
+        } else {
+            let old = countedLive.load(ordering: .relaxed)
+            countedChanged(from: old, to: old + 1)
+        }
     }
 
     func terminate(_ event: Event) {
@@ -234,6 +311,7 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         for s in srcs { s.dispose() }
         let all = registry.takeAll()
         liveCount.store(0, ordering: .relaxed)
+        allLeft()
         for entry in all {
             // Ends it (callback, then resources); its leave then finalizes it.
             current = entry.toOpaque()
@@ -251,6 +329,14 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         closed = true
         let all = registry.takeAll()
         liveCount.store(0, ordering: .relaxed)
+        allLeft()
         for entry in all { entry.release() }
     }
+}
+
+/// A connection core watching its subject's occupancy, weakly (the core
+/// keeps the subject, not the other way round).
+struct WeakCore {
+    weak var core: ConnectionCore?
+    init(_ core: ConnectionCore) { self.core = core }
 }

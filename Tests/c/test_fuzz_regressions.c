@@ -64,26 +64,29 @@ static void o_next(void *ctx, const rpl_value *v) { (void)v; ((obs_t *)ctx)->nex
 static void o_error(void *ctx, const rpl_error_t *e) { (void)e; ((obs_t *)ctx)->terminals++; }
 static void o_completed(void *ctx) { ((obs_t *)ctx)->terminals++; }
 static void o_release(void *ctx) { ((obs_t *)ctx)->released++; }
+/* Subscribes sig with an observer that counts into *o. */
+static rpl_disposable_t *o_subscribe(rpl_signal_t *sig, obs_t *o) {
+    rpl_observer ob = RPL_OBSERVER_INIT;
+    ob.on_next = o_next;
+    ob.on_error = o_error;
+    ob.on_completed = o_completed;
+    ob.release = o_release;
+    ob.ctx = o;
+    return rpl_signal_subscribe(sig, &ob);
+}
 
 static void test_start_replay_after_subscriber_dropped(void) {
     body_t b = {0};
     b.keep = 1;
     rpl_signal_t *s = rpl_signal_start_lazily(rpl_scheduler_immediate(), open_body, &b, body_release);
     obs_t o1 = {0}, o2 = {0};
-    rpl_observer ob = RPL_OBSERVER_INIT;
-    ob.on_next = o_next;
-    ob.on_error = o_error;
-    ob.on_completed = o_completed;
-    ob.release = o_release;
-    ob.ctx = &o1;
-    rpl_disposable_t *d1 = rpl_signal_subscribe(s, &ob);
+    rpl_disposable_t *d1 = o_subscribe(s, &o1);
     CHECK_EQ_INT(o1.nexts, 1);
     rpl_subscriber_send_next(b.kept, rpl_int(2));
     CHECK_EQ_INT(o1.nexts, 2);
     rpl_release(b.kept);  /* the body lets go without ending it */
     b.kept = NULL;
-    ob.ctx = &o2;
-    rpl_disposable_t *d2 = rpl_signal_subscribe(s, &ob);
+    rpl_disposable_t *d2 = o_subscribe(s, &o2);
     CHECK_EQ_INT(o2.nexts, 2);  /* the replay */
     CHECK_EQ_INT(o2.terminals, 0);
     rpl_disposable_dispose(d1);
@@ -131,13 +134,7 @@ static void check_operator_over_multicast_subject(int shape) {
     }
     CHECK(op != NULL);
     obs_t o = {0};
-    rpl_observer ob = RPL_OBSERVER_INIT;
-    ob.on_next = o_next;
-    ob.on_error = o_error;
-    ob.on_completed = o_completed;
-    ob.release = o_release;
-    ob.ctx = &o;
-    rpl_disposable_t *d = rpl_signal_subscribe(op, &ob);
+    rpl_disposable_t *d = o_subscribe(op, &o);
     CHECK(d != NULL);
     rpl_signal_t *last = rpl_signal_replay_last(op);  /* connected for good */
     CHECK(last != NULL);
@@ -169,13 +166,7 @@ static void test_operator_over_multicast_subject_connects(void) {
     rpl_signal_t *a = rpl_connection_autoconnect(c);
     rpl_signal_t *op = rpl_signal_concat(rpl_connection_signal(c), a);
     obs_t o = {0};
-    rpl_observer ob = RPL_OBSERVER_INIT;
-    ob.on_next = o_next;
-    ob.on_error = o_error;
-    ob.on_completed = o_completed;
-    ob.release = o_release;
-    ob.ctx = &o;
-    rpl_disposable_t *d = rpl_signal_subscribe(op, &ob);
+    rpl_disposable_t *d = o_subscribe(op, &o);
     rpl_release(op);
     rpl_release(a);
     rpl_disposable_t *k = rpl_connection_connect(c);

@@ -52,11 +52,7 @@ final class DoDisposeSink: ForwardingSink {
     }
 
     override func finish() {
-        let t = ripple_thread()!
-        let saved = t.pointee.callback_level
-        t.pointee.callback_level = 0  // not a failure channel: nothing is left to fail
-        call.function(call.ctx)
-        t.pointee.callback_level = saved
+        outsideFailureChannel { call.function(call.ctx) }  // nothing is left to fail
         downstream.finish()
     }
 }

@@ -62,13 +62,10 @@ open class Scheduler: RippleObject {
     public final func execute(_ job: Job) {
         let t = ripple_thread()!
         let saved = t.pointee.scheduler
+        t.pointee.scheduler = Unmanaged.passUnretained(self).toOpaque()
         // Scheduled work is not an operator callback, even when it runs
         // inside one (the immediate scheduler): rpl_callback_fail refuses.
-        let savedLevel = t.pointee.callback_level
-        t.pointee.scheduler = Unmanaged.passUnretained(self).toOpaque()
-        t.pointee.callback_level = 0
-        job.run(on: self)
-        t.pointee.callback_level = savedLevel
+        outsideFailureChannel { job.run(on: self) }
         t.pointee.scheduler = saved
     }
 }

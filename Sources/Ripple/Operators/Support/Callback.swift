@@ -93,6 +93,18 @@ func withFailureChannel<R>(_ body: () -> R) -> (R, RippleError?) {
     return (result, Unmanaged<RippleError>.fromOpaque(failure).takeRetainedValue())
 }
 
+/// Runs `body` outside any failure channel (scheduled work, do_dispose's
+/// callback): `rpl_callback_fail` inside it is refused, even when it runs
+/// within an operator callback.
+@inline(__always)
+func outsideFailureChannel(_ body: () -> Void) {
+    let t = ripple_thread()!
+    let savedLevel = t.pointee.callback_level
+    t.pointee.callback_level = 0
+    body()
+    t.pointee.callback_level = savedLevel
+}
+
 /// What `rpl_callback_fail` does: records `error` (consumed) as the failure
 /// of the operator callback running on this thread. False when no such
 /// callback is running here (observer callbacks, scheduled work, or a

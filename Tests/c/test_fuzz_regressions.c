@@ -182,10 +182,111 @@ static void test_operator_over_multicast_subject_connects(void) {
     rpl_release(b);
 }
 
+/* ---- a subscriber freed while its subject was delivering to it ----
+   Fuzz input (minimized by hand): a behavior subject s; switch_cases over
+   concat(s, ...) whose case flattens s, whose inner fails at once; subscribe,
+   send. s delivers to concat's input; inside that delivery the flatten
+   subscribes to s (a nested join, whose replay runs at once), and the inner's
+   error disposes the whole chain, concat's input included. The hub kept only
+   one "current subscriber", which the nested replay had replaced, so it let
+   go of concat's input at once: the input, its sink and concat's relay were
+   freed while their own delivery was still running (heap-use-after-free in
+   the relay's gate). The hub now counts its deliveries to each subscriber,
+   nested ones included.
+
+   The same in plain C: A's on_next subscribes B to the same subject; B's
+   replay disposes A's subscription and drops its handle. A's release must
+   wait until A's on_next has returned, and nothing may touch freed memory
+   (valgrind sees that; the release order is asserted here). `through`: A is
+   subscribed to concat(s, never), so A's delivery runs inside concat's
+   relay, as in the fuzz input. */
+typedef struct {
+    rpl_signal_t *subject;
+    rpl_disposable_t *a_handle;   /* disposed and released by B */
+    rpl_disposable_t *b_handle;   /* released by the test */
+    int in_a_next, a_nexts, a_released, a_released_inside, b_nexts, b_released;
+} nest_t;
+
+static void b_next(void *ctx, const rpl_value *v) {
+    (void)v;
+    nest_t *n = ctx;
+    n->b_nexts++;
+    if (n->a_handle) {
+        rpl_disposable_t *a = n->a_handle;
+        n->a_handle = NULL;
+        rpl_disposable_dispose(a);
+        rpl_release(a);
+    }
+}
+static void b_release(void *ctx) { ((nest_t *)ctx)->b_released++; }
+static void a_next(void *ctx, const rpl_value *v) {
+    (void)v;
+    nest_t *n = ctx;
+    n->in_a_next = 1;
+    n->a_nexts++;
+    if (!n->b_handle) {
+        rpl_observer ob = RPL_OBSERVER_INIT;
+        ob.on_next = b_next;
+        ob.release = b_release;
+        ob.ctx = n;
+        n->b_handle = rpl_signal_subscribe(n->subject, &ob);  /* its replay runs here */
+    }
+    n->in_a_next = 0;
+}
+static void a_release(void *ctx) {
+    nest_t *n = ctx;
+    n->a_released++;
+    if (n->in_a_next) n->a_released_inside++;
+}
+
+static void check_disposed_in_nested_replay(int kind, int through) {
+    size_t live0 = rpl_live_objects() - (rpl_last_signal_error() != NULL);
+    rpl_subject_t *subj = kind == 0 ? rpl_behavior_subject_create(rpl_int(0))
+                        : rpl_replay_subject_create(kind == 1 ? 1 : RPL_REPLAY_UNLIMITED);
+    nest_t n = {0};
+    n.subject = rpl_subject_as_signal(subj);
+    rpl_signal_t *never = rpl_signal_never();
+    rpl_signal_t *src = through ? rpl_signal_concat(n.subject, never) : rpl_retain(n.subject);
+    rpl_observer ob = RPL_OBSERVER_INIT;
+    ob.on_next = a_next;
+    ob.release = a_release;
+    ob.ctx = &n;
+    n.a_handle = rpl_signal_subscribe(src, &ob);
+    CHECK(n.a_handle != NULL);
+    rpl_release(src);
+    rpl_release(never);
+    CHECK_EQ_INT(rpl_subject_send_next(subj, rpl_int(1)), RPL_OK);
+    /* A behavior subject replays its value to A as A subscribes: all of it
+       then happens inside A's own replay (B's replay nested in it), and B
+       also gets the value sent next. */
+    int b0 = kind == 0 ? 2 : 1;
+    CHECK_EQ_INT(n.a_nexts, 1);
+    CHECK_EQ_INT(n.b_nexts, b0);           /* the replay of the value A got */
+    CHECK(n.a_handle == NULL);             /* B disposed A */
+    CHECK_EQ_INT(n.a_released, 1);         /* once A's on_next had returned */
+    CHECK_EQ_INT(n.a_released_inside, 0);
+    CHECK_EQ_INT(rpl_subject_send_next(subj, rpl_int(2)), RPL_OK);
+    CHECK_EQ_INT(n.a_nexts, 1);            /* nothing after dispose (rule 6) */
+    CHECK_EQ_INT(n.b_nexts, b0 + 1);
+    rpl_disposable_dispose(n.b_handle);
+    rpl_release(n.b_handle);
+    CHECK_EQ_INT(n.b_released, 1);
+    rpl_release(subj);
+    size_t live = rpl_live_objects() - (rpl_last_signal_error() != NULL);
+    CHECK_EQ_INT(live, live0);
+}
+
+static void test_disposed_in_nested_replay(void) {
+    for (int through = 0; through < 2; through++) {
+        for (int kind = 0; kind < 3; kind++) check_disposed_in_nested_replay(kind, through);
+    }
+}
+
 int main(void) {
     RUN(test_start_with_itself_no_cycle);
     RUN(test_start_replay_after_subscriber_dropped);
     RUN(test_operator_over_multicast_subject_no_cycle);
     RUN(test_operator_over_multicast_subject_connects);
+    RUN(test_disposed_in_nested_replay);
     CHECK_DONE();
 }

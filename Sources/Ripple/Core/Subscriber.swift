@@ -28,6 +28,13 @@ public final class Subscriber: Gate {
     let hub: SubjectHub?
     /// Position in the hub's registry (hub owner only).
     @exclusivity(unchecked) var hubSlot = -1
+    /// How many of the hub's deliveries to it are running (hub owner only).
+    /// Its leave waits until none is: the registry's reference is what keeps
+    /// it, and the sinks it is calling, alive. A count, not the hub's one
+    /// "current subscriber": deliveries nest (a callback subscribes another
+    /// subscriber, whose replay runs inside it) and a leave posted from the
+    /// inner one must still wait for the outer.
+    @exclusivity(unchecked) var hubDeliveries: UInt32 = 0
     /// Set by `dispose`, even when the subscription is already ending: the
     /// observer end of the chain drops everything after it (ObserverSink).
     @usableFromInline let cancelled = Atomic<Bool>(false)

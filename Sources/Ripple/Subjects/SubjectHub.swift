@@ -22,15 +22,12 @@ public final class SubjectHub: Gate, @unchecked Sendable {
     @exclusivity(unchecked) var terminal: Event?
     /// The subject is gone; owner only.
     @exclusivity(unchecked) var closed = false
-    /// The subscriber whose callback the owner is running (owner only): its
-    /// own leave must wait until that callback returns (rules 5, 6).
-    @exclusivity(unchecked) var current: UnsafeMutableRawPointer?
     let terminatedFlag = Atomic<Bool>(false)
     /// Written by the owner only (a store, not a read-modify-write); read
     /// from anywhere as a snapshot.
     let liveCount = Atomic<Int>(0)
 
-    /// Guards `current` (a behavior subject's value, read from any thread)
+    /// Guards `currentValue` (a behavior subject's value, read from any thread)
     /// and `sources`; never held while user code runs.
     let lock = Lock()
     @exclusivity(unchecked) var currentValue: Value = .nil
@@ -146,15 +143,15 @@ public final class SubjectHub: Gate, @unchecked Sendable {
 
     /// Joining and leaving from inside a callback of this subject take
     /// effect at once (a subscription made and disposed there is released
-    /// when `dispose` returns), except a subscriber's leave from inside its
-    /// own callback.
+    /// when `dispose` returns), except the leave of a subscriber the hub is
+    /// delivering to (from its own callback, or from one nested in it).
     public override func deliverNested(_ message: Message) -> Bool {
         switch message {
         case .join(let x):
             join(x)
             return true
         case .leave(let x):
-            if current == Unmanaged.passUnretained(x).toOpaque() { return false }
+            if x.hubDeliveries != 0 { return false }
             leave(x)
             return true
         default:
@@ -173,10 +170,12 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         registry.walking += 1
         for i in 0..<n {
             guard let e = registry.slots[i] else { continue }
-            current = e.toOpaque()
-            e._withUnsafeGuaranteedRef { $0.deliverFromHub(v) }
+            e._withUnsafeGuaranteedRef {
+                $0.hubDeliveries &+= 1
+                $0.deliverFromHub(v)
+                $0.hubDeliveries &-= 1
+            }
         }
-        current = nil
         registry.walking -= 1
         registry.compactIfSparse()
     }
@@ -243,13 +242,12 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         x.finalize()
     }
 
-    /// Replays the buffer to `x`, which is the current subscriber meanwhile.
+    /// Replays the buffer to `x`, marked as being delivered to meanwhile.
     func replay(to x: Subscriber) {
         guard let buffer, !buffer.isEmpty else { return }
-        let saved = current
-        current = Unmanaged.passUnretained(x).toOpaque()
+        x.hubDeliveries &+= 1
         buffer.forEach { x.deliverFromHub($0) }
-        current = saved
+        x.hubDeliveries &-= 1
     }
 
     func remember(_ value: borrowing Value) {
@@ -273,10 +271,9 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         }
         if let t = terminal {
             if !isBehavior { replay(to: x) }
-            let saved = current
-            current = Unmanaged.passUnretained(x).toOpaque()
+            x.hubDeliveries &+= 1
             x.deliver(Message(t))  // ends it; its leave is queued and finalizes it
-            current = saved
+            x.hubDeliveries &-= 1
             return
         }
         if closed {
@@ -314,9 +311,11 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         allLeft()
         for entry in all {
             // Ends it (callback, then resources); its leave then finalizes it.
-            current = entry.toOpaque()
-            entry._withUnsafeGuaranteedRef { $0.deliver(Message(event)) }
-            current = nil
+            entry._withUnsafeGuaranteedRef {
+                $0.hubDeliveries &+= 1
+                $0.deliver(Message(event))
+                $0.hubDeliveries &-= 1
+            }
             entry.release()
         }
     }

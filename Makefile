@@ -457,7 +457,8 @@ check: deps lib check-header check-symbols check-probes check-version c-tests ch
 # Reliability: the API-sequence fuzzer (Tests/fuzz) and the stress program
 # (Tests/stress); each run is under a watchdog.
 #   make fuzz [FUZZ_SECONDS=600]    libFuzzer against an ASan + coverage build
-#                                   of the library; corpus in build/fuzz/corpus
+#                                   of the library; corpus in build/fuzz/corpus,
+#                                   after the inputs of past findings (Tests/fuzz/regressions)
 #   make fuzz-check                 the same for FUZZ_CHECK_SECONDS (60), in make check
 #   make stress-check               STRESS_THREADS (8) threads for STRESS_SECONDS (20)
 #                                   under TSan, in make check
@@ -493,7 +494,7 @@ $(FUZZ_BIN): Tests/fuzz/fuzz_api.c $(HEADER) $(SOURCES)
 define run-fuzz
 	@mkdir -p $(OUT)/fuzz/corpus $(OUT)/fuzz/artifacts
 	cd $(OUT)/fuzz && $(FUZZ_ENV) timeout --kill-after=10 $$(( $(1) + 180 )) ./fuzz_api -max_total_time=$(1) \
-	    -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix=artifacts/ corpus 2>&1 | \
+	    -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix=artifacts/ corpus $(CURDIR)/Tests/fuzz/regressions 2>&1 | \
 	    grep -E '^(#[0-9]+[[:space:]]+DONE|Done |stat::number_of_executed_units|INFO: Loaded)|ERROR|SUMMARY|fuzz_api:|Test unit'; \
 	    test $${PIPESTATUS[0]} -eq 0
 endef

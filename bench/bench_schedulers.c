@@ -1,4 +1,5 @@
 /* Scheduler costs: deliver_on to a serial scheduler (sender to callback),
+   a send into a full deliver_on_bounded queue that drops its oldest value,
    and scheduling one work item on a serial scheduler. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
@@ -67,6 +68,39 @@ static void bench_deliver_on(long n) {
     rpl_release(serial);
 }
 
+/* deliver_on_bounded(DROP_OLDEST) on a test scheduler (which runs nothing
+   until asked): every send past the capacity drops the oldest waiting value.
+   The queue is compacted now and then; the row shows that this stays O(1)
+   per send whatever the capacity. */
+static void bench_drop_oldest(size_t capacity, long n) {
+    rpl_scheduler_t *ts = rpl_test_scheduler_create();
+    rpl_signal_t *src = rpl_signal_create(keep_subscriber, NULL, NULL);
+    rpl_signal_t *on = rpl_signal_deliver_on_bounded(src, ts, capacity, RPL_OVERFLOW_DROP_OLDEST);
+    rpl_observer o = RPL_OBSERVER_INIT;
+    o.on_next = count_next;
+    received = 0;
+    rpl_disposable_t *d = rpl_signal_subscribe(on, &o);
+    for (size_t i = 0; i < capacity; i++) rpl_subscriber_send_next(bench_sub, rpl_int((int64_t)i));
+    uint64_t a0 = bench_allocations();
+    double t0 = bench_now();
+    for (long i = 0; i < n; i++) rpl_subscriber_send_next(bench_sub, rpl_int(i));
+    double t1 = bench_now();
+    uint64_t a1 = bench_allocations();
+    rpl_test_scheduler_run(ts);
+    if (received != (int64_t)capacity)
+        fprintf(stderr, "deliver_on_bounded: received %lld of %zu\n", (long long)received, capacity);
+    char name[96];
+    snprintf(name, sizeof name, "deliver_on_bounded(DROP_OLDEST, %zu), full", capacity);
+    bench_row(name, (t1 - t0) * 1e9 / (double)n, "send", (double)(a1 - a0) / (double)n);
+    rpl_disposable_dispose(d);
+    rpl_release(d);
+    rpl_release(on);
+    rpl_release(src);
+    rpl_release(bench_sub);
+    bench_sub = NULL;
+    rpl_release(ts);
+}
+
 static atomic_long items_run;
 static bench_gate items_gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
 static long items_expected;
@@ -92,5 +126,7 @@ static void bench_schedule(long n) {
 
 void bench_schedulers(void) {
     bench_deliver_on(10000000);
+    bench_drop_oldest(16, 4000000);
+    bench_drop_oldest(65536, 4000000);
     bench_schedule(1000000);
 }

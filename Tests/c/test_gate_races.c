@@ -1,6 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
-/* A relay's terminal event queued behind another delivery (semantics.md
-   rules 1, 2 and 5). The relayed operators whose relay has one upstream
+/* A relay's terminal event, or its source's end without one (rule 6a),
+   queued behind another delivery (semantics.md rules 1, 2, 5 and 6a). The relayed operators whose relay has one upstream
    (buffer_with_time, throttle_if, throttle, delay, subscribe_on,
    delay_subscription) forward the upstream's completion or error into the
    relay's gate. When that gate is owned at that moment (by this thread, from
@@ -36,31 +36,38 @@ static rpl_signal_t *op_delay_subscription(rpl_signal_t *s, rpl_scheduler_t *sc)
     return rpl_signal_delay_subscription(s, MS, sc);
 }
 
+typedef enum { END_COMPLETED, END_ERROR, END_FREED } ending;
+
 typedef struct {
     const char *name;
     rpl_signal_t *(*make)(rpl_signal_t *, rpl_scheduler_t *);
     bool timed;              /* the first value reaches the observer from a timer */
-    const char *after_c;     /* the log when 2 then completion follow the first value */
-    const char *after_e;     /* the log when 2 then an error follow it */
+    const char *after[3];    /* the log when 2 follows the first value, then (by `ending`)
+                                completion, an error, or the subject is freed */
 } op_case;
 
+/* Freed: the subscription ends without an event (rule 6a), but what reached
+   the relay before still arrives (rule 2). Only what an operator itself
+   holds is dropped: buffer_with_time's batch, throttle's pending value,
+   delay's timers. */
 static const op_case ops[] = {
-    { "buffer_with_time",   op_buffer,             true,  "(1) (2) C", "(1) E" },
-    { "throttle_if",        op_throttle_if,        true,  "1 2 C",     "1 2 E" },  /* 2 is even: sent at once */
-    { "throttle",           op_throttle,           true,  "1 2 C",     "1 E" },
-    { "delay",              op_delay,              true,  "1 2 C",     "1 E" },
-    { "subscribe_on",       op_subscribe_on,       false, "1 2 C",     "1 2 E" },
-    { "delay_subscription", op_delay_subscription, false, "1 2 C",     "1 2 E" },
+    { "buffer_with_time",   op_buffer,             true,  { "(1) (2) C", "(1) E",   "(1)" } },
+    { "throttle_if",        op_throttle_if,        true,  { "1 2 C",     "1 2 E",   "1 2" } },  /* 2 is even: sent at once */
+    { "throttle",           op_throttle,           true,  { "1 2 C",     "1 E",     "1" } },
+    { "delay",              op_delay,              true,  { "1 2 C",     "1 E",     "1" } },
+    { "subscribe_on",       op_subscribe_on,       false, { "1 2 C",     "1 2 E",   "1 2" } },
+    { "delay_subscription", op_delay_subscription, false, { "1 2 C",     "1 2 E",   "1 2" } },
 };
+static const char *const ending_names[3] = { "completion", "error", "subject freed" };
 
 /* ---- The observer ------------------------------------------------------------------ */
-/* On the first value it sends 2 and then a terminal event into the subject
-   (at once, from inside the callback: the re-entrant case), or it tells the
-   main thread it is inside and waits until the main thread has sent them
-   (the cross-thread case). */
+/* On the first value it sends 2 and then ends the subject (a terminal event,
+   or releasing its only handle) at once, from inside the callback (the
+   re-entrant case), or it tells the main thread it is inside and waits until
+   the main thread has done so (the cross-thread case). */
 typedef struct {
-    rpl_subject_t *subject;
-    bool error;              /* the terminal event: an error, else completion */
+    rpl_subject_t *subject;  /* NULL once freed */
+    ending end;
     bool block;              /* cross-thread: wait for `go` instead of sending */
     char log[128];
     atomic_int firsts, entered, go, completed, failed, released;
@@ -72,12 +79,16 @@ static void log_add(race_t *r, const char *s) {
 }
 static void send_tail(race_t *r) {
     rpl_subject_send_next(r->subject, rpl_int(2));
-    if (r->error) {
+    if (r->end == END_ERROR) {
         rpl_error_t *e = rpl_error_create("race", 7, "boom");
         rpl_subject_send_error(r->subject, e);
         rpl_release(e);
-    } else {
+    } else if (r->end == END_COMPLETED) {
         rpl_subject_send_completed(r->subject);
+    } else {
+        rpl_subject_t *s = r->subject;
+        r->subject = NULL;
+        rpl_release(s);  /* the operator keeps no handle: the subject is freed */
     }
 }
 static void race_next(void *ctx, const rpl_value *v) {
@@ -114,13 +125,13 @@ static void race_completed(void *ctx) {
 static void race_release(void *ctx) { atomic_fetch_add(&((race_t *)ctx)->released, 1); }
 
 static void check_outcome(const op_case *c, race_t *r, const char *how) {
-    const char *want = r->error ? c->after_e : c->after_c;
+    const char *want = c->after[r->end];
     if (strcmp(r->log, want) != 0)
         fprintf(stderr, "    %s, %s, %s: got \"%s\", want \"%s\"\n", c->name, how,
-                r->error ? "error" : "completion", r->log, want);
+                ending_names[r->end], r->log, want);
     CHECK(strcmp(r->log, want) == 0);
-    CHECK_EQ_INT(atomic_load(&r->completed), r->error ? 0 : 1);
-    CHECK_EQ_INT(atomic_load(&r->failed), r->error ? 1 : 0);
+    CHECK_EQ_INT(atomic_load(&r->completed), r->end == END_COMPLETED);
+    CHECK_EQ_INT(atomic_load(&r->failed), r->end == END_ERROR);
     CHECK_EQ_INT(atomic_load(&r->released), 1);
 }
 
@@ -137,12 +148,12 @@ static rpl_disposable_t *race_subscribe(rpl_signal_t *o, race_t *r) {
 /* ---- Re-entrant: the observer ends the source from inside the relay's callback ---- */
 /* This thread owns the relay's gate while the callback runs, so what the
    callback sends into the subject reaches the relay as queued messages. */
-static void reentrant_case(const op_case *c, bool error) {
+static void reentrant_case(const op_case *c, ending end) {
     rpl_scheduler_t *ts = rpl_test_scheduler_create();
     rpl_subject_t *subject = rpl_subject_create();
     rpl_signal_t *sig = rpl_subject_as_signal(subject);
     rpl_signal_t *o = c->make(sig, ts);
-    race_t r = { .subject = subject, .error = error };
+    race_t r = { .subject = subject, .end = end };
     rpl_disposable_t *d = race_subscribe(o, &r);
     rpl_test_scheduler_advance_by(ts, 2 * MS);  /* subscribe_on, delay_subscription: subscribed now */
     rpl_subject_send_next(subject, rpl_int(1));
@@ -151,15 +162,13 @@ static void reentrant_case(const op_case *c, bool error) {
     check_outcome(c, &r, "re-entrant");
     rpl_release(d);
     rpl_release(o);
-    rpl_release(subject);
+    rpl_release(r.subject);
     rpl_release(ts);
 }
 
 static void test_reentrant_terminal(void) {
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-        reentrant_case(&ops[i], false);
-        reentrant_case(&ops[i], true);
-    }
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        for (ending e = END_COMPLETED; e <= END_FREED; e++) reentrant_case(&ops[i], e);
 }
 
 /* ---- Cross-thread: the scheduler's thread owns the relay's gate ------------------ */
@@ -168,12 +177,12 @@ static void test_reentrant_terminal(void) {
    event into the subject. It is delivering (the subject's send), so it does
    not wait for the relay's gate: both are queued for the scheduler's thread,
    and the upstream subscription ends before that thread lets go. */
-static void threaded_case(const op_case *c, bool error) {
+static void threaded_case(const op_case *c, ending end) {
     rpl_scheduler_t *serial = rpl_scheduler_create_serial("gate-races");
     rpl_subject_t *subject = rpl_subject_create();
     rpl_signal_t *sig = rpl_subject_as_signal(subject);
     rpl_signal_t *o = c->make(sig, serial);
-    race_t r = { .subject = subject, .error = error, .block = true };
+    race_t r = { .subject = subject, .end = end, .block = true };
     rpl_disposable_t *d = race_subscribe(o, &r);
     rpl_subject_send_next(subject, rpl_int(1));
     for (int i = 0; i < 10000 && !atomic_load(&r.entered); i++) sleep_us(1000);
@@ -184,15 +193,14 @@ static void threaded_case(const op_case *c, bool error) {
     check_outcome(c, &r, "cross-thread");
     rpl_release(d);
     rpl_release(o);
-    rpl_release(subject);
+    rpl_release(r.subject);
     rpl_release(serial);
 }
 
 static void test_threaded_terminal(void) {
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
         if (!ops[i].timed) continue;  /* the others deliver on the sender's thread */
-        threaded_case(&ops[i], false);
-        threaded_case(&ops[i], true);
+        for (ending e = END_COMPLETED; e <= END_FREED; e++) threaded_case(&ops[i], e);
     }
 }
 

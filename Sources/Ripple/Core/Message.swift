@@ -14,7 +14,8 @@ public enum Message {
     case join(Subscriber)
     /// A subject's hub: a subscriber's subscription ended; unregister and finalize it.
     case leave(Subscriber)
-    /// A subject's hub: the subject is gone; end every subscription without an event.
+    /// The source is gone: a subject's hub ends every subscription, a
+    /// subscriber its own, without an event, after what was queued before.
     case close
 
     /// Drops what the message owns.

@@ -155,7 +155,9 @@ public final class Subscriber: Gate {
             v.release()
         case .inputCompleted(let i):
             if !isClosed { sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.onInputCompleted(i) } }
-        case .join, .leave, .close:
+        case .close:
+            if markDone() { disposeResources() }  // no event; the owner finalizes as it lets go
+        case .join, .leave:
             preconditionFailure("a hub message reached a subscriber")
         }
     }
@@ -183,6 +185,13 @@ public final class Subscriber: Gate {
         disposeResources()  // for a hub's subscriber this also tells the hub
         if hub == nil && mustFinalize { finalize() }
     }
+
+    /// Ends the subscription without an event once what was sent to it
+    /// before has been delivered: nothing can send to it any more (rule
+    /// 6a), but what was sent still arrives (rule 2), also when it is queued
+    /// behind a delivery on another thread or further up this thread's
+    /// stack. Never waits: the owner of the gate then ends it.
+    public func endWhenDelivered() { post(.close) }
 
     /// Call before running the subscribe body of a new subscriber that may
     /// end the subscription synchronously and then return a resource; pair

@@ -50,14 +50,16 @@ final class DelaySink: SoleRelaySink, @unchecked Sendable {
 
     /// Upstream ended: after a queued completion the timer finishes the job,
     /// and after an error the relay ends by itself (SoleRelaySink.finish);
-    /// otherwise (disposed, or its source freed) pending events are dropped.
+    /// otherwise (disposed, or its source freed) the events still waiting
+    /// for their time are dropped, and the relay ends after what already
+    /// reached it.
     override func finish() {
         lock.lock()
         let queued = completionQueued
         lock.unlock()
         if !queued && !forwardedTerminal.load(ordering: .acquiring) {
             stop()
-            relay.dispose()
+            relay.endWhenDelivered()
         }
     }
 

@@ -86,10 +86,10 @@ final class ThrottleSink: SoleRelaySink, @unchecked Sendable {
         forwardError(error)
     }
 
-    /// After a terminal event the relay ends by itself (SoleRelaySink.finish).
+    /// The pending value goes with the upstream (see SoleRelaySink.finish).
     override func finish() {
         take()?.release()
-        if !forwardedTerminal.load(ordering: .acquiring) { relay.dispose() }
+        super.finish()
     }
 
     private func fire(_ g: UInt64) {

@@ -74,20 +74,19 @@ open class RelaySink: Sink {
 
 /// A relay sink whose upstream is the relay's only source of events: when
 /// the upstream subscription ends without a terminal event (its source was
-/// freed), nothing can reach the relay any more, so it ends too.
+/// freed), nothing can reach the relay any more, so it ends too (rule 6a).
 ///
-/// After a terminal event it must not: the event handed to the relay may
-/// not have been delivered yet. When another delivery owns the relay's gate
-/// (a timer's, on the scheduler's thread; or this thread's own, when the
-/// relay's observer ends the source from inside its callback) the event is
-/// queued for that owner, and the upstream subscription ends (and runs this
-/// `finish`) before the owner lets go. Disposing the relay then closed its
-/// gate and dropped the queued events: the observer got its release without
-/// its last values and its terminal event. The relay ends by itself once the
-/// owner delivers them.
+/// Not by disposing it: what the upstream sent may not have been delivered
+/// yet. When another delivery owns the relay's gate (a timer's, on the
+/// scheduler's thread; or this thread's own, when the relay's observer ends
+/// the source from inside its callback) the events are queued for that
+/// owner, and the upstream subscription ends (and runs this `finish`) before
+/// the owner lets go; a dispose would close the gate and drop them. So the
+/// end is queued behind them (`endWhenDelivered`), and after a terminal
+/// event nothing is needed: the relay ends by itself once it is delivered.
 open class SoleRelaySink: RelaySink {
     open override func finish() {
-        if !forwardedTerminal.load(ordering: .acquiring) { relay.dispose() }
+        if !forwardedTerminal.load(ordering: .acquiring) { relay.endWhenDelivered() }
     }
 }
 

@@ -431,7 +431,8 @@ typedef struct rpl_observer {
  *   run when dispose returns, otherwise it runs when that callback returns.
  * - Releasing the returned handle does not end the subscription. When nothing
  *   can send to it any more (its sources are freed), it is freed and
- *   release(ctx) runs without a terminal event.
+ *   release(ctx) runs without a terminal event, after whatever its sources
+ *   sent before has been delivered.
  * obs is copied; it may live on the stack. Errors: NULL sig or obs
  * (RPL_ERR_NULL), not a signal (RPL_ERR_KIND), unknown obs->version
  * (RPL_ERR_INVALID); obs->release(ctx) still runs. */

@@ -172,6 +172,44 @@ static void test_autoconnect(void) {
     rpl_release(sig);
 }
 
+/* Rules 12 and 13 together: there is one connection. An autoconnect
+   subscriber joining while it is connected shares it, and the last one
+   leaving disposes it, also when an explicit connect made it (as RAC's and
+   RxSwift's refCount do); a connect after that subscribes again. (The
+   fuzzer once took the second connect's new disposable for a bug.) */
+static void test_autoconnect_disposes_explicit_connection(void) {
+    source_t src = {0};
+    rpl_signal_t *sig = source(&src);
+    rpl_connection_t *c = rpl_signal_publish(sig);
+    rpl_signal_t *ac = rpl_connection_autoconnect(c);
+    rpl_disposable_t *k1 = rpl_connection_connect(c);
+    CHECK_EQ_INT(src.subscribed, 1);
+    rec_t a = {0};
+    rpl_disposable_t *da = rec_attach(ac, &a);
+    CHECK_EQ_INT(src.subscribed, 1);  /* joins the live connection */
+    rpl_disposable_t *k2 = rpl_connection_connect(c);
+    CHECK(k2 == k1);                  /* still the same connection */
+    rpl_release(k2);
+    rpl_subscriber_send_next(src.kept, rpl_int(1));
+    rpl_disposable_dispose(da);       /* the count goes back to 0 */
+    CHECK(rpl_disposable_is_disposed(k1));
+    CHECK_EQ_INT(src.disposed, 1);
+    rpl_disposable_t *k3 = rpl_connection_connect(c);
+    CHECK(k3 != NULL && k3 != k1);
+    CHECK(!rpl_disposable_is_disposed(k3));
+    CHECK_EQ_INT(src.subscribed, 2);  /* subscribed again */
+    CHECK_LOG(&a, "1 R");
+    rpl_disposable_dispose(k3);
+    CHECK_EQ_INT(src.disposed, 2);
+    rpl_release(k3);
+    rpl_release(k1);
+    rpl_release(da);
+    rpl_release(ac);
+    rpl_release(c);
+    rpl_release(sig);
+    src_done(&src);
+}
+
 /* Rule 14: replay, replay_last, replay_lazily. */
 static void test_replay_operators(void) {
     source_t src = {0};
@@ -350,6 +388,7 @@ int main(void) {
     RUN(test_publish_connect);
     RUN(test_multicast_subjects);
     RUN(test_autoconnect);
+    RUN(test_autoconnect_disposes_explicit_connection);
     RUN(test_replay_operators);
     RUN(test_bad_input);
     RUN(test_concurrent_connect);

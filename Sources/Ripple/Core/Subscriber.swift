@@ -35,6 +35,15 @@ public final class Subscriber: Gate {
     /// subscriber, whose replay runs inside it) and a leave posted from the
     /// inner one must still wait for the outer.
     @exclusivity(unchecked) var hubDeliveries: UInt32 = 0
+
+    /// Runs one of the hub's deliveries to it (hub owner only): its leave
+    /// waits meanwhile (`hubDeliveries`).
+    @inline(__always)
+    func hubDelivery(_ body: () -> Void) {
+        hubDeliveries &+= 1
+        body()
+        hubDeliveries &-= 1
+    }
     /// Set by `dispose`, even when the subscription is already ending: the
     /// observer end of the chain drops everything after it (ObserverSink).
     @usableFromInline let cancelled = Atomic<Bool>(false)

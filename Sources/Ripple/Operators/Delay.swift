@@ -48,19 +48,17 @@ final class DelaySink: SoleRelaySink, @unchecked Sendable {
         forwardError(error)
     }
 
-    /// Upstream ended: after a queued completion the timer finishes the job,
-    /// and after an error the relay ends by itself (SoleRelaySink.finish);
-    /// otherwise (disposed, or its source freed) the events still waiting
-    /// for their time are dropped, and the relay ends after what already
-    /// reached it.
+    /// Upstream ended: after a queued completion the timer finishes the job;
+    /// otherwise the events still waiting for their time are dropped (after
+    /// an error they already were) and the relay ends as SoleRelaySink's
+    /// does.
     override func finish() {
         lock.lock()
         let queued = completionQueued
         lock.unlock()
-        if !queued && !forwardedTerminal.load(ordering: .acquiring) {
-            stop()
-            relay.endWhenDelivered()
-        }
+        if queued { return }
+        stop()
+        super.finish()
     }
 
     private func push(_ e: Event) {

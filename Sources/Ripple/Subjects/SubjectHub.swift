@@ -170,11 +170,7 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         registry.walking += 1
         for i in 0..<n {
             guard let e = registry.slots[i] else { continue }
-            e._withUnsafeGuaranteedRef {
-                $0.hubDeliveries &+= 1
-                $0.deliverFromHub(v)
-                $0.hubDeliveries &-= 1
-            }
+            e._withUnsafeGuaranteedRef { x in x.hubDelivery { x.deliverFromHub(v) } }
         }
         registry.walking -= 1
         registry.compactIfSparse()
@@ -245,9 +241,7 @@ public final class SubjectHub: Gate, @unchecked Sendable {
     /// Replays the buffer to `x`, marked as being delivered to meanwhile.
     func replay(to x: Subscriber) {
         guard let buffer, !buffer.isEmpty else { return }
-        x.hubDeliveries &+= 1
-        buffer.forEach { x.deliverFromHub($0) }
-        x.hubDeliveries &-= 1
+        x.hubDelivery { buffer.forEach { x.deliverFromHub($0) } }
     }
 
     func remember(_ value: borrowing Value) {
@@ -271,9 +265,7 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         }
         if let t = terminal {
             if !isBehavior { replay(to: x) }
-            x.hubDeliveries &+= 1
-            x.deliver(Message(t))  // ends it; its leave is queued and finalizes it
-            x.hubDeliveries &-= 1
+            x.hubDelivery { x.deliver(Message(t)) }  // ends it; its leave is queued and finalizes it
             return
         }
         if closed {
@@ -311,11 +303,7 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         allLeft()
         for entry in all {
             // Ends it (callback, then resources); its leave then finalizes it.
-            entry._withUnsafeGuaranteedRef {
-                $0.hubDeliveries &+= 1
-                $0.deliver(Message(event))
-                $0.hubDeliveries &-= 1
-            }
+            entry._withUnsafeGuaranteedRef { x in x.hubDelivery { x.deliver(Message(event)) } }
             entry.release()
         }
     }

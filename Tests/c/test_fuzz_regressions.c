@@ -1,6 +1,7 @@
 /* Regressions found by the API-sequence fuzzer (Tests/fuzz/fuzz_api.c), one
    test per finding, each the minimized input written out as C. */
 #include "check.h"
+#include "recorder.h"
 
 /* ---- start_lazily kept its replay_lazily handle, not its connecting side ----
    Fuzz input (FUZZ_TRACE=1): start_lazily(immediate, a body that sends a value
@@ -282,11 +283,76 @@ static void test_disposed_in_nested_replay(void) {
     }
 }
 
+/* ---- A switch over a publish whose case reconnects it ----
+   Fuzz input reconnect-feedback-loop.bin (a libFuzzer timeout, not a runtime
+   bug): switch_cases over a publish of a behavior subject, whose case is that
+   connection's autoconnect signal. Each key disposes the case (the last
+   autoconnect subscriber leaving disconnects, rule 13) and subscribes it
+   again, which connects; connecting subscribes the behavior subject, whose
+   replay is the next key: a loop that never ends by the rules (the fuzzer now
+   skips such switches). Here a take(n) on the keys ends it. Each turn's key
+   is sent from inside the previous turn's delivery, so it is queued (D8): the
+   loop runs at a flat stack depth, however many turns, where a runtime that
+   delivered it at once would recurse until the stack overflows. */
+typedef struct {
+    int connects;
+    char *lowest, *highest;   /* stack addresses seen at each connect */
+} turns_t;
+
+static void count_connect(void *ctx) {
+    turns_t *t = ctx;
+    /* The frame, not a local: ASan may put locals on a heap "fake stack". */
+    char *here = __builtin_frame_address(0);
+    t->connects++;
+    if (!t->lowest || here < t->lowest) t->lowest = here;
+    if (!t->highest || here > t->highest) t->highest = here;
+}
+
+static void test_reconnect_feedback_loop_is_flat(void) {
+    enum { KEYS = 20000 };
+    size_t live0 = rpl_live_objects() - (rpl_last_signal_error() != NULL);
+    turns_t t = {0};
+    rpl_subject_t *b = rpl_behavior_subject_create(rpl_int(0));
+    rpl_signal_t *counted = rpl_signal_initially(rpl_subject_as_signal(b), count_connect, &t, NULL);
+    rpl_connection_t *conn = rpl_signal_publish(counted);
+    rpl_signal_t *keys = rpl_signal_take(rpl_connection_signal(conn), KEYS);
+    rpl_signal_t *auto_ = rpl_connection_autoconnect(conn);
+    rpl_signal_t *sw = rpl_signal_switch_cases(keys, NULL, NULL, 0, auto_);
+    CHECK(counted && conn && keys && auto_ && sw);
+
+    rec_t r = {0};
+    rpl_disposable_t *d = rec_attach(sw, &r);
+    CHECK_EQ_INT(t.connects, 0);            /* the keys alone do not connect */
+    /* A first autoconnect subscriber connects: key 0 subscribes the case. */
+    rec_t first = {0};
+    rpl_disposable_t *x = rec_attach(auto_, &first);
+    CHECK_EQ_INT(t.connects, 1);
+    rpl_disposable_dispose(x);               /* the case still holds it */
+    CHECK_EQ_INT(t.connects, 1);
+    /* The next key starts the loop; take ends it after KEYS keys. */
+    CHECK_EQ_INT(rpl_subject_send_next(b, rpl_int(1)), RPL_OK);
+    CHECK_EQ_INT(t.connects, KEYS);
+    CHECK((size_t)(t.highest - t.lowest) < 64 * 1024);
+    CHECK_EQ_INT(r.completed, 0);            /* the last case is still open */
+    rpl_disposable_dispose(d);
+    rpl_release(d);
+    rpl_release(x);
+    rpl_release(sw);
+    rpl_release(auto_);
+    rpl_release(keys);
+    rpl_release(conn);
+    rpl_release(counted);
+    rpl_release(b);
+    size_t live = rpl_live_objects() - (rpl_last_signal_error() != NULL);
+    CHECK_EQ_INT(live, live0);
+}
+
 int main(void) {
     RUN(test_start_with_itself_no_cycle);
     RUN(test_start_replay_after_subscriber_dropped);
     RUN(test_operator_over_multicast_subject_no_cycle);
     RUN(test_operator_over_multicast_subject_connects);
     RUN(test_disposed_in_nested_replay);
+    RUN(test_reconnect_feedback_loop_is_flat);
     CHECK_DONE();
 }

@@ -37,7 +37,8 @@
  * start bodies and in do_dispose's callback. Each signal carries a weight
  * (how many events one subscription can make at once): an operation whose
  * result would weigh more than WCAP is skipped, so nested cold sources stay
- * fast. */
+ * fast. Each also carries its multicast links (see sig_info), so that no
+ * input builds a program that loops for ever by the rules. */
 #include <ripple.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -63,6 +64,7 @@ typedef struct obs {
                              a budget, since a queued re-entrant send returns at once */
     int slot;             /* its subscription slot, or -1 */
     int adopt;            /* adopt signal values (and group_by's groups) it gets */
+    unsigned from;        /* the subscribed signal's sig_info.from */
 } obs_t;
 
 static rpl_signal_t *sigs[NSIG];
@@ -88,8 +90,24 @@ static void obs_enter(obs_t *o, const char *what) {
 
 static rpl_subject_t *pick_subject(uint8_t b);
 static int put_signal(rpl_signal_t *s, rpl_subject_t *subj);
-static void subscribe(rpl_signal_t *s, uint8_t b);
-static unsigned long cur_w;
+static void subscribe(rpl_signal_t *s, uint8_t b, unsigned from);
+/* What the input knows of a signal, to keep its programs finite.
+   weight: a bound on the events one subscription to it can make at once
+   (cold sources like range, repeat, and operators subscribing their inputs
+   afresh multiply it); an operation whose result would weigh more than WCAP
+   is skipped, so nesting them (switch_cases over switch_cases over a range,
+   ...) cannot make an input exponentially slow.
+   from, joins: bitmasks over the connection slots: the connections whose
+   subject its events may come from, and those that subscribing it may
+   connect (an autoconnect signal, and what is made from one). A switch
+   (if, switch_cases) whose cases may connect a connection its key signal
+   carries is skipped: each key disposes the case (the last autoconnect
+   subscriber leaving disconnects, rule 13) and subscribes it again, which
+   connects, and connecting a source that replays (a behavior subject) sends
+   the next key, for ever. That is the rules working, not a hang to find;
+   Ripple queues the re-entrant sends (D8), so nothing overflows either. */
+typedef struct sig_info { unsigned long weight; unsigned from, joins; } sig_info;
+static sig_info cur;   /* of the signal being made */
 static int reentry;
 
 /* Outside operator callbacks rpl_callback_fail changes nothing. */
@@ -110,11 +128,13 @@ static void adopt(obs_t *o, const rpl_value *v) {
         inner = rpl_value_signal(&item);
     }
     if (inner) {
-        unsigned long w = cur_w;
-        cur_w = 1;  /* a group is hot */
+        /* A group is hot, and made from what o subscribed; other signal
+           values are fresh (send_signal_value). Neither connects. */
+        sig_info made = cur;
+        cur = (sig_info){ 1, o->from, 0 };
         put_signal(rpl_retain(inner), NULL);
-        cur_w = w;
-        if (o->nexts & 1) subscribe(inner, (uint8_t)(o->nexts * 37));
+        cur = made;
+        if (o->nexts & 1) subscribe(inner, (uint8_t)(o->nexts * 37), o->from);
     }
     rpl_value_release(&item);
 }
@@ -300,20 +320,15 @@ static rpl_disposable_t *op_start(void *ctx, rpl_subscriber_t *sub) {
     return rpl_disposable_create_with_release(op_disposed, new_ctx(c->k), ctx_release);
 }
 
-/* Each signal's weight: a bound on the events one subscription to it can
-   make at once (cold sources like range, repeat, and operators subscribing
-   their inputs afresh multiply it). An operation whose result would weigh
-   more than WCAP is skipped, so nesting them (switch_cases over switch_cases
-   over a range, ...) cannot make an input exponentially slow. */
 #define WCAP 1024
-static unsigned long weight[NSIG];
-static unsigned long cur_w = 1;   /* the weight of the signal being made (declared above) */
+static sig_info info[NSIG];
+static sig_info conn_info[NCONN];   /* of each connection's autoconnect signal */
 static unsigned long wmul(unsigned long a, unsigned long b) { return a > WCAP || b > WCAP ? WCAP + 1 : a * b; }
 
 static int put_signal(rpl_signal_t *s, rpl_subject_t *subj) {
     if (!s) FAIL("an operator failed: %s", rpl_last_error_message());
     for (int i = 0; i < NSIG; i++)
-        if (!sigs[i]) { sigs[i] = s; subjects[i] = subj; weight[i] = cur_w; return i; }
+        if (!sigs[i]) { sigs[i] = s; subjects[i] = subj; info[i] = cur; return i; }
     rpl_release(s);
     return -1;
 }
@@ -326,29 +341,48 @@ static rpl_signal_t *pick_signal(uint8_t b) {
     int i = pick_index(b);
     return i >= 0 ? sigs[i] : NULL;
 }
-static unsigned long pick_weight(uint8_t b) {
+static sig_info pick_info(uint8_t b) {
     int i = pick_index(b);
-    return i >= 0 ? weight[i] : 1;
+    return i >= 0 ? info[i] : (sig_info){ 1, 0, 0 };
 }
-/* The weight of what op would make (see WCAP). */
-static unsigned long op_weight(uint8_t op, uint8_t b) {
-    unsigned long ws = pick_weight(b), wt = pick_weight((uint8_t)(b >> 3));
+/* Made from x and y: the links of both, and weight w. */
+static sig_info joined(sig_info x, sig_info y, unsigned long w) {
+    return (sig_info){ w, x.from | y.from, x.joins | y.joins };
+}
+/* What op would make (see sig_info); *loops set if it is a switch that would
+   feed itself. */
+static sig_info op_info(uint8_t op, uint8_t b, bool *loops) {
+    sig_info s = pick_info(b), t = pick_info((uint8_t)(b >> 3));
+    *loops = false;
     switch (op) {
-    case 0: case 1: case 2: case 14: case 29: case 53: return 1;
-    case 54: case 55: return 4;
-    case 51: return 1 + b % 4;
-    case 52: return 1 + b % 6;
+    case 0: case 1: case 2: case 14: case 29: case 53: return (sig_info){ 1, 0, 0 };
+    case 54: case 55: return (sig_info){ 4, 0, 0 };
+    case 51: return (sig_info){ 1 + b % 4, 0, 0 };
+    case 52: return (sig_info){ 1 + b % 6, 0, 0 };
     case 9: case 10: case 11: case 12: case 44: case 45: case 46:
-    case 80: case 83: case 84: case 85: case 86: return wmul(ws, wt);
-    case 47: case 48: return wmul(ws, 1 + b % 4);
-    case 78: return wmul(ws, 3);
-    case 81: return wmul(ws, wmul(wt, pick_weight((uint8_t)(b * 7 + 3))));
-    case 82: {
-        unsigned long w = wt;
-        for (int j = 0; j < 3; j++) if (pick_weight((uint8_t)(b + 5 * j + 1)) > w) w = pick_weight((uint8_t)(b + 5 * j + 1));
-        return wmul(ws, w);
+    case 80: case 83: case 84: case 85: case 86: return joined(s, t, wmul(s.weight, t.weight));
+    case 47: case 48: s.weight = wmul(s.weight, 1 + b % 4); return s;
+    case 78: s.weight = wmul(s.weight, 3); return s;
+    case 40: {  /* publish: the connection's subject carries s's events */
+        unsigned k = 1u << (b % NCONN);
+        return (sig_info){ s.weight, s.from | k, 0 };
     }
-    default: return ws;
+    case 43: return conn_info[b % NCONN];
+    case 81: {
+        sig_info cases = joined(t, pick_info((uint8_t)(b * 7 + 3)), 0);
+        *loops = (cases.joins & s.from) != 0;
+        return joined(s, cases, wmul(s.weight, wmul(t.weight, pick_info((uint8_t)(b * 7 + 3)).weight)));
+    }
+    case 82: {
+        sig_info cases = t;
+        for (int j = 0; j < 3; j++) {
+            sig_info c = pick_info((uint8_t)(b + 5 * j + 1));
+            cases = joined(cases, c, c.weight > cases.weight ? c.weight : cases.weight);
+        }
+        *loops = (cases.joins & s.from) != 0;
+        return joined(s, cases, wmul(s.weight, cases.weight));
+    }
+    default: return s;
     }
 }
 static rpl_subject_t *pick_subject(uint8_t b) {
@@ -359,7 +393,7 @@ static rpl_subject_t *pick_subject(uint8_t b) {
     return NULL;
 }
 
-static void subscribe(rpl_signal_t *s, uint8_t b) {
+static void subscribe(rpl_signal_t *s, uint8_t b, unsigned from) {
     int slot = -1;
     for (int i = 0; i < NSUB; i++) if (!subs[i] && !reserved[i]) { slot = i; break; }
     if (slot < 0 || nobs >= NOBS || !s) return;
@@ -370,6 +404,7 @@ static void subscribe(rpl_signal_t *s, uint8_t b) {
     o->dispose_in_next = (b & 7) == 0;
     o->send_in_next = (b & 7) == 1 ? 3 : 0;
     o->adopt = (b & 7) == 2 || (b & 7) == 3;
+    o->from = from;
     sub_obs[slot] = nobs++;
     rpl_observer ob = RPL_OBSERVER_INIT;
     ob.on_next = on_next;
@@ -430,8 +465,9 @@ static void run(const uint8_t *data, size_t size) {
     for (size_t i = 0; i + 1 < size; i += 2) {
         uint8_t op = data[i] % NOPS, b = data[i + 1];
         trace(op, b);
-        cur_w = op_weight(op, b);
-        if (cur_w > WCAP) continue;
+        bool loops;
+        cur = op_info(op, b, &loops);
+        if (cur.weight > WCAP || loops) continue;
         rpl_signal_t *s = pick_signal(b), *t = pick_signal((uint8_t)(b >> 3));
         rpl_subject_t *subj = pick_subject(b);
         switch (op) {
@@ -450,7 +486,7 @@ static void run(const uint8_t *data, size_t size) {
         case 12: if (s && t) put_signal(rpl_signal_take_until(s, t), NULL); break;
         case 13: if (s) put_signal(rpl_signal_start_with(s, rpl_int(b)), NULL); break;
         case 14: put_signal(b & 1 ? rpl_signal_return(rpl_int(b)) : rpl_signal_empty(), NULL); break;
-        case 15: case 16: subscribe(s, b); break;
+        case 15: case 16: subscribe(s, b, pick_info(b).from); break;
         case 17: case 18: if (subj) rpl_subject_send_next(subj, make_value(b)); break;
         case 19: if (subj && b % 4 == 0) rpl_subject_send_completed(subj); break;
         case 20: if (subj && b % 4 == 0) {
@@ -495,6 +531,9 @@ static void run(const uint8_t *data, size_t size) {
             if (connected[k]) { rpl_disposable_dispose(connected[k]); rpl_release(connected[k]); connected[k] = NULL; }
             rpl_release(conns[k]);
             conns[k] = rpl_signal_publish(s);
+            /* Its autoconnect signal carries what the published one does,
+               and subscribing it connects this connection (and s). */
+            conn_info[k] = (sig_info){ cur.weight, cur.from, pick_info(b).joins | 1u << k };
             put_signal(rpl_retain(rpl_connection_signal(conns[k])), NULL);
         } break;
         case 41: {
@@ -620,6 +659,7 @@ static void finish(void) {
         if (connected[k]) { rpl_disposable_dispose(connected[k]); rpl_release(connected[k]); connected[k] = NULL; }
         rpl_release(conns[k]);
         conns[k] = NULL;
+        conn_info[k] = (sig_info){ 0, 0, 0 };
     }
     for (int i = 0; i < NSTART; i++) { rpl_release(starts[i]); starts[i] = NULL; }
     rpl_release(clock_);

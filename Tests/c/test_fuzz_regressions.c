@@ -60,41 +60,25 @@ static void test_start_with_itself_no_cycle(void) {
 
 /* The replay is unchanged: a later subscriber still gets what the body sent,
    then, once nothing can send any more, the end without an event. */
-typedef struct { int nexts, terminals, released; } obs_t;
-static void o_next(void *ctx, const rpl_value *v) { (void)v; ((obs_t *)ctx)->nexts++; }
-static void o_error(void *ctx, const rpl_error_t *e) { (void)e; ((obs_t *)ctx)->terminals++; }
-static void o_completed(void *ctx) { ((obs_t *)ctx)->terminals++; }
-static void o_release(void *ctx) { ((obs_t *)ctx)->released++; }
-/* Subscribes sig with an observer that counts into *o. */
-static rpl_disposable_t *o_subscribe(rpl_signal_t *sig, obs_t *o) {
-    rpl_observer ob = RPL_OBSERVER_INIT;
-    ob.on_next = o_next;
-    ob.on_error = o_error;
-    ob.on_completed = o_completed;
-    ob.release = o_release;
-    ob.ctx = o;
-    return rpl_signal_subscribe(sig, &ob);
-}
-
 static void test_start_replay_after_subscriber_dropped(void) {
     body_t b = {0};
     b.keep = 1;
     rpl_signal_t *s = rpl_signal_start_lazily(rpl_scheduler_immediate(), open_body, &b, body_release);
-    obs_t o1 = {0}, o2 = {0};
-    rpl_disposable_t *d1 = o_subscribe(s, &o1);
-    CHECK_EQ_INT(o1.nexts, 1);
+    rec_t o1 = {0}, o2 = {0};
+    rpl_disposable_t *d1 = rec_attach(s, &o1);
+    CHECK_EQ_INT(o1.n, 1);
     rpl_subscriber_send_next(b.kept, rpl_int(2));
-    CHECK_EQ_INT(o1.nexts, 2);
+    CHECK_EQ_INT(o1.n, 2);
     rpl_release(b.kept);  /* the body lets go without ending it */
     b.kept = NULL;
-    rpl_disposable_t *d2 = o_subscribe(s, &o2);
-    CHECK_EQ_INT(o2.nexts, 2);  /* the replay */
-    CHECK_EQ_INT(o2.terminals, 0);
+    rpl_disposable_t *d2 = rec_attach(s, &o2);
+    CHECK_EQ_INT(o2.n, 2);  /* the replay */
+    CHECK_EQ_INT(o2.completed + o2.errors, 0);
     rpl_disposable_dispose(d1);
     rpl_disposable_dispose(d2);
     rpl_release(d1);
     rpl_release(d2);
-    CHECK_EQ_INT(o1.terminals, 0);
+    CHECK_EQ_INT(o1.completed + o1.errors, 0);
     CHECK_EQ_INT(o1.released, 1);
     CHECK_EQ_INT(o2.released, 1);
     rpl_release(s);
@@ -134,8 +118,8 @@ static void check_operator_over_multicast_subject(int shape) {
         op = rpl_signal_concat(p, a);
     }
     CHECK(op != NULL);
-    obs_t o = {0};
-    rpl_disposable_t *d = o_subscribe(op, &o);
+    rec_t o = {0};
+    rpl_disposable_t *d = rec_attach(op, &o);
     CHECK(d != NULL);
     rpl_signal_t *last = rpl_signal_replay_last(op);  /* connected for good */
     CHECK(last != NULL);
@@ -149,7 +133,7 @@ static void check_operator_over_multicast_subject(int shape) {
     rpl_release(c);
     rpl_release(b);
     CHECK_EQ_INT(o.released, 1);  /* nothing can send any more (rule 6a) */
-    CHECK_EQ_INT(o.terminals, 0);
+    CHECK_EQ_INT(o.completed + o.errors, 0);
     size_t live = rpl_live_objects() - (rpl_last_signal_error() != NULL);
     CHECK_EQ_INT(live, live0);
 }
@@ -166,14 +150,14 @@ static void test_operator_over_multicast_subject_connects(void) {
     rpl_connection_t *c = rpl_signal_publish(rpl_subject_as_signal(b));
     rpl_signal_t *a = rpl_connection_autoconnect(c);
     rpl_signal_t *op = rpl_signal_concat(rpl_connection_signal(c), a);
-    obs_t o = {0};
-    rpl_disposable_t *d = o_subscribe(op, &o);
+    rec_t o = {0};
+    rpl_disposable_t *d = rec_attach(op, &o);
     rpl_release(op);
     rpl_release(a);
     rpl_disposable_t *k = rpl_connection_connect(c);
-    CHECK_EQ_INT(o.nexts, 1);
+    CHECK_EQ_INT(o.n, 1);
     rpl_subject_send_next(b, rpl_int(6));
-    CHECK_EQ_INT(o.nexts, 2);
+    CHECK_EQ_INT(o.n, 2);
     rpl_disposable_dispose(d);
     rpl_release(d);
     CHECK_EQ_INT(o.released, 1);

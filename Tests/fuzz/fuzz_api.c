@@ -369,9 +369,9 @@ static sig_info op_info(uint8_t op, uint8_t b, bool *loops) {
     }
     case 43: return conn_info[b % NCONN];
     case 81: {
-        sig_info cases = joined(t, pick_info((uint8_t)(b * 7 + 3)), 0);
+        sig_info u = pick_info((uint8_t)(b * 7 + 3)), cases = joined(t, u, wmul(t.weight, u.weight));
         *loops = (cases.joins & s.from) != 0;
-        return joined(s, cases, wmul(s.weight, wmul(t.weight, pick_info((uint8_t)(b * 7 + 3)).weight)));
+        return joined(s, cases, wmul(s.weight, cases.weight));
     }
     case 82: {
         sig_info cases = t;

@@ -263,10 +263,38 @@ static void group_rows(void) {
     }
 }
 
+/* ---- multicast: a connection through a subject made and freed, beside 0
+   and 100k live connections through the same subject (each is told when the
+   subject gets its first subscriber and loses its last) ---- */
+typedef struct { rpl_signal_t *source; rpl_subject_t *through; } multicast_ctx;
+static void multicast_cycle(void *ctx) {
+    multicast_ctx *c = ctx;
+    rpl_release(rpl_signal_multicast(c->source, c->through));
+}
+static void multicast_rows(void) {
+    multicast_ctx c = { rpl_signal_never(), rpl_subject_create() };
+    double ns = best_chunk(multicast_cycle, &c, 1000, 1000 * 1000L);
+    bench_row("multicast: connection made + freed, 0 others (best)", ns, "connection", last_allocs);
+    rpl_connection_t **others = malloc(sizeof *others * OTHERS);
+    double start = bench_now();
+    long n = 0;
+    while (n < OTHERS) {
+        others[n++] = rpl_signal_multicast(c.source, c.through);
+        if ((n & 1023) == 0 && bench_now() - start > BUILD_BUDGET_S) break;
+    }
+    row_beside("  same, beside %s live connections through the subject", n, OTHERS,
+               best_chunk(multicast_cycle, &c, 100, 1000 * 1000L), "connection");
+    for (long i = 0; i < n; i++) rpl_release(others[i]);
+    free(others);
+    rpl_release(c.through);
+    rpl_release(c.source);
+}
+
 void bench_costs(void) {
     subject_rows();
     compound_rows();
     flatten_rows();
     cancel_rows();
     group_rows();
+    multicast_rows();
 }

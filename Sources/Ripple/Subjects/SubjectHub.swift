@@ -32,16 +32,14 @@ public final class SubjectHub: Gate, @unchecked Sendable {
     let lock = Lock()
     @exclusivity(unchecked) var currentValue: Value = .nil
     /// Subscriptions of the subject to sources, disposed when it terminates.
-    @exclusivity(unchecked) var sources: [WeakDisposable] = []
-    /// Size of `sources` at which ended entries are swept, under `lock`.
-    @exclusivity(unchecked) var sourcesSweepAt = 8
+    @exclusivity(unchecked) var sources = SweptList<WeakDisposable>()
 
     // Occupancy, for the connections multicasting through the subject (rule
     // 6a, see Connection.swift): whether it has a subscriber other than the
     // ones joined through an autoconnect side (which its core counts itself).
     /// Told when the first such subscriber joins (true) and the last leaves
     /// (false), held weakly; under `lock`. `watched` says whether there are any.
-    @exclusivity(unchecked) var occupancyWatchers: [WeakCore] = []
+    @exclusivity(unchecked) var occupancyWatchers = SweptList<WeakCore>()
     let watched = Atomic<Bool>(false)
     /// Subscribers posted to join without counting (under `lock`), and how
     /// many (read without the lock first, so a plain join pays one load).
@@ -114,12 +112,6 @@ public final class SubjectHub: Gate, @unchecked Sendable {
             d.dispose()
             return
         }
-        // Dead entries (ended source subscriptions) are dropped when the list
-        // has doubled since the last sweep: amortized O(1) per add (rule 23).
-        if sources.count >= sourcesSweepAt {
-            sources.removeAll { $0.isDisposed }
-            sourcesSweepAt = max(8, sources.count * 2)
-        }
         sources.append(WeakDisposable(d))
         lock.unlock()
     }
@@ -180,7 +172,6 @@ public final class SubjectHub: Gate, @unchecked Sendable {
     /// subscriber now.
     func watchOccupancy(_ core: ConnectionCore) -> Bool {
         lock.lock()
-        occupancyWatchers.removeAll { $0.core == nil }  // connections freed meanwhile
         occupancyWatchers.append(WeakCore(core))
         watched.store(true, ordering: .sequentiallyConsistent)
         lock.unlock()
@@ -214,7 +205,7 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         countedLive.store(new, ordering: .sequentiallyConsistent)
         if (old > 0) == (new > 0) || !watched.load(ordering: .sequentiallyConsistent) { return }
         lock.lock()
-        let ws = occupancyWatchers.compactMap(\.core)
+        let ws = occupancyWatchers.entries.compactMap(\.core)
         lock.unlock()
         for c in ws { c.occupancyChanged() }
     }
@@ -294,8 +285,7 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         terminal = event
         lock.lock()
         terminatedFlag.store(true, ordering: .releasing)
-        let srcs = sources
-        sources = []
+        let srcs = sources.takeAll()
         lock.unlock()
         for s in srcs { s.dispose() }
         let all = registry.takeAll()
@@ -323,7 +313,8 @@ public final class SubjectHub: Gate, @unchecked Sendable {
 
 /// A connection core watching its subject's occupancy, weakly (the core
 /// keeps the subject, not the other way round).
-struct WeakCore {
+struct WeakCore: StaleEntry {
     weak var core: ConnectionCore?
     init(_ core: ConnectionCore) { self.core = core }
+    var isStale: Bool { core == nil }
 }

@@ -87,6 +87,11 @@ BENCH_SRC   := $(wildcard bench/*.c)
 
 all: lib
 
+# One file per concern under mk/ (included here, before the rules that read
+# their variables); each may append its suites to CHECK_EXTRA.
+CHECK_EXTRA :=
+include $(sort $(wildcard mk/*.mk))
+
 # ---------------------------------------------------------------------------
 # Tools a fresh machine may lack (Debian packages).
 DEPS_BIN := valgrind:valgrind pkg-config:pkg-config cmake:cmake gdb:gdb man:man-db objcopy:binutils
@@ -449,8 +454,9 @@ bindings-check: stage
 	  STAGE=$(STAGE) OUT=$(CURDIR)/$(OUT) SONAME=$(SONAME) CC=$(CC) CXX=$(CXX) PYTHON=$(PYTHON) bash $$s || exit 1; done
 
 SHELL := /bin/bash
+# Suites kept in mk/*.mk add their targets to CHECK_EXTRA (run by make check, after the core ones).
 check: deps lib check-header check-symbols check-probes check-version c-tests check-install check-deb docs swift-test valgrind \
-       asan leak-selftest tsan bindings-check fuzz-check stress-check abi-check
+       asan leak-selftest tsan bindings-check fuzz-check stress-check abi-check $(CHECK_EXTRA)
 	@echo "make check: all passed"
 
 # ---------------------------------------------------------------------------

@@ -92,9 +92,13 @@ static pthread_mutex_t signal_lock = PTHREAD_MUTEX_INITIALIZER;
 static void on_signal(int signo) {
     int saved_errno = errno;
     unsigned char b = (unsigned char)signo;
-    /* A full pipe drops the byte: signals coalesce (the reader is behind). */
-    ssize_t r = write(__atomic_load_n(&signal_pipe[1], __ATOMIC_RELAXED), &b, 1);
-    (void)r;
+    /* A forked child that has not subscribed itself drops it: the pipe it
+       inherited is its parent's. A full pipe drops the byte too: signals
+       coalesce (the reader is behind). */
+    if (getpid() == __atomic_load_n(&signal_pipe_pid, __ATOMIC_RELAXED)) {
+        ssize_t r = write(__atomic_load_n(&signal_pipe[1], __ATOMIC_RELAXED), &b, 1);
+        (void)r;
+    }
     errno = saved_errno;
 }
 
@@ -117,7 +121,7 @@ int ripple_io_signal_pipe(void) {
         }
         signal_pipe[0] = p[0];
         __atomic_store_n(&signal_pipe[1], p[1], __ATOMIC_RELEASE);
-        signal_pipe_pid = getpid();
+        __atomic_store_n(&signal_pipe_pid, getpid(), __ATOMIC_RELEASE);
     }
     int r = signal_pipe[0];
     pthread_mutex_unlock(&signal_lock);
@@ -132,7 +136,11 @@ int ripple_io_signal_install(int signo) {
     sa.sa_handler = on_signal;
     sa.sa_flags = SA_RESTART;
     sigfillset(&sa.sa_mask);
-    return sigaction(signo, &sa, &saved[signo]) == 0 ? 0 : errno;
+    struct sigaction old;
+    if (sigaction(signo, &sa, &old) != 0) return errno;
+    /* Ripple's own handler (inherited across fork) is not what to restore. */
+    if (old.sa_handler != on_signal) saved[signo] = old;
+    return 0;
 }
 
 void ripple_io_signal_restore(int signo) { (void)sigaction(signo, &saved[signo], NULL); }

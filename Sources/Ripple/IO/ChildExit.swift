@@ -4,7 +4,9 @@ import RippleSupport
 // child_exit: the raw waitpid status of a child process once it has ended
 // (the child is reaped), then completes. A pid that is not this process's
 // child fails with ECHILD (as does one another waiter reaped first). The
-// exit is watched through a pidfd, which the subscription owns.
+// exit is watched through a pidfd, which the subscription owns; where the
+// kernel has none (before Linux 5.3, or under valgrind), the child is polled
+// every 5 ms on the scheduler instead (docs/behaviour.md#os-child-exit).
 
 public final class ChildExitSignal: SourceSignal {
     let pid: Int64
@@ -18,7 +20,10 @@ public final class ChildExitSignal: SourceSignal {
         let e = ripple_io_child_check(pid)
         if e != 0 { throw OSFailure(e, "waitid") }
         let fd = ripple_io_pidfd_open(pid)
-        if fd < 0 { throw OSFailure(ripple_io_errno(), "pidfd_open") }
+        if fd < 0 {
+            let e = ripple_io_errno()
+            if e != ENOSYS { throw OSFailure(e, "pidfd_open") }
+        }
         return ChildExitWatch(fd: fd, pid: pid, subscriber, scheduler, watcher)
     }
 }
@@ -31,8 +36,25 @@ final class ChildExitWatch: SourceWatch, @unchecked Sendable {
         super.init(fd: fd, subscriber, scheduler, watcher, interest: UInt32(RIPPLE_IO_IN))
     }
 
+    /// Without a pidfd: the polling timer.
+    @exclusivity(unchecked) private var poll: Disposable?
+    static let pollInterval: UInt64 = 5_000_000
+
     // The pidfd is closed only here: no job can be using it any more.
-    deinit { close(fd) }
+    deinit { if fd >= 0 { close(fd) } }
+
+    override func start() throws(OSFailure) {
+        if fd >= 0 { return try super.start() }
+        guard let s = scheduler.scheduler else { return }
+        // The timer holds the watch (as a watcher's slot would) until the
+        // watch is disposed, which cancels the timer and so drops it.
+        poll = s.schedule(after: 0, repeating: ChildExitWatch.pollInterval) {
+            if !self.isDisposed { _ = self.handle(0) }
+        }
+        if isDisposed { poll?.dispose() }
+    }
+
+    override func stopped() { poll?.dispose() }
 
     override func handle(_ events: UInt32) -> Bool {
         var status: Int32 = 0

@@ -73,8 +73,10 @@ enum SignalRegistry {
     static func add(_ w: OSSignalWatch) throws(OSFailure) {
         lock.lock()
         defer { lock.unlock() }
-        if watches.isEmpty { watches = Array(repeating: [:], count: 65) }
         if reader == nil || reader!.watcher.inert {
+            // First use, or a forked child: subscriptions inherited from the
+            // parent stay inert here, like its other watches (docs/behaviour.md#os-fork).
+            watches = Array(repeating: [:], count: 65)
             let fd = ripple_io_signal_pipe()
             if fd < 0 { throw OSFailure(ripple_io_errno(), "pipe2") }
             guard let watcher = Watcher.shared() else { throw OSFailure(ripple_io_errno(), "epoll_create1") }
@@ -115,6 +117,7 @@ final class SignalPipeReader: Watch, @unchecked Sendable {
     init(fd: Int32, _ watcher: Watcher) {
         self.watcher = watcher
         super.init(fd: fd)
+        excludeFromLiveCount()  // lives as long as the process, like the shared schedulers
     }
 
     override func fire(_ events: UInt32) {

@@ -242,6 +242,49 @@ static void test_closed_under_watch(void) {
     io_sched_free(&ks);
 }
 
+/* Two sources on one descriptor (read_lines and write on one socket, as a
+   chat server has): both work, and disposing one leaves the other. */
+static void test_two_sources_one_fd(void) {
+    for (int k = 0; k < 3; k++) {
+        io_sched ks = io_sched_make(k);
+        int sv[2];
+        CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+        rpl_subject_t *out = rpl_subject_create();
+        rpl_signal_t *w = rpl_signal_write((rpl_signal_t *)out, sv[0], ks.s);
+        rpl_signal_t *rl = rpl_signal_read_lines(sv[0], 100, ks.s);
+        rec_t rw, rr;
+        rec_init(&rw);
+        rec_init(&rr);
+        rpl_disposable_t *dw = rec_subscribe(w, &rw);
+        rpl_disposable_t *dr = rec_subscribe(rl, &rr);
+        rpl_subject_send_next(out, rpl_string("ping\n"));
+        io_write_str(sv[1], "pong\n");
+        CHECK(io_wait_values(ks.loop, &rw, 1, 5000));
+        CHECK(io_wait_values(ks.loop, &rr, 1, 5000));
+        CHECK_LOG(&rr, "pong");
+        char buf[16] = {0};
+        CHECK_EQ_INT(read(sv[1], buf, sizeof buf - 1), 5);
+        rpl_disposable_dispose(dr);  /* the writer goes on alone */
+        rpl_subject_send_next(out, rpl_string("again\n"));
+        CHECK(io_wait_values(ks.loop, &rw, 2, 5000));
+        CHECK_LOG(&rw, "5 6");
+        io_write_str(sv[1], "unread\n");
+        io_wait_values(ks.loop, &rr, 2, 50);
+        CHECK_EQ_INT(rr.n, 1);
+        rpl_subject_send_completed(out);
+        CHECK(io_wait(ks.loop, rec_ended, &rw, 5000));
+        CHECK_COMPLETED(rw);
+        rpl_release(dw);
+        rpl_release(dr);
+        rpl_release(w);
+        rpl_release(rl);
+        rpl_release(out);
+        close(sv[0]);
+        close(sv[1]);
+        io_sched_free(&ks);
+    }
+}
+
 static void test_bad_input(void) {
     rpl_scheduler_t *bg = rpl_scheduler_background();
     CHECK(rpl_signal_accept(-1, bg) == NULL);
@@ -268,6 +311,7 @@ int main(void) {
     RUN(test_write_errors);
     RUN(test_readiness);
     RUN(test_closed_under_watch);
+    RUN(test_two_sources_one_fd);
     RUN(test_bad_input);
     CHECK_DONE();
 }

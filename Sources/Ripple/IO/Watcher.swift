@@ -15,18 +15,28 @@ import Synchronization
 // scheduler too, and a descriptor that stays ready is not reported again
 // while its work is pending (level-triggered, as libdispatch's read sources).
 //
-// Slots: each registration has a slot in a table with a free list, and the
-// epoll token is (generation, slot): registering and removing cost O(1)
-// whatever else is watched, and a token read by epoll_wait just before its
-// slot was freed (or reused) is recognised as stale instead of reaching a
-// freed watch.
+// Descriptors: epoll takes a descriptor once per set, while a program may
+// read and write one socket through two sources (chat_server's read_lines
+// and write). So a watcher keeps one registration per descriptor (an
+// `FdEntry`) carrying the watches on it, each with the events it is armed
+// for; the registration waits for their union, and a report goes to the
+// watches it concerns (an error or hangup to all armed ones), as libuv's
+// one io watcher per descriptor.
+//
+// Slots: each entry has a slot in a table with a free list, found from its
+// descriptor through a dictionary, and the epoll token is (generation,
+// slot): registering and removing cost O(1) whatever else is watched, and a
+// token read by epoll_wait just before its slot was freed (or reused) is
+// recognised as stale instead of reaching a freed entry.
 
 /// Something registered in a watcher.
 open class Watch: Job, @unchecked Sendable {
     /// The watched descriptor.
     public let fd: Int32
-    /// The slot in the watcher (-1: not registered). Under the watcher's lock.
-    @exclusivity(unchecked) var slot: Int32 = -1
+    /// Registered in a watcher (under the watcher's lock).
+    @exclusivity(unchecked) var registered = false
+    /// The events it waits for now; 0 while disarmed (under the watcher's lock).
+    @exclusivity(unchecked) var armed: UInt32 = 0
 
     public init(fd: Int32) {
         self.fd = fd
@@ -34,18 +44,32 @@ open class Watch: Job, @unchecked Sendable {
     }
 
     /// The descriptor is ready (`events`, epoll bits). Runs on the
-    /// harvesting thread, outside the watcher's lock; the registration is
-    /// disarmed until `Watcher.rearm`.
+    /// harvesting thread, outside the watcher's lock; the watch is disarmed
+    /// until `Watcher.rearm`.
     open func fire(_ events: UInt32) {}
+}
+
+/// One descriptor's registration and the watches on it.
+final class FdEntry {
+    let fd: Int32
+    let slot: Int32
+    var watches: [Watch] = []
+    init(fd: Int32, slot: Int32) {
+        self.fd = fd
+        self.slot = slot
+    }
+    /// What the registration waits for: the union of the armed watches.
+    var union: UInt32 { watches.reduce(0) { $0 | $1.armed } }
 }
 
 /// One epoll set and the watches registered in it.
 public final class Watcher: @unchecked Sendable {
     let epfd: Int32
     private let lock = Lock()
-    @exclusivity(unchecked) private var slots: [Watch?] = []
+    @exclusivity(unchecked) private var slots: [FdEntry?] = []
     @exclusivity(unchecked) private var generations: [UInt32] = []
     @exclusivity(unchecked) private var freeSlots: [Int32] = []
+    @exclusivity(unchecked) private var byFd: [Int32: FdEntry] = [:]
     /// Registered watches (read without the lock by a run loop deciding
     /// whether to collect).
     private let live = Atomic<Int>(0)
@@ -69,27 +93,48 @@ public final class Watcher: @unchecked Sendable {
 
     var inert: Bool { ripple_current_fork_generation() != forkGeneration }
 
+    private func token(_ e: FdEntry) -> UInt64 { UInt64(generations[Int(e.slot)]) << 32 | UInt64(UInt32(e.slot)) }
+
+    /// Under `lock`: makes the registration wait for the union again.
+    private func update(_ e: FdEntry) -> Int32 {
+        ripple_io_epoll_mod(epfd, e.fd, e.union | UInt32(RIPPLE_IO_ONESHOT), token(e)) == 0 ? 0 : ripple_io_errno()
+    }
+
     /// Registers `watch` for `events` (one-shot). 0, or the errno.
     public func add(_ watch: Watch, events: UInt32) -> Int32 {
         if inert { return ECHILD }
         lock.lock()
         defer { lock.unlock() }
-        let s: Int32
-        if let f = freeSlots.popLast() {
-            s = f
+        if let e = byFd[watch.fd] {
+            watch.armed = events
+            e.watches.append(watch)
+            let err = update(e)
+            if err != 0 {
+                e.watches.removeLast()
+                watch.armed = 0
+                return err
+            }
         } else {
-            s = Int32(slots.count)
-            slots.append(nil)
-            generations.append(0)
+            let s: Int32
+            if let f = freeSlots.popLast() {
+                s = f
+            } else {
+                s = Int32(slots.count)
+                slots.append(nil)
+                generations.append(0)
+            }
+            let e = FdEntry(fd: watch.fd, slot: s)
+            if ripple_io_epoll_add(epfd, watch.fd, events | UInt32(RIPPLE_IO_ONESHOT), token(e)) != 0 {
+                let err = ripple_io_errno()
+                freeSlots.append(s)
+                return err
+            }
+            watch.armed = events
+            e.watches.append(watch)
+            slots[Int(s)] = e
+            byFd[watch.fd] = e
         }
-        let token = UInt64(generations[Int(s)]) << 32 | UInt64(UInt32(s))
-        if ripple_io_epoll_add(epfd, watch.fd, events | UInt32(RIPPLE_IO_ONESHOT), token) != 0 {
-            let e = ripple_io_errno()
-            freeSlots.append(s)
-            return e
-        }
-        slots[Int(s)] = watch
-        watch.slot = s
+        watch.registered = true
         live.wrappingAdd(1, ordering: .relaxed)
         return 0
     }
@@ -100,33 +145,35 @@ public final class Watcher: @unchecked Sendable {
     public func rearm(_ watch: Watch, events: UInt32) -> Int32 {
         lock.lock()
         defer { lock.unlock() }
-        let s = watch.slot
-        if s < 0 || inert { return ECANCELED }
-        let token = UInt64(generations[Int(s)]) << 32 | UInt64(UInt32(s))
-        if ripple_io_epoll_mod(epfd, watch.fd, events | UInt32(RIPPLE_IO_ONESHOT), token) != 0 {
-            return ripple_io_errno()
-        }
-        return 0
+        guard watch.registered, !inert, let e = byFd[watch.fd] else { return ECANCELED }
+        watch.armed = events
+        return update(e)
     }
 
     /// Removes `watch`'s registration (idempotent). When this returns, the
     /// watcher will not fire it again.
     public func remove(_ watch: Watch) {
         lock.lock()
-        let s = watch.slot
-        guard s >= 0 else {
+        guard watch.registered, let e = byFd[watch.fd] else {
             lock.unlock()
             return
         }
-        watch.slot = -1
-        if !inert { _ = ripple_io_epoll_del(epfd, watch.fd) }
-        slots[Int(s)] = nil
-        generations[Int(s)] &+= 1
-        freeSlots.append(s)
+        watch.registered = false
+        watch.armed = 0
+        if let i = e.watches.firstIndex(where: { $0 === watch }) { e.watches.remove(at: i) }
+        if e.watches.isEmpty {
+            if !inert { _ = ripple_io_epoll_del(epfd, e.fd) }
+            byFd[e.fd] = nil
+            slots[Int(e.slot)] = nil
+            generations[Int(e.slot)] &+= 1
+            freeSlots.append(e.slot)
+        } else if !inert {
+            _ = update(e)
+        }
         live.wrappingSubtract(1, ordering: .relaxed)
         lock.unlock()
-        // The slot's reference goes here, outside the lock (the watch's
-        // deinit may release a subscription).
+        // The entry's reference to the watch goes here, outside the lock (the
+        // watch's deinit may release a subscription).
     }
 
     /// Collects what is ready, waiting up to `timeoutMs` (-1: until
@@ -146,15 +193,22 @@ public final class Watcher: @unchecked Sendable {
             }
         }
         if n <= 0 { return 0 }
+        let failure = UInt32(RIPPLE_IO_ERR) | UInt32(RIPPLE_IO_HUP)
         lock.lock()
         withUnsafeBytes(of: &tokens) { t in
-            withUnsafeBytes(of: &events) { e in
+            withUnsafeBytes(of: &events) { ev in
                 for i in 0..<n {
                     let token = t.load(fromByteOffset: i * 8, as: UInt64.self)
                     let s = Int(UInt32(truncatingIfNeeded: token))
-                    if s < slots.count && generations[s] == UInt32(token >> 32), let w = slots[s] {
-                        batch.append((w, e.load(fromByteOffset: i * 4, as: UInt32.self)))
+                    guard s < slots.count && generations[s] == UInt32(token >> 32), let e = slots[s] else { continue }
+                    let got = ev.load(fromByteOffset: i * 4, as: UInt32.self)
+                    for w in e.watches where w.armed != 0 && (w.armed & got != 0 || got & failure != 0) {
+                        w.armed = 0
+                        batch.append((w, got))
                     }
+                    // The report disarmed the whole descriptor: the watches
+                    // it did not concern wait on.
+                    if e.union != 0 { _ = update(e) }
                 }
             }
         }

@@ -1,0 +1,8 @@
+# Each binding brings bindings/<name>/check.sh (and demo.sh), run against the
+# staged install; make bindings-check-<name> runs one, and the bindings run
+# side by side under make -j.
+BINDINGS := $(patsubst bindings/%/check.sh,%,$(wildcard bindings/*/check.sh))
+.PHONY: bindings-check
+bindings-check-%: bindings/%/check.sh $(STAGE_OK) FORCE | $(DEPS_OK)
+	@echo "--- $<" && $(BINDING_ENV) bash $<
+bindings-check: $(addprefix bindings-check-,$(BINDINGS))

@@ -5,4 +5,4 @@ BINDINGS := $(patsubst bindings/%/check.sh,%,$(wildcard bindings/*/check.sh))
 .PHONY: bindings-check
 bindings-check-%: bindings/%/check.sh $(STAGE_OK) FORCE | $(DEPS_OK)
 	@echo "--- $<" && $(BINDING_ENV) bash $<
-bindings-check: $(addprefix bindings-check-,$(BINDINGS))
+bindings-check: $$(addprefix bindings-check-,$$(BINDINGS))

@@ -32,6 +32,8 @@ FUZZ_FLAGS    := -Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,tra
     -Xswiftc -Xllvm -Xswiftc -sanitizer-coverage-inline-8bit-counters -Xswiftc -Xllvm -Xswiftc -sanitizer-coverage-pc-table \
     -Xcc -fsanitize=address -Xcc -fsanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table
 
+# What the Swift build reads (a suite with C sources of its own under Sources/
+# takes them out of SOURCES; the rules read it after every mk/*.mk).
 SOURCES := $(shell find Sources -name '*.swift' -o -name '*.c' -o -name '*.h') Package.swift ripple.map mk/build.mk
 # SwiftPM does not rebuild Swift code when the header changes, so the
 # @c @implementation check would be skipped: touch the sources instead (once,
@@ -50,14 +52,13 @@ $(1)_SCRATCH := $(2)
 $(1)_LIBDIR  := $(2)/release
 $(1)_LIB     := $(2)/release/$(LIBNAME)
 CLEAN_DIRS   += $(2)
-$(2)/release/$(LIBNAME): $(STAMP) $(SOURCES) | $(DEPS_OK)
+$(2)/release/$(LIBNAME): $(STAMP) $$$$(SOURCES) | $(DEPS_OK)
 	$(SWIFT) build -c release --product ripple --scratch-path $(2) $(RUNTIME_FLAGS) $$($(1)_FLAGS)
 	@touch $$@
 endef
-$(eval $(call runtime,RELEASE,.build-lib))
+$(eval $(call runtime,RELEASE,$(SCRATCH)))
 $(eval $(call runtime,TSAN,.build-tsan))
 $(eval $(call runtime,FUZZ,.build-fuzz))
-SCRATCH := $(RELEASE_SCRATCH)
 # The toolchain's Swift runtime libraries (the TSan flavour links them dynamically).
 SWIFT_LIBDIR = $(shell dirname $$(dirname $$(readlink -f $$(command -v $(SWIFT)))))/lib/swift/linux
 

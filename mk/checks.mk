@@ -1,6 +1,6 @@
 # Static checks of the artefact: the header compiles everywhere, the exports
-# are exactly the header's functions, the USDT probes are there, and the
-# version agrees in every file that states it.
+# are exactly the header's functions, the USDT probes are there. (The version
+# checks, check-version and set-version, are in the Makefile, beside VERSION.)
 .PHONY: check-header check-symbols check-probes set-version check-version
 check-header: | $(DEPS_OK)
 	@mkdir -p $(OUT)/hdr
@@ -29,23 +29,3 @@ check-probes: $(STAGE_OK)
 	    grep -A2 'Provider: ripple' $(OUT)/probes.txt | grep -q "Name: $$p$$" || { echo "$$lib: no USDT probe ripple:$$p"; exit 1; }; done; \
 	  test "$$(grep -A2 'Provider: ripple' $(OUT)/probes.txt | grep -c 'Semaphore: 0x0*[1-9a-f]')" = 5 || { echo "$$lib: probes without semaphores"; exit 1; }; \
 	done; echo "probes: ripple:{$$(echo $(PROBES) | tr ' ' ,)} in the built and the installed library"
-
-# The version: VERSION in the Makefile is the source; these files carry copies
-# that `make set-version` rewrites and `make check-version` compares (one sed
-# expression per file serves both, so they cannot drift apart).
-V_PARTS     = $(subst ., ,$(VERSION))
-VERSION_SED_$(HEADER) = -e 's/^(\#define RPL_VERSION_MAJOR ).*/\1$(word 1,$(V_PARTS))/' \
-    -e 's/^(\#define RPL_VERSION_MINOR ).*/\1$(word 2,$(V_PARTS))/' \
-    -e 's/^(\#define RPL_VERSION_PATCH ).*/\1$(word 3,$(V_PARTS))/' \
-    -e 's/^(\#define RPL_VERSION_STRING ).*/\1"$(VERSION)"/'
-VERSION_SED_Sources/RippleC/Handles.swift = -e 's/(staticCString\(")[^"]*("\)  \/\/ RPL_VERSION_STRING)/\1$(VERSION)\2/'
-VERSION_SED_bindings/python/pyproject.toml = -e 's/^version = ".*"/version = "$(VERSION)"/'
-VERSION_SED_bindings/python/ripple/__init__.py = -e 's/^__version__ = ".*"/__version__ = "$(VERSION)"/'
-VERSION_FILES := $(HEADER) Sources/RippleC/Handles.swift bindings/python/pyproject.toml bindings/python/ripple/__init__.py
-
-set-version:
-	@$(foreach f,$(VERSION_FILES),sed -i -E $(VERSION_SED_$(f)) $(f) &&) echo "version $(VERSION) written to $(VERSION_FILES)"
-
-check-version:
-	@$(foreach f,$(VERSION_FILES),grep -qE '$(VERSION)' $(f) && sed -E $(VERSION_SED_$(f)) $(f) | diff -u $(f) - &&) \
-	  echo "version: $(VERSION) everywhere ($(VERSION_FILES))" || { echo "version differs from the Makefile's $(VERSION): run make set-version"; exit 1; }

@@ -21,18 +21,19 @@ $(MANOUT)/ripple.3: $(HEADER) pkg/manpages.py
 
 .PHONY: dist install uninstall stage examples demo deb check-deb check-install
 dist: $(DIST)/$(REALNAME) $(MANOUT)/ripple.3
-INSTALLED := $(DIST)/$(REALNAME) $(MANOUT)/ripple.3 $(HEADER) bindings/cpp/ripple.hpp pkg/ripple.pc.in \
+# The headers installed into includedir (a suite adds its own).
+INSTALL_HEADERS := $(HEADER) bindings/cpp/ripple.hpp
+INSTALLED = $(DIST)/$(REALNAME) $(MANOUT)/ripple.3 $(INSTALL_HEADERS) pkg/ripple.pc.in \
     pkg/RippleConfig.cmake.in pkg/RippleConfigVersion.cmake.in pkg/ripple.supp docs/behaviour.md scripts/install.sh
 
 # scripts/install.sh with what was built; then install|uninstall and settings.
-INSTALL_SH = VERSION=$(VERSION) MAJOR=$(MAJOR) LIBNAME=$(LIBNAME) SONAME=$(SONAME) REALNAME=$(REALNAME) \
-    DIST=$(DIST) MANOUT=$(MANOUT) HEADER=$(HEADER) PYTHON=$(PYTHON) bash $(CURDIR)/scripts/install.sh
-# The GNU directory variables given on the command line or in the environment
-# (DESTDIR prefix exec_prefix libdir includedir pkgconfigdir cmakedir datarootdir
-# mandir man3dir docdir rippledatadir debugdir INSTALL LDCONFIG) go to the script.
-INSTALL_VARS := DESTDIR exec_prefix libdir includedir pkgconfigdir cmakedir datarootdir mandir man3dir \
+BUILT_ENV  = VERSION=$(VERSION) MAJOR=$(MAJOR) LIBNAME=$(LIBNAME) SONAME=$(SONAME) REALNAME=$(REALNAME) \
+    DIST=$(CURDIR)/$(DIST) MANOUT=$(CURDIR)/$(MANOUT) HEADERS="$(INSTALL_HEADERS)" PYTHON=$(PYTHON)
+INSTALL_SH = $(BUILT_ENV) bash scripts/install.sh
+# make install and uninstall pass the Makefile's GNU directory variables.
+INSTALL_VARS := DESTDIR prefix exec_prefix libdir includedir pkgconfigdir cmakedir datarootdir mandir man3dir \
     docdir rippledatadir debugdir INSTALL LDCONFIG
-USER_INSTALL_VARS = prefix='$(prefix)' $(foreach v,$(INSTALL_VARS),$(if $(filter environment command% override file,$(origin $(v))),$(v)='$($(v))'))
+USER_INSTALL_VARS = $(foreach v,$(INSTALL_VARS),$(v)='$($(v))')
 
 # Install / uninstall (DESTDIR only here, never baked into files).
 install: dist
@@ -42,7 +43,7 @@ uninstall:
 
 # The staged install in build/stage that examples, probes and bindings build against.
 STAGE_OK := $(OUT)/.stage-ok
-$(STAGE_OK): $(INSTALLED)
+$(STAGE_OK): $$(INSTALLED)
 	rm -rf $(STAGE)
 	$(INSTALL_SH) install prefix=$(STAGE) LDCONFIG=
 	@touch $@
@@ -62,11 +63,11 @@ $(OUT)/examples/%: examples-c/%.cpp $(STAGE_OK)
 $(OUT)/cmake-example/cmake_example: $(wildcard examples-c/cmake/*) $(STAGE_OK)
 	rm -rf $(dir $@) && cmake -S examples-c/cmake -B $(dir $@) -DCMAKE_PREFIX_PATH=$(STAGE) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build $(dir $@) >/dev/null
-examples: $(addprefix $(OUT)/examples/,$(EXAMPLES) $(CXX_EXAMPLES)) $(OUT)/cmake-example/cmake_example
+examples: $$(addprefix $(OUT)/examples/,$$(EXAMPLES) $$(CXX_EXAMPLES)) $(OUT)/cmake-example/cmake_example
 
 BINDING_ENV = STAGE=$(STAGE) OUT=$(CURDIR)/$(OUT) SONAME=$(SONAME) CC=$(CC) CXX=$(CXX) PYTHON=$(PYTHON)
 demo: examples
-	@for e in $(EXAMPLES) $(CXX_EXAMPLES); do \
+	@for e in $(EXAMPLES) $(CXX_EXAMPLES) $(DEMO_EXTRA); do \
 	  echo "=== examples-c/$$e ==="; LD_LIBRARY_PATH=$(STAGE)/lib $(OUT)/examples/$$e || exit 1; echo; done
 	@echo "=== examples-c/cmake (find_package(Ripple)) ==="; LD_LIBRARY_PATH=$(STAGE)/lib $(OUT)/cmake-example/cmake_example
 	@for s in $(wildcard bindings/*/demo.sh); do echo; echo "=== $$s ==="; $(BINDING_ENV) bash $$s || exit 1; done
@@ -79,7 +80,7 @@ demo: examples
 # the separate debug info, man finds the pages, and every exported function
 # has one.
 IT := $(CURDIR)/$(OUT)/install-test
-check-install: $(INSTALLED) | $(DEPS_OK)
+check-install: $$(INSTALLED) | $(DEPS_OK)
 	@rm -rf $(IT) && mkdir -p $(IT)
 	$(INSTALL_SH) install prefix=/usr/local DESTDIR=$(IT)/destdir >/dev/null
 	@D=$(IT)/destdir/usr/local; for f in lib/$(REALNAME) include/ripple.h include/ripple.hpp lib/pkgconfig/ripple.pc \
@@ -129,19 +130,18 @@ DEBDIR   ?= $(OUT)/deb
 DEB_MAINTAINER ?= Ripple maintainers <maintainers@users.noreply.a-seed-924565b8.example>
 # $(call build-debs,directory for the .deb files,work directory)
 define build-debs
-	@DEBS=$$(VERSION=$(VERSION) MAJOR=$(MAJOR) SONAME=$(SONAME) REALNAME=$(REALNAME) DEBDIR=$(abspath $(1)) \
-	    WORK=$(2) INSTALL_SH="$(INSTALL_SH)" DEB_MAINTAINER="$(DEB_MAINTAINER)" bash pkg/mkdeb.sh) || exit 1; \
+	@DEBS=$$($(BUILT_ENV) DEBDIR=$(abspath $(1)) WORK=$(2) DEB_MAINTAINER="$(DEB_MAINTAINER)" bash pkg/mkdeb.sh) || exit 1; \
 	for d in $$DEBS; do echo "$$d:"; dpkg-deb -f $$d Package Version Depends | sed 's/^/  /'; done; \
 	echo "lintian:"; lintian --fail-on error --tag-display-limit 0 $$DEBS 2>&1 | sed 's/^/  /'; rc=$${PIPESTATUS[0]}; \
 	test $$rc = 0 && echo "  no errors" || { echo "lintian reported errors"; exit 1; }
 endef
-deb: $(INSTALLED) | $(DEPS_OK)
+deb: $$(INSTALLED) | $(DEPS_OK)
 	$(call build-debs,$(DEBDIR),$(CURDIR)/$(OUT)/deb-work)
 
 # The packages as a user gets them: unpacked, a C, a C++ and a CMake program
 # build against -dev and run against the runtime package.
 DT := $(CURDIR)/$(OUT)/deb-test
-check-deb: $(INSTALLED) | $(DEPS_OK)
+check-deb: $$(INSTALLED) | $(DEPS_OK)
 	@rm -rf $(DT)
 	$(call build-debs,$(DT)/debs,$(DT)/work)
 	@MA=$$(dpkg-architecture -qDEB_HOST_MULTIARCH); R=$(DT)/root; mkdir -p $$R; \

@@ -14,14 +14,14 @@ $(OUT)/asan/%: Tests/c/%.c $(TEST_HEADERS) $(LIB)
 	$(CC) $(ASAN_CFLAGS) $< -L$(OUT)/lib -lripple -lpthread -Wl,-rpath,$(CURDIR)/$(OUT)/lib -o $@
 run-asan-%: $(OUT)/asan/% FORCE
 	@echo "--- asan $*" && $(WATCHDOG) Tests/lsan_check.sh $< >/dev/null
-asan: $(addprefix run-asan-,$(C_TESTS))
+asan: $$(addprefix run-asan-,$$(C_TESTS))
 
 $(OUT)/tsan/%: Tests/c/%.c $(TEST_HEADERS) $(TSAN_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(TSAN_CFLAGS) $< $(TSAN_LINK) -o $@
 run-tsan-%: $(OUT)/tsan/% FORCE
 	@echo "--- tsan $*" && RIPPLE_TEST_QUICK=1 $(TSAN_ENV) $(WATCHDOG) $< >/dev/null
-tsan: $(addprefix run-tsan-,$(C_TESTS))
+tsan: $$(addprefix run-tsan-,$$(C_TESTS))
 
 # The leak checkers above must see a reference cycle that a Swift side table
 # reaches (suppressing side tables once hid every such cycle): a deliberate

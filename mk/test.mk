@@ -16,7 +16,7 @@ $(OUT)/tests/%: Tests/c/%.c $(TEST_HEADERS) $(LIB)
 	$(CC) $(TEST_CFLAGS) $< -L$(OUT)/lib -lripple -lpthread -Wl,-rpath,$(CURDIR)/$(OUT)/lib -o $@
 run-plain-%: $(OUT)/tests/% FORCE
 	@echo "--- $*" && $(WATCHDOG) $<
-c-tests: $(addprefix run-plain-,$(C_TESTS))
+c-tests: $$(addprefix run-plain-,$$(C_TESTS))
 
 # Indirect leaks count: the one suppression (Tests/valgrind.supp) matches only
 # the side table of a weakly referenced object alive at exit, and a leaked
@@ -34,7 +34,7 @@ run-valgrind-%: $(OUT)/tests/% $(VG_SO) FORCE | $(DEPS_OK)
 	@echo "--- valgrind $*" && RIPPLE_TEST_QUICK=1 LD_LIBRARY_PATH=$(CURDIR)/$(VG_LIB) $(WATCHDOG) $(VALGRIND) $< >/dev/null
 run-valgrind-example-%: $(OUT)/examples/% $(VG_SO) FORCE | $(DEPS_OK)
 	@echo "--- valgrind examples-c/$*" && LD_LIBRARY_PATH=$(CURDIR)/$(VG_LIB) $(WATCHDOG) $(VALGRIND) $< >/dev/null
-valgrind: $(addprefix run-valgrind-,$(C_TESTS)) $(addprefix run-valgrind-example-,$(EXAMPLES))
+valgrind: $$(addprefix run-valgrind-,$$(C_TESTS)) $$(addprefix run-valgrind-example-,$$(EXAMPLES))
 
 # The Swift suites, on swift test's own (debug) build of the runtime.
 CLEAN_DIRS += .build

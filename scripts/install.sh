@@ -10,9 +10,10 @@
 # Directory settings come only from the arguments (GNU names: DESTDIR prefix
 # exec_prefix libdir includedir pkgconfigdir cmakedir datarootdir mandir man3dir
 # docdir rippledatadir debugdir, and INSTALL, LDCONFIG); whatever is not given
-# gets the GNU default below. What was built comes from the environment:
-# VERSION MAJOR LIBNAME SONAME REALNAME DIST (stripped library and debug/)
-# MANOUT (man pages) HEADER PYTHON.
+# gets the GNU default below (the Makefile's defaults; prefix is required).
+# What was built comes from the environment: VERSION MAJOR LIBNAME SONAME
+# REALNAME DIST (stripped library and debug/) MANOUT (man pages) HEADERS
+# (installed into includedir; the first is ripple.h) PYTHON.
 set -euo pipefail
 action=${1:?install or uninstall}; shift
 unset DESTDIR prefix exec_prefix libdir includedir pkgconfigdir cmakedir datarootdir mandir man3dir \
@@ -24,10 +25,11 @@ for kv in "$@"; do
     *) echo "install.sh: unknown setting $kv" >&2; exit 2 ;;
   esac
 done
-: "${VERSION:?}" "${MAJOR:?}" "${LIBNAME:?}" "${SONAME:?}" "${REALNAME:?}" "${DIST:?}" "${MANOUT:?}" "${HEADER:?}"
+: "${VERSION:?}" "${MAJOR:?}" "${LIBNAME:?}" "${SONAME:?}" "${REALNAME:?}" "${DIST:?}" "${MANOUT:?}" "${HEADERS:?}"
+HEADER=${HEADERS%% *}
 PYTHON=${PYTHON:-python3}
 DESTDIR=${DESTDIR-}
-prefix=${prefix:-/usr/local}
+prefix=${prefix:?install.sh: prefix= is required}
 exec_prefix=${exec_prefix:-$prefix}
 libdir=${libdir:-$exec_prefix/lib}
 includedir=${includedir:-$prefix/include}
@@ -54,8 +56,7 @@ install)
   ln -sf "$SONAME" "$D$libdir/$LIBNAME"
   (cd "$DIST/debug" && find .build-id -name '*.debug') | while read -r f; do
     $INSTALL -D -m 0644 "$DIST/debug/$f" "$D$debugdir/$f"; done
-  $INSTALL -m 0644 "$HEADER" "$D$includedir/ripple.h"
-  $INSTALL -m 0644 bindings/cpp/ripple.hpp "$D$includedir/ripple.hpp"
+  $INSTALL -m 0644 $HEADERS "$D$includedir/"
   sed -e "s|@PREFIX@|$prefix|g" -e "s|@LIBDIR@|$libdir|g" -e "s|@INCLUDEDIR@|$includedir|g" \
       -e "s|@VERSION@|$VERSION|g" pkg/ripple.pc.in > "$D$pkgconfigdir/ripple.pc"
   chmod 0644 "$D$pkgconfigdir/ripple.pc"
@@ -87,9 +88,10 @@ uninstall)
       rmdir --ignore-fail-on-non-empty "$D$debugdir/.build-id/${id:0:2}" "$D$debugdir/.build-id" "$D$debugdir" 2>/dev/null || true; fi
   fi
   rm -f "$D$libdir/$REALNAME" "$D$libdir/$SONAME" "$D$libdir/$LIBNAME" \
-        "$D$includedir/ripple.h" "$D$includedir/ripple.hpp" "$D$pkgconfigdir/ripple.pc" \
+        "$D$pkgconfigdir/ripple.pc" \
         "$D$cmakedir/RippleConfig.cmake" "$D$cmakedir/RippleConfigVersion.cmake" \
         "$D$rippledatadir/ripple.supp" "$D$docdir/behaviour.md"
+  for h in $HEADERS; do rm -f "$D$includedir/${h##*/}"; done
   names=$("$PYTHON" pkg/manpages.py "$HEADER" --list)
   if cd "$D$man3dir" 2>/dev/null; then rm -f $names; cd - >/dev/null; fi
   rmdir "$D$cmakedir" "$D$rippledatadir" "$D$docdir" 2>/dev/null || true

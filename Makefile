@@ -91,7 +91,7 @@ include $(CORE_MK)
 include $(filter-out $(CORE_MK),$(sort $(wildcard mk/*.mk)))
 
 # The fast tier: what a change to one operator needs (a few minutes).
-test: lib c-tests swift-test $$(TEST_EXTRA)
+test: lib c-tests swift-test bindings-test $$(TEST_EXTRA)
 	@echo "make test: all passed"
 
 # Everything, as CI runs it (.ci/run).

@@ -3,12 +3,12 @@
 # driven by real TCP clients on 127.0.0.1 (Tests/os/chat_check.py: two
 # clients chat, one leaves mid-line, 200 at once, then SIGINT), against the
 # staged install and under valgrind. The C tests (Tests/c/test_io_*.c) run
-# with the other C tests; log_summary and chat_server's demonstration run
-# with the other examples (make demo, make valgrind).
+# with the other C tests in every variant; log_summary and chat_server's
+# demonstration (no arguments: scripted clients, then SIGINT) run with the
+# other examples (make demo, make valgrind).
 .PHONY: os-check
 CHAT_CLIENTS ?= 200
-os-check: deps examples
-	@mkdir -p $(VG_LIB) && objcopy --strip-debug $(LIB) $(VG_LIB)/$(SONAME)
+os-check: $(OUT)/examples/chat_server $(VG_SO) | $(DEPS_OK)
 	@echo "--- chat_server with $(CHAT_CLIENTS) TCP clients"
 	@LD_LIBRARY_PATH=$(STAGE)/lib $(WATCHDOG) $(PYTHON) Tests/os/chat_check.py --clients $(CHAT_CLIENTS) \
 	    -- $(OUT)/examples/chat_server

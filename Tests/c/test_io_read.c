@@ -277,6 +277,29 @@ static void test_many_watches(void) {
     io_sched_free(&ks);
 }
 
+/* A run loop freed while its sources are watched: nothing can deliver them
+   any more, so their watches go, and each subscription ends (its release
+   runs, nothing leaks) once nothing holds it, as for the loop's other
+   pending work (rule 6a). */
+static void test_run_loop_freed(void) {
+    io_sched ks = io_sched_make(0);
+    int p[2];
+    CHECK(pipe(p) == 0);
+    rpl_signal_t *sig = rpl_signal_read_lines(p[0], 100, ks.s);
+    rec_t r;
+    rec_init(&r);
+    rpl_disposable_t *d = rec_subscribe(sig, &r);
+    io_write_str(p[1], "a\n");
+    CHECK(io_wait_values(ks.loop, &r, 1, 5000));
+    rpl_release(sig);
+    io_sched_free(&ks);        /* the loop goes; the subscription is still held */
+    CHECK_OPEN(r);
+    rpl_release(d);
+    CHECK_EQ_INT(r.released, 1);
+    close(p[0]);
+    close(p[1]);
+}
+
 /* Bad input: a clean RPL_ERR_* at the call, nothing made. */
 static void test_bad_input(void) {
     int p[2];
@@ -347,6 +370,7 @@ int main(void) {
     RUN(test_dispose_inside_first);
     RUN(test_dispose_returns_descriptor);
     RUN(test_many_watches);
+    RUN(test_run_loop_freed);
     RUN(test_bad_input);
     RUN(test_unwatchable);
     CHECK_DONE();

@@ -176,6 +176,28 @@ public final class Watcher: @unchecked Sendable {
         // watch's deinit may release a subscription).
     }
 
+    /// Disposes every watch (a run loop being freed: nothing can deliver
+    /// its sources' work any more, as for its other pending jobs).
+    public func cancelAll() {
+        lock.lock()
+        var all: [Watch] = []
+        for e in byFd.values {
+            if !inert { _ = ripple_io_epoll_del(epfd, e.fd) }
+            for w in e.watches {
+                w.registered = false
+                w.armed = 0
+                all.append(w)
+            }
+            slots[Int(e.slot)] = nil
+            generations[Int(e.slot)] &+= 1
+            freeSlots.append(e.slot)
+        }
+        byFd.removeAll()
+        live.store(0, ordering: .relaxed)
+        lock.unlock()
+        for w in all { w.dispose() }
+    }
+
     /// Collects what is ready, waiting up to `timeoutMs` (-1: until
     /// something is), and fires each ready watch. Returns how many fired.
     /// One harvester at a time.

@@ -52,7 +52,11 @@ public final class RunLoopScheduler: Scheduler, @unchecked Sendable {
         // TestScheduler.deinit).
         for j in ready.takeAll() { j?.dispose() }
         for j in timers.removeAll() { j.dispose() }
-        if let w = ioWatcher.load(ordering: .acquiring) { Unmanaged<Watcher>.fromOpaque(w).release() }
+        if let w = ioWatcher.load(ordering: .acquiring) {
+            // Its sources' watches hold it (and their subscriptions): end them.
+            Unmanaged<Watcher>.fromOpaque(w).takeUnretainedValue().cancelAll()
+            Unmanaged<Watcher>.fromOpaque(w).release()
+        }
         close(fd)
         close(eventFD)
         close(timerFD)

@@ -242,6 +242,47 @@ static void test_closed_under_watch(void) {
     io_sched_free(&ks);
 }
 
+/* A descriptor closed under a quiet watch and its number reused at once: a
+   new watch on the new file works, and disposing the old one (late) leaves
+   the new one alone. */
+static void test_number_reused_under_watch(void) {
+    for (int k = 0; k < 3; k++) {
+        io_sched ks = io_sched_make(k);
+        int sv[2];
+        CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+        rpl_signal_t *old = rpl_signal_fd_readable(sv[1], ks.s);
+        rec_t ro;
+        rec_init(&ro);
+        rpl_disposable_t *dold = rec_subscribe(old, &ro);
+        int number = sv[1];
+        close(sv[1]);                 /* closed under the watch (a program error) */
+        close(sv[0]);
+        int nv[2];
+        CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, nv) == 0);
+        CHECK(nv[0] == number || nv[1] == number);
+        int fresh = nv[0] == number ? nv[0] : nv[1], peer = nv[0] == number ? nv[1] : nv[0];
+        rpl_signal_t *now = rpl_signal_read_lines(fresh, 100, ks.s);
+        rec_t rn;
+        rec_init(&rn);
+        rpl_disposable_t *dnow = rec_subscribe(now, &rn);
+        io_write_str(peer, "a\n");
+        CHECK(io_wait_values(ks.loop, &rn, 1, 5000));
+        rpl_disposable_dispose(dold);
+        io_write_str(peer, "b\n");
+        CHECK(io_wait_values(ks.loop, &rn, 2, 5000));
+        CHECK_LOG(&rn, "a b");
+        CHECK_EQ_INT(ro.n, 0);
+        rpl_disposable_dispose(dnow);
+        rpl_release(dold);
+        rpl_release(dnow);
+        rpl_release(old);
+        rpl_release(now);
+        close(nv[0]);
+        close(nv[1]);
+        io_sched_free(&ks);
+    }
+}
+
 /* Two sources on one descriptor (read_lines and write on one socket, as a
    chat server has): both work, and disposing one leaves the other. */
 static void test_two_sources_one_fd(void) {
@@ -312,6 +353,7 @@ int main(void) {
     RUN(test_readiness);
     RUN(test_closed_under_watch);
     RUN(test_two_sources_one_fd);
+    RUN(test_number_reused_under_watch);
     RUN(test_bad_input);
     CHECK_DONE();
 }

@@ -33,8 +33,8 @@ import Synchronization
 open class Watch: Job, @unchecked Sendable {
     /// The watched descriptor.
     public let fd: Int32
-    /// Registered in a watcher (under the watcher's lock).
-    @exclusivity(unchecked) var registered = false
+    /// Its descriptor's registration while registered (under the watcher's lock).
+    @exclusivity(unchecked) var entry: FdEntry?
     /// The events it waits for now; 0 while disarmed (under the watcher's lock).
     @exclusivity(unchecked) var armed: UInt32 = 0
 
@@ -54,6 +54,11 @@ final class FdEntry {
     let fd: Int32
     let slot: Int32
     var watches: [Watch] = []
+    /// The file it registered was closed under its watches (the kernel
+    /// dropped the registration) and the number now names another: its
+    /// watches fail with EBADF at their next re-arm and it leaves `byFd`
+    /// (docs/behaviour.md#os-closed-descriptor).
+    var orphaned = false
     init(fd: Int32, slot: Int32) {
         self.fd = fd
         self.slot = slot
@@ -109,32 +114,39 @@ public final class Watcher: @unchecked Sendable {
             watch.armed = events
             e.watches.append(watch)
             let err = update(e)
-            if err != 0 {
-                e.watches.removeLast()
-                watch.armed = 0
-                return err
+            if err == 0 {
+                watch.entry = e
+                live.wrappingAdd(1, ordering: .relaxed)
+                return 0
             }
-        } else {
-            let s: Int32
-            if let f = freeSlots.popLast() {
-                s = f
-            } else {
-                s = Int32(slots.count)
-                slots.append(nil)
-                generations.append(0)
-            }
-            let e = FdEntry(fd: watch.fd, slot: s)
-            if ripple_io_epoll_add(epfd, watch.fd, events | UInt32(RIPPLE_IO_ONESHOT), token(e)) != 0 {
-                let err = ripple_io_errno()
-                freeSlots.append(s)
-                return err
-            }
-            watch.armed = events
-            e.watches.append(watch)
-            slots[Int(s)] = e
-            byFd[watch.fd] = e
+            e.watches.removeLast()
+            watch.armed = 0
+            guard err == ENOENT else { return err }
+            // The registration is gone: the file was closed under its
+            // watches and the number reused. Those watches stay with the old
+            // file; this one gets a registration of its own.
+            e.orphaned = true
+            byFd[e.fd] = nil
         }
-        watch.registered = true
+        let s: Int32
+        if let f = freeSlots.popLast() {
+            s = f
+        } else {
+            s = Int32(slots.count)
+            slots.append(nil)
+            generations.append(0)
+        }
+        let e = FdEntry(fd: watch.fd, slot: s)
+        if ripple_io_epoll_add(epfd, watch.fd, events | UInt32(RIPPLE_IO_ONESHOT), token(e)) != 0 {
+            let err = ripple_io_errno()
+            freeSlots.append(s)
+            return err
+        }
+        watch.armed = events
+        watch.entry = e
+        e.watches.append(watch)
+        slots[Int(s)] = e
+        byFd[watch.fd] = e
         live.wrappingAdd(1, ordering: .relaxed)
         return 0
     }
@@ -145,7 +157,8 @@ public final class Watcher: @unchecked Sendable {
     public func rearm(_ watch: Watch, events: UInt32) -> Int32 {
         lock.lock()
         defer { lock.unlock() }
-        guard watch.registered, !inert, let e = byFd[watch.fd] else { return ECANCELED }
+        guard let e = watch.entry, !inert else { return ECANCELED }
+        if e.orphaned { return EBADF }
         watch.armed = events
         return update(e)
     }
@@ -154,20 +167,20 @@ public final class Watcher: @unchecked Sendable {
     /// watcher will not fire it again.
     public func remove(_ watch: Watch) {
         lock.lock()
-        guard watch.registered, let e = byFd[watch.fd] else {
+        guard let e = watch.entry else {
             lock.unlock()
             return
         }
-        watch.registered = false
+        watch.entry = nil
         watch.armed = 0
         if let i = e.watches.firstIndex(where: { $0 === watch }) { e.watches.remove(at: i) }
         if e.watches.isEmpty {
-            if !inert { _ = ripple_io_epoll_del(epfd, e.fd) }
-            byFd[e.fd] = nil
-            slots[Int(e.slot)] = nil
-            generations[Int(e.slot)] &+= 1
-            freeSlots.append(e.slot)
-        } else if !inert {
+            if !e.orphaned {
+                if !inert { _ = ripple_io_epoll_del(epfd, e.fd) }
+                byFd[e.fd] = nil
+            }
+            release(e)
+        } else if !e.orphaned && !inert {
             _ = update(e)
         }
         live.wrappingSubtract(1, ordering: .relaxed)
@@ -176,21 +189,26 @@ public final class Watcher: @unchecked Sendable {
         // watch's deinit may release a subscription).
     }
 
+    /// Under `lock`: frees an entry's slot.
+    private func release(_ e: FdEntry) {
+        slots[Int(e.slot)] = nil
+        generations[Int(e.slot)] &+= 1
+        freeSlots.append(e.slot)
+    }
+
     /// Disposes every watch (a run loop being freed: nothing can deliver
     /// its sources' work any more, as for its other pending jobs).
     public func cancelAll() {
         lock.lock()
         var all: [Watch] = []
-        for e in byFd.values {
-            if !inert { _ = ripple_io_epoll_del(epfd, e.fd) }
+        for case let e? in slots {
+            if !e.orphaned && !inert { _ = ripple_io_epoll_del(epfd, e.fd) }
             for w in e.watches {
-                w.registered = false
+                w.entry = nil
                 w.armed = 0
                 all.append(w)
             }
-            slots[Int(e.slot)] = nil
-            generations[Int(e.slot)] &+= 1
-            freeSlots.append(e.slot)
+            release(e)
         }
         byFd.removeAll()
         live.store(0, ordering: .relaxed)

@@ -20,7 +20,10 @@ from ._core import (  # noqa: F401
 from ._sched import *  # noqa: F401,F403
 from ._sched import Scheduler, TestScheduler  # noqa: F401
 from ._subjects import BehaviorSubject, Connection, ReplaySubject, Subject  # noqa: F401
-from . import _ops, _ops02  # noqa: F401
+from . import _ops, _ops02, _io  # noqa: F401
+from ._io import (  # noqa: F401
+    ERROR_DOMAIN_ERRNO, ERROR_LINE_TOO_LONG, FILE_CREATED, FILE_DELETED, FILE_MODIFIED, FILE_MOVED,
+)
 
 __version__ = "0.1.0"
 

@@ -970,7 +970,7 @@ class Signal:
         return self._ptr
 
     if TYPE_CHECKING:
-        # Attached by _ops and _ops02 when the loaded library has the C
+        # Attached by _ops, _ops02 and _io when the loaded library has the C
         # function (see their docstrings); declared here for type checkers.
         take = skip = take_last = distinct_until_changed = materialize = dematerialize = collect = \
             flatten = switch_to_latest = concat = merge = combine_latest = zip = start_with = then = \
@@ -982,7 +982,8 @@ class Signal:
             ignore_values = reduce_each = combine_previous = distinct_until_changed_with = buffer = \
             group_by = not_ = and_ = or_ = any = all = default_if_empty = switch_if_empty = initially = \
             finally_ = do_dispose = flatten_max = concat_map = concat_all = with_latest_from = sample = \
-            take_until_replacement = skip_until = _operator
+            take_until_replacement = skip_until = fd_readable = fd_writable = read = read_lines = write = \
+            accept = os_signal = child_exit = file_changes = _operator
 
     # -- names and logging (ripple.h "Names, tracing and counting")
     @property

@@ -168,6 +168,12 @@ constants! {
     pub const RPL_ERROR_TYPE: i64 = 4;
     pub const RPL_ERROR_OVERFLOW: i64 = 5;
     pub const RPL_ERROR_NO_MATCHING_CASE: i64 = 6;
+    pub const RPL_ERROR_LINE_TOO_LONG: i64 = 7;
+
+    pub const RPL_FILE_CREATED: c_int = 1;
+    pub const RPL_FILE_MODIFIED: c_int = 2;
+    pub const RPL_FILE_DELETED: c_int = 4;
+    pub const RPL_FILE_MOVED: c_int = 8;
 
     pub const RPL_OVERFLOW_BLOCK: rpl_overflow = 0;
     pub const RPL_OVERFLOW_DROP_NEWEST: rpl_overflow = 1;
@@ -209,6 +215,8 @@ constants! {
 pub const RPL_VERSION_STRING: &[u8] = b"0.1.0\0";
 /// `RPL_ERROR_DOMAIN`, NUL-terminated: the domain of errors the runtime makes itself.
 pub const RPL_ERROR_DOMAIN: &[u8] = b"ripple\0";
+/// `RPL_ERROR_DOMAIN_ERRNO`, NUL-terminated: the domain of failing system calls (code errno).
+pub const RPL_ERROR_DOMAIN_ERRNO: &[u8] = b"errno\0";
 
 // --- Functions ----------------------------------------------------------------------------
 
@@ -380,6 +388,15 @@ functions! {
     pub fn rpl_signal_throttle(sig: *mut rpl_signal_t, ns: u64, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
     pub fn rpl_signal_timeout(sig: *mut rpl_signal_t, ns: u64, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
     pub fn rpl_signal_interval(ns: u64, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_fd_readable(fd: c_int, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_fd_writable(fd: c_int, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_read(fd: c_int, max_chunk: usize, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_read_lines(fd: c_int, max_line: usize, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_write(sig: *mut rpl_signal_t, fd: c_int, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_accept(listen_fd: c_int, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_os_signal(signo: c_int, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_child_exit(pid: i64, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_file_changes(path: *const c_char, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
     pub fn rpl_signal_set_name(sig: *mut rpl_signal_t, name: *const c_char) -> rpl_status;
     pub fn rpl_signal_name(sig: *const rpl_signal_t) -> *const c_char;
     pub fn rpl_trace_set(fn_: rpl_trace_fn, ctx: *mut c_void) -> rpl_status;

@@ -291,6 +291,7 @@ fn string_constants_match_the_header() {
     let bytes = |b: &[u8]| std::str::from_utf8(&b[..b.len() - 1]).unwrap().to_string();
     assert_eq!(bytes(ripple_sys::RPL_VERSION_STRING), define("RPL_VERSION_STRING"));
     assert_eq!(bytes(ripple_sys::RPL_ERROR_DOMAIN), define("RPL_ERROR_DOMAIN"));
+    assert_eq!(bytes(ripple_sys::RPL_ERROR_DOMAIN_ERRNO), define("RPL_ERROR_DOMAIN_ERRNO"));
 }
 
 #[test]

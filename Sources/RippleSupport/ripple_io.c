@@ -159,8 +159,16 @@ int ripple_io_child_check(int64_t pid) {
 
 int ripple_io_pidfd_open(int64_t pid) {
 #ifdef SYS_pidfd_open
-    /* pidfds are close-on-exec by nature. */
-    return (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+    /* pidfds are close-on-exec by nature. A kernel without them (or
+       valgrind, which warns at each call) is asked once. */
+    static int missing;
+    if (__atomic_load_n(&missing, __ATOMIC_RELAXED)) {
+        errno = ENOSYS;
+        return -1;
+    }
+    int fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+    if (fd < 0 && errno == ENOSYS) __atomic_store_n(&missing, 1, __ATOMIC_RELAXED);
+    return fd;
 #else
     (void)pid;
     errno = ENOSYS;

@@ -47,6 +47,12 @@ static inline int io_wait_values(rpl_run_loop_t *loop, rec_t *r, int n, int ms) 
     return io_wait(loop, rec_has, &c, ms);
 }
 
+/* A fresh recorder r subscribed to sig; the disposable (+1). */
+static inline rpl_disposable_t *io_record(rpl_signal_t *sig, rec_t *r) {
+    rec_init(r);
+    return rec_subscribe(sig, r);
+}
+
 /* Writes all of buf to fd (blocking). */
 static inline void io_write_all(int fd, const void *buf, size_t n) {
     const char *p = buf;

@@ -33,8 +33,7 @@ static void test_accept(void) {
         int l = listen_any(&port);
         rpl_signal_t *sig = rpl_signal_accept(l, ks.s);
         rec_t r;
-        rec_init(&r);
-        rpl_disposable_t *d = rec_subscribe(sig, &r);
+        rpl_disposable_t *d = io_record(sig, &r);
         int c[3];
         for (int i = 0; i < 3; i++) c[i] = connect_to(port);
         CHECK(io_wait_values(ks.loop, &r, 3, 5000));
@@ -62,8 +61,7 @@ static void test_accept_not_listening(void) {
     CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
     rpl_signal_t *sig = rpl_signal_accept(sv[0], ks.s);
     rec_t r;
-    rec_init(&r);
-    rpl_disposable_t *d = rec_subscribe(sig, &r);
+    rpl_disposable_t *d = io_record(sig, &r);
     io_write_str(sv[1], "x");  /* readable, so the watch reports */
     CHECK(io_wait(NULL, rec_ended, &r, 5000));
     CHECK(r.errors == 1 && (r.error_code == EINVAL || r.error_code == EOPNOTSUPP));
@@ -86,8 +84,7 @@ static void test_write_order(void) {
         rpl_signal_t *src = rpl_signal_from_array(vals, 3);
         rpl_signal_t *w = rpl_signal_write(src, sv[0], ks.s);
         rec_t r;
-        rec_init(&r);
-        rpl_disposable_t *d = rec_subscribe(w, &r);
+        rpl_disposable_t *d = io_record(w, &r);
         CHECK(io_wait(ks.loop, rec_ended, &r, 5000));
         CHECK_LOG(&r, "6 3 6 C");
         char buf[64] = {0};
@@ -116,8 +113,7 @@ static void test_partial_write(void) {
     rpl_subject_t *subj = rpl_subject_create();
     rpl_signal_t *w = rpl_signal_write((rpl_signal_t *)subj, sv[0], ks.s);
     rec_t r;
-    rec_init(&r);
-    rpl_disposable_t *d = rec_subscribe(w, &r);
+    rpl_disposable_t *d = io_record(w, &r);
     rpl_subject_send_next(subj, rpl_bytes(big, n));
     rpl_subject_send_next(subj, rpl_string("!"));
     rpl_subject_send_completed(subj);
@@ -155,8 +151,7 @@ static void test_write_errors(void) {
     rpl_signal_t *src = rpl_signal_from_array(vals, 3);
     rpl_signal_t *w = rpl_signal_write(src, sv[0], ks.s);
     rec_t r;
-    rec_init(&r);
-    rpl_disposable_t *d = rec_subscribe(w, &r);
+    rpl_disposable_t *d = io_record(w, &r);
     CHECK(io_wait(NULL, rec_ended, &r, 5000));
     CHECK_LOG(&r, "2 E4");
     CHECK_STR(r.error_domain, RPL_ERROR_DOMAIN);
@@ -172,8 +167,7 @@ static void test_write_errors(void) {
     rpl_signal_t *first = rpl_signal_from_array(&one, 1);
     rpl_signal_t *cat = rpl_signal_concat(first, bad);
     w = rpl_signal_write(cat, sv[0], ks.s);
-    rec_init(&r);
-    d = rec_subscribe(w, &r);
+    d = io_record(w, &r);
     CHECK(io_wait(NULL, rec_ended, &r, 5000));
     CHECK_LOG(&r, "2 E9");
     CHECK_EQ_INT(read(sv[1], buf, sizeof buf - 1), 2);
@@ -196,8 +190,7 @@ static void test_readiness(void) {
     CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
     rpl_signal_t *ws = rpl_signal_fd_writable(sv[0], ks.s);
     rec_t r;
-    rec_init(&r);
-    rpl_disposable_t *d = rec_subscribe(ws, &r);
+    rpl_disposable_t *d = io_record(ws, &r);
     CHECK(io_wait_values(ks.loop, &r, 2, 5000));
     CHECK_EQ_INT(r.ints[0], sv[0]);
     rpl_disposable_dispose(d);
@@ -205,8 +198,7 @@ static void test_readiness(void) {
     rpl_release(ws);
 
     rpl_signal_t *rs = rpl_signal_fd_readable(sv[1], ks.s);
-    rec_init(&r);
-    d = rec_subscribe(rs, &r);
+    d = io_record(rs, &r);
     io_wait_values(ks.loop, &r, 1, 50);
     CHECK_EQ_INT(r.n, 0);  /* nothing to read yet */
     io_write_str(sv[0], "z");
@@ -252,8 +244,7 @@ static void test_number_reused_under_watch(void) {
         CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
         rpl_signal_t *old = rpl_signal_fd_readable(sv[1], ks.s);
         rec_t ro;
-        rec_init(&ro);
-        rpl_disposable_t *dold = rec_subscribe(old, &ro);
+        rpl_disposable_t *dold = io_record(old, &ro);
         int number = sv[1];
         close(sv[1]);                 /* closed under the watch (a program error) */
         close(sv[0]);
@@ -263,8 +254,7 @@ static void test_number_reused_under_watch(void) {
         int fresh = nv[0] == number ? nv[0] : nv[1], peer = nv[0] == number ? nv[1] : nv[0];
         rpl_signal_t *now = rpl_signal_read_lines(fresh, 100, ks.s);
         rec_t rn;
-        rec_init(&rn);
-        rpl_disposable_t *dnow = rec_subscribe(now, &rn);
+        rpl_disposable_t *dnow = io_record(now, &rn);
         io_write_str(peer, "a\n");
         CHECK(io_wait_values(ks.loop, &rn, 1, 5000));
         rpl_disposable_dispose(dold);

@@ -74,8 +74,7 @@ static void test_os_signal_burst(void) {
     io_sched a = io_sched_make(2);
     rpl_signal_t *s = rpl_signal_os_signal(SIGUSR2, a.s);
     rec_t r;
-    rec_init(&r);
-    rpl_disposable_t *d = rec_subscribe(s, &r);
+    rpl_disposable_t *d = io_record(s, &r);
     for (int i = 0; i < 20; i++) raise(SIGUSR2);
     CHECK(io_wait_values(NULL, &r, 20, 5000));
     CHECK_EQ_INT(r.overlap, 0);
@@ -100,8 +99,7 @@ static void test_os_signal_bad(void) {
     rpl_signal_t *s = rpl_signal_os_signal(32, a.s);
     CHECK(s != NULL);
     rec_t r;
-    rec_init(&r);
-    rpl_disposable_t *d = rec_subscribe(s, &r);
+    rpl_disposable_t *d = io_record(s, &r);
     CHECK(io_wait(NULL, rec_ended, &r, 5000));
     CHECK_FAILED(r, EINVAL);
     rpl_release(d);
@@ -120,8 +118,7 @@ static void test_child_exit(void) {
         close(go[0]);
         rpl_signal_t *s = rpl_signal_child_exit(pid, ks.s);
         rec_t r;
-        rec_init(&r);
-        rpl_disposable_t *d = rec_subscribe(s, &r);
+        rpl_disposable_t *d = io_record(s, &r);
         io_wait_values(ks.loop, &r, 1, 30);
         CHECK_EQ_INT(r.n, 0);  /* still running */
         io_write_str(go[1], "x\n");
@@ -143,8 +140,7 @@ static void test_child_exit_other(void) {
     pid_t pid = spawn_sh("exec sleep 100", -1);
     rpl_signal_t *s = rpl_signal_child_exit(pid, ks.s);
     rec_t r;
-    rec_init(&r);
-    rpl_disposable_t *d = rec_subscribe(s, &r);
+    rpl_disposable_t *d = io_record(s, &r);
     kill(pid, SIGTERM);
     CHECK(io_wait(NULL, rec_ended, &r, 5000));
     CHECK(r.n == 1 && WIFSIGNALED((int)r.ints[0]) && WTERMSIG((int)r.ints[0]) == SIGTERM);
@@ -152,8 +148,7 @@ static void test_child_exit_other(void) {
     rpl_release(s);
 
     s = rpl_signal_child_exit(1, ks.s);  /* init: not our child */
-    rec_init(&r);
-    d = rec_subscribe(s, &r);
+    d = io_record(s, &r);
     CHECK(io_wait(NULL, rec_ended, &r, 5000));
     CHECK_FAILED(r, ECHILD);
     CHECK_STR(r.error_domain, "errno");
@@ -164,8 +159,7 @@ static void test_child_exit_other(void) {
        for its owner. */
     pid = spawn_sh("exec sleep 100", -1);
     s = rpl_signal_child_exit(pid, ks.s);
-    rec_init(&r);
-    d = rec_subscribe(s, &r);
+    d = io_record(s, &r);
     rpl_disposable_dispose(d);
     kill(pid, SIGKILL);
     int st;
@@ -199,8 +193,7 @@ static void test_file_changes(void) {
     rpl_signal_t *s = rpl_signal_file_changes(dir, ks.s);
     CHECK_STR(rpl_signal_name(s), "+fileChanges:");
     rec_t r;
-    rec_init(&r);
-    rpl_disposable_t *d = rec_subscribe(s, &r);
+    rpl_disposable_t *d = io_record(s, &r);
     touch(dir, "a.txt", NULL);                     /* created */
     CHECK(io_wait_values(ks.loop, &r, 1, 5000));
     touch(dir, "a.txt", "more");                   /* modified */
@@ -231,8 +224,7 @@ static void test_file_changes_bad(void) {
     rpl_signal_t *s = rpl_signal_file_changes("/nonexistent/ripple/path", ks.s);
     CHECK(s != NULL);
     rec_t r;
-    rec_init(&r);
-    rpl_disposable_t *d = rec_subscribe(s, &r);
+    rpl_disposable_t *d = io_record(s, &r);
     CHECK(io_wait(NULL, rec_ended, &r, 5000));
     CHECK_FAILED(r, ENOENT);
     rpl_release(d);
@@ -254,8 +246,7 @@ static void test_fork(void) {
     CHECK(pipe(p) == 0);
     rpl_signal_t *s = rpl_signal_read_lines(p[0], 100, ks.s);
     rec_t r;
-    rec_init(&r);
-    rpl_disposable_t *d = rec_subscribe(s, &r);
+    rpl_disposable_t *d = io_record(s, &r);
     pid_t pid = fork();
     if (pid == 0) {
         rpl_disposable_dispose(d);  /* must not remove the parent's registration */
@@ -264,8 +255,7 @@ static void test_fork(void) {
         io_sched cs = io_sched_make(1);
         rpl_signal_t *cs_sig = rpl_signal_read_lines(q[0], 100, cs.s);
         rec_t cr;
-        rec_init(&cr);
-        rpl_disposable_t *cd = rec_subscribe(cs_sig, &cr);
+        rpl_disposable_t *cd = io_record(cs_sig, &cr);
         io_write_str(q[1], "child\n");
         int ok = io_wait_values(NULL, &cr, 1, 5000) && strcmp(cr.log, "child") == 0;
         rpl_disposable_dispose(cd);

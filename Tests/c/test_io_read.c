@@ -16,8 +16,7 @@ static void test_lines_each_scheduler(void) {
         snprintf(name, sizeof name, "+readLines: %d", p[0]);
         CHECK_STR(rpl_signal_name(sig), name);
         rec_t r;
-        rec_init(&r);
-        rpl_disposable_t *d = rec_subscribe(sig, &r);
+        rpl_disposable_t *d = io_record(sig, &r);
         io_write_str(p[1], "one\ntwo\r\n\nthr");
         io_write_str(p[1], "ee\nlast");
         close(p[1]);
@@ -42,8 +41,7 @@ static void test_delivered_on_scheduler(void) {
     CHECK(pipe(p) == 0);
     rpl_signal_t *sig = rpl_signal_read_lines(p[0], 100, ks.s);
     rec_t r;
-    rec_init(&r);
-    rpl_disposable_t *d = rec_subscribe(sig, &r);
+    rpl_disposable_t *d = io_record(sig, &r);
     struct pollfd q = {rpl_run_loop_fd(ks.loop), POLLIN, 0};
     CHECK_EQ_INT(poll(&q, 1, 0), 0);        /* nothing ready */
     io_write_str(p[1], "a\n");
@@ -61,8 +59,7 @@ static void test_delivered_on_scheduler(void) {
     ks = io_sched_make(1);
     CHECK(pipe(p) == 0);
     sig = rpl_signal_read_lines(p[0], 100, ks.s);
-    rec_init(&r);
-    d = rec_subscribe(sig, &r);
+    d = io_record(sig, &r);
     io_write_str(p[1], "b\n");
     CHECK(io_wait_values(NULL, &r, 1, 5000));
     CHECK(r.current[0] == ks.s);
@@ -83,8 +80,7 @@ static void test_line_too_long(void) {
     CHECK(pipe(p) == 0);
     rpl_signal_t *sig = rpl_signal_read_lines(p[0], 4, ks.s);
     rec_t r;
-    rec_init(&r);
-    rpl_disposable_t *d = rec_subscribe(sig, &r);
+    rpl_disposable_t *d = io_record(sig, &r);
     io_write_str(p[1], "abcd\nefgh\r\nijklm");  /* "ijklm" is 5 bytes, no ending yet */
     CHECK(io_wait(NULL, rec_ended, &r, 5000));
     CHECK_LOG(&r, "abcd efgh E7");
@@ -98,8 +94,7 @@ static void test_line_too_long(void) {
     /* A final "\r" may begin the "\r\n": "abcd\r" is not too long yet. */
     CHECK(pipe(p) == 0);
     sig = rpl_signal_read_lines(p[0], 4, ks.s);
-    rec_init(&r);
-    d = rec_subscribe(sig, &r);
+    d = io_record(sig, &r);
     io_write_str(p[1], "abcd\r");
     nanosleep(&(struct timespec){.tv_nsec = 50000000}, NULL);
     io_write_str(p[1], "\nx");
@@ -119,8 +114,7 @@ static void test_long_input(void) {
     CHECK(pipe(p) == 0);
     rpl_signal_t *sig = rpl_signal_read_lines(p[0], 200000, ks.s);
     rec_t r;
-    rec_init(&r);
-    rpl_disposable_t *d = rec_subscribe(sig, &r);
+    rpl_disposable_t *d = io_record(sig, &r);
     static char big[150001];
     memset(big, 'x', 150000);
     big[150000] = '\n';
@@ -221,8 +215,7 @@ static void test_dispose_returns_descriptor(void) {
     CHECK(pipe(p) == 0);
     rpl_signal_t *sig = rpl_signal_read_lines(p[0], 100, ks.s);
     rec_t r;
-    rec_init(&r);
-    rpl_disposable_t *d = rec_subscribe(sig, &r);
+    rpl_disposable_t *d = io_record(sig, &r);
     io_write_str(p[1], "a\n");
     CHECK(io_wait_values(NULL, &r, 1, 5000));
     rpl_disposable_dispose(d);
@@ -287,8 +280,7 @@ static void test_run_loop_freed(void) {
     CHECK(pipe(p) == 0);
     rpl_signal_t *sig = rpl_signal_read_lines(p[0], 100, ks.s);
     rec_t r;
-    rec_init(&r);
-    rpl_disposable_t *d = rec_subscribe(sig, &r);
+    rpl_disposable_t *d = io_record(sig, &r);
     io_write_str(p[1], "a\n");
     CHECK(io_wait_values(ks.loop, &r, 1, 5000));
     rpl_release(sig);
@@ -348,8 +340,7 @@ static void test_unwatchable(void) {
     io_sched ks = io_sched_make(0);
     rpl_signal_t *sig = rpl_signal_fd_readable(fd, ks.s);
     rec_t r;
-    rec_init(&r);
-    rpl_disposable_t *d = rec_subscribe(sig, &r);
+    rpl_disposable_t *d = io_record(sig, &r);
     CHECK_EQ_INT(r.errors, 0);  /* delivered as work on the loop */
     CHECK(io_wait(ks.loop, rec_ended, &r, 5000));
     CHECK_FAILED(r, EPERM);

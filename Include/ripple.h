@@ -1722,8 +1722,7 @@ size_t rpl_live_objects(void);
 rpl_signal_t *RPL_NULLABLE rpl_signal_log(rpl_signal_t *RPL_NULLABLE sig, const char *RPL_NULLABLE label);
 
 /* ===========================================================================
- * The operating system: descriptors, sockets, OS signals, child processes,
- * file changes
+ * The operating system: descriptors, sockets, OS signals, processes, files
  * ---------------------------------------------------------------------------
  * Each function returns a cold signal (+1). A subscription watches its
  * source while it lasts: the watch (an epoll registration, the signal

@@ -17,7 +17,9 @@
 
 /* ---- read_lines vs read + memchr ------------------------------------------ */
 #define LINE 80
-#define TOTAL (100L * 1000 * 1000)   /* bytes of input */
+/* Bytes of input: 100 MB (RIPPLE_BENCH_IO_MB sets another size, e.g. for a
+   callgrind count of instructions per line). */
+static long TOTAL = 100L * 1000 * 1000;
 #define BLOCK (LINE * 12800)         /* about 1 MB of whole lines, written repeatedly */
 
 static char *block;
@@ -122,6 +124,8 @@ static double ripple_read_lines(rpl_scheduler_t *s) {
 }
 
 static void read_lines_rows(void) {
+    const char *mb = getenv("RIPPLE_BENCH_IO_MB");
+    if (mb && atol(mb) > 0) TOTAL = atol(mb) * 1000 * 1000;
     make_block();
     double plain = plain_read_lines();
     long n = lines_expected();

@@ -46,26 +46,30 @@ final class ReadLinesWatch: ReadWatch, @unchecked Sendable {
     deinit { free(carry) }
 
     override func consume(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        let n = bytes.count
-        var p = 0
-        while p < n {
-            guard let nl = memchr(base + p, 0x0A, n - p) else {
-                return append(base + p, n - p)  // the unfinished tail
+        // The watch holds its subscriber: borrowed for the chunk, so a line
+        // costs no reference counting beyond its own string.
+        Unmanaged.passUnretained(subscriber)._withUnsafeGuaranteedRef { sub in
+            let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            let n = bytes.count
+            var p = 0
+            while p < n {
+                guard let nl = memchr(base + p, 0x0A, n - p) else {
+                    return append(base + p, n - p)  // the unfinished tail
+                }
+                let end = UnsafeRawPointer(nl).assumingMemoryBound(to: UInt8.self) - base
+                if carryCount > 0 {
+                    guard append(base + p, end - p) else { return false }
+                    let length = carryCount
+                    carryCount = 0
+                    if !send(sub, carry!, length) { return false }
+                } else if !send(sub, base + p, end - p) {
+                    return false
+                }
+                p = end + 1
             }
-            let end = UnsafeRawPointer(nl).assumingMemoryBound(to: UInt8.self) - base
-            if carryCount > 0 {
-                guard append(base + p, end - p) else { return false }
-                let length = carryCount
-                carryCount = 0
-                if !send(carry!, length) { return false }
-            } else if !send(base + p, end - p) {
-                return false
-            }
-            p = end + 1
+            if carryCount == 0 && carryCapacity > 4096 { dropCarry() }
+            return true
         }
-        if carryCount == 0 && carryCapacity > 4096 { dropCarry() }
-        return true
     }
 
     override func endOfInput() {
@@ -86,14 +90,14 @@ final class ReadLinesWatch: ReadWatch, @unchecked Sendable {
 
     /// Sends one line (its "\n" already removed; a "\r" before it is removed here).
     @inline(__always)
-    private func send(_ p: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+    private func send(_ sub: Subscriber, _ p: UnsafePointer<UInt8>, _ length: Int) -> Bool {
         var n = length
         if n > 0 && p[n - 1] == 0x0D { n -= 1 }
         if n > maxLine {
             tooLong()
             return false
         }
-        subscriber.sendNext(.string(bytes: UnsafeRawBufferPointer(start: p, count: n)))
+        sub.sendNext(.string(bytes: UnsafeRawBufferPointer(start: p, count: n)))
         return !isDisposed
     }
 

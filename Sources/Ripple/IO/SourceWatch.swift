@@ -52,8 +52,10 @@ open class SourceWatch: Watch, @unchecked Sendable {
     /// Set once, by dispose.
     private let ended = Atomic<Bool>(false)
     /// Held around each system call on the descriptor (never around a
-    /// callback): dispose takes it once after setting `ended`.
-    private let ioLock = Lock()
+    /// callback): dispose takes it once after setting `ended`. A spin lock:
+    /// it is almost never contended, a collision waits out one non-blocking
+    /// call, and an idle connection keeps no mutex of its own.
+    private let ioLock = SpinLock()
     /// The events of the last report, for the job.
     private let reported = Atomic<UInt32>(0)
 
@@ -123,7 +125,7 @@ open class SourceWatch: Watch, @unchecked Sendable {
         stopped()
     }
 
-    public override var isDisposed: Bool { ended.load(ordering: .acquiring) }
+    public final override var isDisposed: Bool { ended.load(ordering: .acquiring) }
 }
 
 /// Base of the OS source signals: each subscription makes a watch on the

@@ -39,7 +39,8 @@ final class WriteWatch: SourceWatch, @unchecked Sendable {
         case completed
     }
     let source: Signal
-    private let lock = Lock()
+    /// A few instructions under it (queue operations), never a call.
+    private let lock = SpinLock()
     /// Under `lock`.
     @exclusivity(unchecked) private var queue = Fifo<Item>()
     /// Under `lock`: a job is queued or running, or the watch waits for

@@ -7,7 +7,9 @@
  * docs/behaviour.md (in the source tree, and installed with the development
  * files) explains the rules that hold across functions: ownership, threads,
  * delivery order, termination, subjects, multicast and errors. `man ripple`
- * lists the man pages made from this header.
+ * lists the man pages made from this header. A comment here that cites
+ * "rule 6a" means the rule of that number in docs/behaviour.md (anchor
+ * #rule-6a there).
  *
  * ---------------------------------------------------------------------------
  * Conventions (apply to every function unless its comment says otherwise)
@@ -1411,7 +1413,7 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_all(rpl_signal_t *RPL_NULLABLE sig, rpl_pr
 rpl_signal_t *RPL_NULLABLE rpl_signal_default_if_empty(rpl_signal_t *RPL_NULLABLE sig, rpl_value v);
 
 /* Calls fn(ctx) at each subscription to the result, on the subscribing
-   thread, before sig is subscribed (ReactiveObjC's initially:; semantics.md
+   thread, before sig is subscribed (ReactiveObjC's initially:;
    rule 27). rpl_callback_fail inside fn fails that subscription with the
    error, and sig is not subscribed. Since fn runs only at subscription,
    release(ctx) runs when the operator signal is freed, even while
@@ -1431,7 +1433,7 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_finally(rpl_signal_t *RPL_NULLABLE sig, rp
    disposable sig's subscribe callback returned (also when sig terminated
    inside that callback: fn waits for it to return, and for the subscription
    to sig to have been made, so over merge or concat the inputs' disposables
-   too), and before the observer's release (RxSwift's do(onDispose:); semantics.md rule 27). It
+   too), and before the observer's release (RxSwift's do(onDispose:); rule 27). It
    runs on the thread that ended the subscription or, when another thread
    was delivering to it then (a callback running, a subject's delivery),
    on that thread once it lets go.
@@ -1652,7 +1654,7 @@ const char *RPL_NULLABLE rpl_signal_name(const rpl_signal_t *RPL_NULLABLE sig);
  * or rpl_signal_subscribe_next reports, in the order they happen for it:
  * SUBSCRIBE (before any event), each NEXT, then ERROR or COMPLETED if it
  * terminates, and DISPOSE when it ends - after a terminal event too, since
- * that ends it (semantics.md rules 26-27). Events are reported just before
+ * that ends it (rules 26-27). Events are reported just before
  * the observer's callback runs; DISPOSE just before its release(ctx).
  * Subscriptions of one signal to another inside operators are not reported:
  * the trace shows what the program's observers see.

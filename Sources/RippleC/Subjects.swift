@@ -1,4 +1,4 @@
-// Subjects: plain, behavior and replay (semantics.md rules 7-11).
+// Subjects: plain, behavior and replay (rules 7-11).
 import CRipple
 import Ripple
 

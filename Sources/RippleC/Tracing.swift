@@ -1,5 +1,5 @@
 // Names, the trace hook, USDT probes, the live-object count and
-// rpl_signal_log (ripple.h "Names, tracing and counting"; semantics.md rule
+// rpl_signal_log (ripple.h "Names, tracing and counting"; rule
 // 26). The flags and probe sites are in RippleSupport (ripple_trace.h); the
 // C observer's sink (Signals.swift) reports its subscription's events.
 import CRipple

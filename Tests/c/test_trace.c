@@ -1,6 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 /* Names, the trace hook, rpl_live_objects and rpl_signal_log (ripple.h
-   "Names, tracing and counting"; semantics.md rules 26-27). */
+   "Names, tracing and counting"; rules 26-27). */
 #include "check.h"
 #include <pthread.h>
 #include <signal.h>

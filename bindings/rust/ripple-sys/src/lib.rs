@@ -385,7 +385,7 @@ functions! {
     pub fn rpl_trace_set(fn_: rpl_trace_fn, ctx: *mut c_void) -> rpl_status;
     pub fn rpl_live_objects() -> usize;
     pub fn rpl_signal_log(sig: *mut rpl_signal_t, label: *const c_char) -> *mut rpl_signal_t;
-    // Added in 0.2: the rest of RAC's catalogue and the Rx operators.
+    // The rest of RAC's catalogue and the Rx operators.
     pub fn rpl_signal_from_array(values: *const rpl_value, count: usize) -> *mut rpl_signal_t;
     pub fn rpl_signal_range(start: i64, count: usize) -> *mut rpl_signal_t;
     pub fn rpl_signal_timer(ns: u64, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;

@@ -101,12 +101,12 @@ extern "C" {
  * Version
  * ======================================================================== */
 #define RPL_VERSION_MAJOR 0
-#define RPL_VERSION_MINOR 1
+#define RPL_VERSION_MINOR 2
 #define RPL_VERSION_PATCH 0
 /* MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define RPL_VERSION_NUMBER \
     (RPL_VERSION_MAJOR * 10000 + RPL_VERSION_MINOR * 100 + RPL_VERSION_PATCH)
-#define RPL_VERSION_STRING "0.1.0"
+#define RPL_VERSION_STRING "0.2.0"
 /* True when the header is at least version x.y.z. */
 #define RPL_AT_LEAST_VERSION(x, y, z) \
     (RPL_VERSION_NUMBER >= ((x) * 10000 + (y) * 100 + (z)))

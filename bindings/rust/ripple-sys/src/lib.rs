@@ -146,7 +146,7 @@ macro_rules! constants {
 
 constants! {
     pub const RPL_VERSION_MAJOR: c_uint = 0;
-    pub const RPL_VERSION_MINOR: c_uint = 1;
+    pub const RPL_VERSION_MINOR: c_uint = 2;
     pub const RPL_VERSION_PATCH: c_uint = 0;
     /// MAJOR * 10000 + MINOR * 100 + PATCH; compare with `rpl_version()`.
     pub const RPL_VERSION_NUMBER: c_uint = RPL_VERSION_MAJOR * 10000 + RPL_VERSION_MINOR * 100 + RPL_VERSION_PATCH;
@@ -206,7 +206,7 @@ constants! {
 }
 
 /// `RPL_VERSION_STRING`, NUL-terminated.
-pub const RPL_VERSION_STRING: &[u8] = b"0.1.0\0";
+pub const RPL_VERSION_STRING: &[u8] = b"0.2.0\0";
 /// `RPL_ERROR_DOMAIN`, NUL-terminated: the domain of errors the runtime makes itself.
 pub const RPL_ERROR_DOMAIN: &[u8] = b"ripple\0";
 

@@ -26,6 +26,9 @@
  *           into a function is consumed by it (also when the call fails). A
  *           value a callback receives as `const rpl_value *` is borrowed. A
  *           value a callback returns belongs to the runtime from then on.
+ *           An array whose values a function consumes is `rpl_value *`
+ *           (rpl_tuple, rpl_signal_from_array, rpl_signal_switch_cases'
+ *           keys); a `const rpl_value *` is only ever read.
  *           Boxed payloads (string, bytes, pointer, tuple, signal, event) are
  *           reference counted: rpl_value_copy() adds a reference and
  *           rpl_value_release() drops one. Scalars need no release, but
@@ -475,7 +478,7 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_defer(rpl_signal_t *RPL_NULLABLE (*RPL_NUL
    Default name "+fromArray: 3". Errors: values NULL with count > 0
    (RPL_ERR_NULL); a value of a type rpl_type does not list, or count above
    SIZE_MAX / 2 (RPL_ERR_INVALID). */
-rpl_signal_t *RPL_NULLABLE rpl_signal_from_array(const rpl_value *RPL_NULLABLE values, size_t count);
+rpl_signal_t *RPL_NULLABLE rpl_signal_from_array(rpl_value *RPL_NULLABLE values, size_t count);
 
 /* Sends the ints start, start + 1, ..., start + count - 1, then completes
    (RxSwift's range(start:count:)); count 0 completes at once. It stops
@@ -1192,7 +1195,7 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_if(rpl_signal_t *RPL_NULLABLE cond, rpl_si
    (RPL_ERR_INVALID). Name: "+switch:cases:default: ([key_sig], [cases[0]],
    ..., [default_sig])" (no default: the list ends with the last case). */
 rpl_signal_t *RPL_NULLABLE rpl_signal_switch_cases(rpl_signal_t *RPL_NULLABLE key_sig,
-                                                   const rpl_value *RPL_NULLABLE keys,
+                                                   rpl_value *RPL_NULLABLE keys,
                                                    rpl_signal_t *RPL_NULLABLE const *RPL_NULLABLE cases, size_t count,
                                                    rpl_signal_t *RPL_NULLABLE default_sig);
 

@@ -5,7 +5,7 @@ import CRipple
 import Ripple
 
 @c @implementation
-public func rpl_signal_from_array(_ values: UnsafePointer<rpl_value>?, _ count: Int) -> OpaquePointer? {
+public func rpl_signal_from_array(_ values: UnsafeMutablePointer<rpl_value>?, _ count: Int) -> OpaquePointer? {
     let fn: StaticString = "rpl_signal_from_array"
     guard count >= 0 else {  // a size_t above SIZE_MAX / 2: no such array
         setError(RPL_ERR_INVALID, "\(fn): count \(UInt(bitPattern: count)) is too large")

@@ -386,7 +386,7 @@ functions! {
     pub fn rpl_live_objects() -> usize;
     pub fn rpl_signal_log(sig: *mut rpl_signal_t, label: *const c_char) -> *mut rpl_signal_t;
     // The rest of RAC's catalogue and the Rx operators.
-    pub fn rpl_signal_from_array(values: *const rpl_value, count: usize) -> *mut rpl_signal_t;
+    pub fn rpl_signal_from_array(values: *mut rpl_value, count: usize) -> *mut rpl_signal_t;
     pub fn rpl_signal_range(start: i64, count: usize) -> *mut rpl_signal_t;
     pub fn rpl_signal_timer(ns: u64, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
     pub fn rpl_signal_start_lazily(s: *mut rpl_scheduler_t, fn_: rpl_subscribe_fn, ctx: *mut c_void, release: rpl_release_fn) -> *mut rpl_signal_t;
@@ -417,7 +417,7 @@ functions! {
     pub fn rpl_signal_concat_map(sig: *mut rpl_signal_t, fn_: rpl_flatten_map_fn, ctx: *mut c_void, release: rpl_release_fn) -> *mut rpl_signal_t;
     pub fn rpl_signal_switch_if_empty(sig: *mut rpl_signal_t, other: *mut rpl_signal_t) -> *mut rpl_signal_t;
     pub fn rpl_signal_if(cond: *mut rpl_signal_t, then_sig: *mut rpl_signal_t, else_sig: *mut rpl_signal_t) -> *mut rpl_signal_t;
-    pub fn rpl_signal_switch_cases(key_sig: *mut rpl_signal_t, keys: *const rpl_value, cases: *const *mut rpl_signal_t, count: usize, default_sig: *mut rpl_signal_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_switch_cases(key_sig: *mut rpl_signal_t, keys: *mut rpl_value, cases: *const *mut rpl_signal_t, count: usize, default_sig: *mut rpl_signal_t) -> *mut rpl_signal_t;
     pub fn rpl_signal_with_latest_from(sig: *mut rpl_signal_t, other: *mut rpl_signal_t) -> *mut rpl_signal_t;
     pub fn rpl_signal_sample(sig: *mut rpl_signal_t, sampler: *mut rpl_signal_t) -> *mut rpl_signal_t;
     pub fn rpl_signal_take_until_replacement(sig: *mut rpl_signal_t, replacement: *mut rpl_signal_t) -> *mut rpl_signal_t;

@@ -146,8 +146,24 @@ enum {
     RPL_ERR_FAILED = -6,    /* the signal terminated with an error (rpl_last_signal_error) */
     RPL_ERR_NOMEM = -7,     /* out of memory */
     RPL_ERR_STATE = -8,     /* the call is not valid in the object's current state */
-    RPL_ERR_MISUSE = -9     /* a handle used after it was freed (see Handles below) */
+    RPL_ERR_MISUSE = -9,    /* a handle used after it was freed (see Handles below) */
+    RPL_ERR_DEPTH = -10     /* the signal would be built deeper than RPL_MAX_SIGNAL_DEPTH */
 };
+
+/* How many signals deep a signal may be built (rule 19): a constructor's
+   signal, and a subject, is 1 deep; an operator's is one more than its
+   deepest input (a connection's subject one more than its source).
+   Subscribing, delivering an event and freeing a chain go down it in nested
+   calls, so an operator whose result would be deeper is refused with
+   RPL_ERR_DEPTH (its callbacks' release(ctx) runs and its values are
+   consumed, as on any failure): a chain at the limit needs at most about
+   1 MB of stack on the thread that subscribes to it, sends through it or
+   frees it. A chain that feeds a subject (rpl_signal_subscribe_subject,
+   rpl_signal_multicast) adds its depth to the subject's subscribers' on the
+   thread that sends. Build long sequences from arrays instead
+   (rpl_signal_merge of an array, rpl_signal_concat_all over
+   rpl_signal_from_array of signal values). */
+#define RPL_MAX_SIGNAL_DEPTH 1000
 
 /* Adds a reference to any handle and returns it. NULL returns NULL; so does
    a pointer that is not a live handle (RPL_ERR_KIND, RPL_ERR_MISUSE). */
@@ -1712,7 +1728,8 @@ size_t rpl_live_objects(void);
 /* RAC's logAll: a signal (+1) that sends what sig sends and writes each
    event of each subscription to stderr, one line per event:
    "<label>: next <value>", "<label>: error <domain> <code> <message>",
-   "<label>: completed". label NULL means sig's name (taken when the first
+   "<label>: completed". Tuples and events nested more than 16 deep in a
+   value are written "...". label NULL means sig's name (taken when the first
    event is logged). Named "[sig] -logAll". Errors: NULL sig (RPL_ERR_NULL),
    not a signal (RPL_ERR_KIND). */
 rpl_signal_t *RPL_NULLABLE rpl_signal_log(rpl_signal_t *RPL_NULLABLE sig, const char *RPL_NULLABLE label);

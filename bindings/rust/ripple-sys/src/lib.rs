@@ -161,6 +161,9 @@ constants! {
     pub const RPL_ERR_NOMEM: rpl_status = -7;
     pub const RPL_ERR_STATE: rpl_status = -8;
     pub const RPL_ERR_MISUSE: rpl_status = -9;
+    pub const RPL_ERR_DEPTH: rpl_status = -10;
+    /// How many signals deep a signal may be built (`RPL_MAX_SIGNAL_DEPTH`).
+    pub const RPL_MAX_SIGNAL_DEPTH: i64 = 1000;
 
     pub const RPL_ERROR_GENERIC: i64 = 1;
     pub const RPL_ERROR_TIMEOUT: i64 = 2;

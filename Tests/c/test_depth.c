@@ -149,34 +149,47 @@ static rpl_value plus_one(void *ctx, const rpl_value *v) {
 
 static void record_int(void *ctx, const rpl_value *v) { *(int64_t *)ctx = rpl_value_int(v); }
 
-/* A chain of `depth` maps over return(0); NULL (and the error) when one is
-   refused. On success *made is depth. */
-static rpl_signal_t *map_chain(long depth, long *made) {
+/* One step of a chain: map(s), or concat(s, return(i)). */
+static rpl_signal_t *map_step(rpl_signal_t *s, long i) {
+    (void)i;
+    return rpl_signal_map(s, plus_one, NULL, NULL);
+}
+static rpl_signal_t *concat_step(rpl_signal_t *s, long i) {
+    rpl_signal_t *r = rpl_signal_return(rpl_int(i));
+    rpl_signal_t *n = rpl_signal_concat(s, r);
+    rpl_release(r);
+    return n;
+}
+
+/* `depth` steps over return(0); NULL (and the error) when one is refused.
+   *made counts the steps made. */
+static rpl_signal_t *chain(long depth, long *made, rpl_signal_t *(*step)(rpl_signal_t *, long)) {
     rpl_signal_t *s = rpl_signal_return(rpl_int(0));
     *made = 0;
-    for (long i = 0; i < depth; i++) {
-        rpl_signal_t *n = rpl_signal_map(s, plus_one, NULL, NULL);
-        if (!n) { rpl_release(s); return NULL; }
+    for (long i = 1; i <= depth; i++) {
+        rpl_signal_t *n = step(s, i);
         rpl_release(s);
+        if (!n) return NULL;
         s = n;
         (*made)++;
     }
     return s;
 }
+#define map_chain(depth, made) chain((depth), (made), map_step)
 
-/* concat(concat(...concat(return(0), return(1))..., return(depth)). */
-static rpl_signal_t *concat_chain(long depth, long *made) {
-    rpl_signal_t *s = rpl_signal_return(rpl_int(0));
-    *made = 0;
-    for (long i = 1; i <= depth; i++) {
-        rpl_signal_t *r = rpl_signal_return(rpl_int(i));
-        rpl_signal_t *n = rpl_signal_concat(s, r);
-        rpl_release(r);
-        if (!n) { rpl_release(s); return NULL; }
-        rpl_release(s);
-        s = n;
-        (*made)++;
-    }
+/* `deep` steps are refused with RPL_ERR_DEPTH at the first one past the
+   limit (return is 1 deep), leaving nothing behind; the chain at the limit
+   is returned. */
+static rpl_signal_t *refused_past_limit(rpl_signal_t *(*step)(rpl_signal_t *, long)) {
+    size_t live = rpl_live_objects();
+    long made = 0;
+    CHILD_CHECK(chain(deep, &made, step) == NULL);
+    CHILD_CHECK(rpl_last_error() == RPL_ERR_DEPTH);
+    CHILD_CHECK(strstr(rpl_last_error_message(), "deep") != NULL);
+    CHILD_CHECK(made == RPL_MAX_SIGNAL_DEPTH - 1);
+    CHILD_CHECK(rpl_live_objects() == live);
+    rpl_signal_t *s = chain(RPL_MAX_SIGNAL_DEPTH - 1, &made, step);
+    CHILD_CHECK(s != NULL);
     return s;
 }
 
@@ -185,16 +198,7 @@ static rpl_signal_t *concat_chain(long depth, long *made) {
    maps' worth: return is depth 1). */
 static void deep_map_chain(void) {
     size_t live = rpl_live_objects();
-    long made = 0;
-    rpl_signal_t *s = map_chain(deep, &made);
-    CHILD_CHECK(s == NULL);
-    CHILD_CHECK(rpl_last_error() == RPL_ERR_DEPTH);
-    CHILD_CHECK(strstr(rpl_last_error_message(), "deep") != NULL);
-    CHILD_CHECK(made == RPL_MAX_SIGNAL_DEPTH - 1);
-    CHILD_CHECK(rpl_live_objects() == live);
-
-    s = map_chain(RPL_MAX_SIGNAL_DEPTH - 1, &made);
-    CHILD_CHECK(s != NULL);
+    rpl_signal_t *s = refused_past_limit(map_step);
     rpl_value out = rpl_nil();
     CHILD_CHECK(rpl_signal_first(s, &out, RPL_FOREVER) == RPL_OK);
     CHILD_CHECK(rpl_value_int(&out) == RPL_MAX_SIGNAL_DEPTH - 1);
@@ -249,15 +253,7 @@ static void deep_map_chain_on_schedulers(void) {
 
 static void deep_concat_chain(void) {
     size_t live = rpl_live_objects();
-    long made = 0;
-    rpl_signal_t *s = concat_chain(deep, &made);
-    CHILD_CHECK(s == NULL);
-    CHILD_CHECK(rpl_last_error() == RPL_ERR_DEPTH);
-    CHILD_CHECK(made == RPL_MAX_SIGNAL_DEPTH - 1);
-    CHILD_CHECK(rpl_live_objects() == live);
-
-    s = concat_chain(RPL_MAX_SIGNAL_DEPTH - 1, &made);
-    CHILD_CHECK(s != NULL);
+    rpl_signal_t *s = refused_past_limit(concat_step);
     rpl_value arr = rpl_nil();
     CHILD_CHECK(rpl_signal_to_array(s, &arr, RPL_FOREVER) == RPL_OK);
     CHILD_CHECK(rpl_value_tuple_count(&arr) == (size_t)RPL_MAX_SIGNAL_DEPTH);

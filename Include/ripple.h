@@ -8,8 +8,8 @@
  * files) explains the rules that hold across functions: ownership, threads,
  * delivery order, termination, subjects, multicast and errors. `man ripple`
  * lists the man pages made from this header. A comment here that cites
- * "rule 6a" means the rule of that number in docs/behaviour.md (anchor
- * #rule-6a there).
+ * "rule 6a" means the rule of that number in docs/behaviour.md (its
+ * anchor there is rule-6a).
  *
  * ---------------------------------------------------------------------------
  * Conventions (apply to every function unless its comment says otherwise)

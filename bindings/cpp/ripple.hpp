@@ -1112,7 +1112,7 @@ class Signal : public detail::Handle<rpl_signal_t> {
         return with_fn<F>(rpl_signal_do_completed, &tramp<F>::action, std::forward<F>(f));
     }
 
-    // ---- Operators added in 0.2: transforming, testing, lifetime ---------
+    // ---- Operators: transforming, testing, a subscription's life -------
 
     /// v for every value (RAC's mapReplace:).
     Signal map_replace(Value v) const { return adopt(detail::check(rpl_signal_map_replace(h_, v.release()))); }
@@ -1169,7 +1169,7 @@ class Signal : public detail::Handle<rpl_signal_t> {
         return with_fn<F>(rpl_signal_do_dispose, &tramp<F>::action, std::forward<F>(f));
     }
 
-    // ---- Operators added in 0.2: a second signal, grouping ---------------
+    // ---- Operators: a second signal, grouping ----------------------------
 
     /// Tuples (v, other's latest value) for each value v once other has sent
     /// one (Rx's withLatestFrom).
@@ -1974,7 +1974,7 @@ class Observable {
     Observable replay_last() const { return Observable(s_.replay_last()); }
     Observable replay_lazily() const { return Observable(s_.replay_lazily()); }
 
-    // ---- Operators added in 0.2 -----------------------------------------
+    // ---- More operators: the rest of RAC's catalogue and Rx's -----------
 
     /// f(const SubscriberOf<T> &) once on s, replayed to every subscriber.
     template <class F, std::enable_if_t<std::is_invocable_v<F &, const SubscriberOf<T> &>, int> = 0>

@@ -22,7 +22,7 @@ from ._sched import Scheduler, TestScheduler  # noqa: F401
 from ._subjects import BehaviorSubject, Connection, ReplaySubject, Subject  # noqa: F401
 from . import _ops, _ops02  # noqa: F401
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 def wrapped_operators():

@@ -1,11 +1,11 @@
-"""The operators added in Ripple 0.2 (c-api.md "Operators: the rest of RAC's
-catalogue and the Rx ones users reach for", and the bounded handoff), as
+"""The operators added in Ripple 0.2 (the rest of RAC's
+catalogue and the Rx operators users reach for, and the bounded handoff), as
 Signal methods. Each is the C operator: a Python callback is its context, and
 an exception the callback raises fails the operator through
 rpl_callback_fail, so it reaches on_error as that exception. A method whose C
 function the loaded library lacks is absent (see ripple.has).
 
-Names follow c-api.md; where the C name is a Python keyword it gets a
+Names are the C functions' (rpl_signal_ dropped); where the C name is a Python keyword it gets a
 trailing underscore (``not_``, ``and_``, ``or_``, ``finally_``, ``if_``).
 Times are seconds; a scheduler argument defaults to the background one.
 """

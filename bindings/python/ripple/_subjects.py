@@ -1,6 +1,6 @@
 """Subjects (hot signals you send into) and multicast connections.
 
-Defined against the fixed names of c-api.md; a class or method whose C
+Defined over the C API's subject and connection functions; a class or method whose C
 function the loaded library lacks raises NotImplementedError when used (the
 classes exist so that `from ripple import Subject` always works).
 """

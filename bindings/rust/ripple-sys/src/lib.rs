@@ -146,7 +146,7 @@ macro_rules! constants {
 
 constants! {
     pub const RPL_VERSION_MAJOR: c_uint = 0;
-    pub const RPL_VERSION_MINOR: c_uint = 1;
+    pub const RPL_VERSION_MINOR: c_uint = 2;
     pub const RPL_VERSION_PATCH: c_uint = 0;
     /// MAJOR * 10000 + MINOR * 100 + PATCH; compare with `rpl_version()`.
     pub const RPL_VERSION_NUMBER: c_uint = RPL_VERSION_MAJOR * 10000 + RPL_VERSION_MINOR * 100 + RPL_VERSION_PATCH;
@@ -161,6 +161,9 @@ constants! {
     pub const RPL_ERR_NOMEM: rpl_status = -7;
     pub const RPL_ERR_STATE: rpl_status = -8;
     pub const RPL_ERR_MISUSE: rpl_status = -9;
+    pub const RPL_ERR_DEPTH: rpl_status = -10;
+    /// How many signals deep a signal may be built (`RPL_MAX_SIGNAL_DEPTH`).
+    pub const RPL_MAX_SIGNAL_DEPTH: i64 = 1000;
 
     pub const RPL_ERROR_GENERIC: i64 = 1;
     pub const RPL_ERROR_TIMEOUT: i64 = 2;
@@ -206,7 +209,7 @@ constants! {
 }
 
 /// `RPL_VERSION_STRING`, NUL-terminated.
-pub const RPL_VERSION_STRING: &[u8] = b"0.1.0\0";
+pub const RPL_VERSION_STRING: &[u8] = b"0.2.0\0";
 /// `RPL_ERROR_DOMAIN`, NUL-terminated: the domain of errors the runtime makes itself.
 pub const RPL_ERROR_DOMAIN: &[u8] = b"ripple\0";
 
@@ -385,8 +388,8 @@ functions! {
     pub fn rpl_trace_set(fn_: rpl_trace_fn, ctx: *mut c_void) -> rpl_status;
     pub fn rpl_live_objects() -> usize;
     pub fn rpl_signal_log(sig: *mut rpl_signal_t, label: *const c_char) -> *mut rpl_signal_t;
-    // Added in 0.2: the rest of RAC's catalogue and the Rx operators.
-    pub fn rpl_signal_from_array(values: *const rpl_value, count: usize) -> *mut rpl_signal_t;
+    // The rest of RAC's catalogue and the Rx operators.
+    pub fn rpl_signal_from_array(values: *mut rpl_value, count: usize) -> *mut rpl_signal_t;
     pub fn rpl_signal_range(start: i64, count: usize) -> *mut rpl_signal_t;
     pub fn rpl_signal_timer(ns: u64, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
     pub fn rpl_signal_start_lazily(s: *mut rpl_scheduler_t, fn_: rpl_subscribe_fn, ctx: *mut c_void, release: rpl_release_fn) -> *mut rpl_signal_t;
@@ -417,7 +420,7 @@ functions! {
     pub fn rpl_signal_concat_map(sig: *mut rpl_signal_t, fn_: rpl_flatten_map_fn, ctx: *mut c_void, release: rpl_release_fn) -> *mut rpl_signal_t;
     pub fn rpl_signal_switch_if_empty(sig: *mut rpl_signal_t, other: *mut rpl_signal_t) -> *mut rpl_signal_t;
     pub fn rpl_signal_if(cond: *mut rpl_signal_t, then_sig: *mut rpl_signal_t, else_sig: *mut rpl_signal_t) -> *mut rpl_signal_t;
-    pub fn rpl_signal_switch_cases(key_sig: *mut rpl_signal_t, keys: *const rpl_value, cases: *const *mut rpl_signal_t, count: usize, default_sig: *mut rpl_signal_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_switch_cases(key_sig: *mut rpl_signal_t, keys: *mut rpl_value, cases: *const *mut rpl_signal_t, count: usize, default_sig: *mut rpl_signal_t) -> *mut rpl_signal_t;
     pub fn rpl_signal_with_latest_from(sig: *mut rpl_signal_t, other: *mut rpl_signal_t) -> *mut rpl_signal_t;
     pub fn rpl_signal_sample(sig: *mut rpl_signal_t, sampler: *mut rpl_signal_t) -> *mut rpl_signal_t;
     pub fn rpl_signal_take_until_replacement(sig: *mut rpl_signal_t, replacement: *mut rpl_signal_t) -> *mut rpl_signal_t;

@@ -58,7 +58,7 @@ fn take_skip_take_while_skip_while() {
 
 #[test]
 fn take_counts_values_sent_back_from_a_callback() {
-    // semantics.md rule 4, RAC's recursive take: the subscriber sends v + 1 back.
+    // Rule 4, RAC's recursive take: the subscriber sends v + 1 back.
     let s = Subject::new();
     let r = Recorder::default();
     let (r1, r2, back) = (r.clone(), r.clone(), s.clone());

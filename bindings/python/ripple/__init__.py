@@ -1,8 +1,8 @@
 """Ripple for Python: reactive signals over libripple's C API.
 
 See README.md. The library is found through RIPPLE_LIBRARY, pkg-config or the
-default loader path, in that order; its declarations are generated at import
-from the ripple.h installed next to it.
+default loader path, in that order; its declarations (ripple/_capi.py) are
+generated from ripple.h by scripts/gen_api.py.
 """
 
 import os as _os
@@ -12,7 +12,7 @@ if _os.environ.get("RIPPLE_CEXT_DIR"):
     __path__.append(_os.environ["RIPPLE_CEXT_DIR"])
 
 from ._core import (  # noqa: F401
-    CONSTANTS, HEADER_PATH, LIBRARY_PATH, RPL_FOREVER, CompoundDisposable, Disposable, Event,
+    CONSTANTS, LIBRARY_PATH, RPL_FOREVER, CompoundDisposable, Disposable, Event,
     NATIVE, NoValueError, Pointer, RippleError, RippleTimeoutError, SerialDisposable, Signal, StatusError,
     Subscriber, TraceEvent, clear_error_cache, ffi, has, lib, live_objects, set_exception_handler,
     set_trace, status_string, trace, version, version_number,

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Dict, Iterable, 
 
 from ._lib import load as _load
 
-ffi, lib, CONSTANTS, LIBRARY_PATH, HEADER_PATH = _load()
+ffi, lib, CONSTANTS, LIBRARY_PATH = _load()
 
 RPL_FOREVER = CONSTANTS.get("RPL_FOREVER", 2**64 - 1)
 RPL_OBSERVER_VERSION = CONSTANTS.get("RPL_OBSERVER_VERSION", 1)

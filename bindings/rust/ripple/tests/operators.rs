@@ -44,7 +44,7 @@ fn materialize_and_dematerialize() {
     assert_eq!(r.error(), Some(e));
     let (_s, r) = record(&Signal::just(5).dematerialize());
     let err = r.error().expect("a type error");
-    assert_eq!((err.domain(), err.code()), (Error::DOMAIN, ripple::sys::RPL_ERROR_TYPE));
+    assert_eq!((err.domain(), err.code()), (Error::DOMAIN, i64::from(ripple::sys::RPL_ERROR_TYPE)));
 }
 
 #[test]

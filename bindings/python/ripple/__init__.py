@@ -17,14 +17,23 @@ from ._core import (  # noqa: F401
     Subscriber, TraceEvent, clear_error_cache, ffi, has, lib, live_objects, set_exception_handler,
     set_trace, status_string, trace, version, version_number,
 )
-from ._sched import *  # noqa: F401,F403
-from ._sched import Scheduler, TestScheduler  # noqa: F401
+from ._sched import RunLoop, Scheduler, TestScheduler
 from ._subjects import BehaviorSubject, Connection, ReplaySubject, Subject  # noqa: F401
-from . import _ops, _ops02  # noqa: F401
+
+# The public names (mypy --strict and pyright see these as re-exported).
+__all__ = [
+    "BehaviorSubject", "CONSTANTS", "CompoundDisposable", "Connection", "Disposable", "Event", "LIBRARY_PATH",
+    "NATIVE", "NoValueError", "Pointer", "RPL_FOREVER", "ReplaySubject", "RippleError", "RippleTimeoutError",
+    "Scheduler", "SerialDisposable", "Signal", "StatusError", "Subject", "Subscriber", "TestScheduler",
+    "TraceEvent", "clear_error_cache", "ffi", "has", "lib", "live_objects", "set_exception_handler", "set_trace",
+    "status_string", "trace", "version", "version_number", "wrapped_operators", "RunLoop",
+]
 
 __version__ = "0.1.0"
 
 
-def wrapped_operators():
-    """[(Signal method, C function)] for the C-backed operators available."""
-    return _ops.wrapped()
+def wrapped_operators() -> "list[tuple[str, str]]":
+    """[(Signal method, C function)] for Signal's methods that are C operators
+    of the same name (a trailing underscore dropped)."""
+    return [(n, "rpl_signal_" + n.rstrip("_")) for n in sorted(dir(Signal))
+            if not n.startswith("_") and has("rpl_signal_" + n.rstrip("_"))]

@@ -81,8 +81,11 @@ def load():
         raise ImportError("ripple: cannot load the library (found via %s): %s. Set RIPPLE_LIBRARY to the "
                           "path of libripple.so.0, or install Ripple (make install)." % (how, "; ".join(errors)))
     ffi.cdef(CDEF)
+    # The binding has every function of its header: the library must be of
+    # the same major version and at least its minor one.
     loaded = lib.rpl_version()
-    if loaded // 10000 != HEADER_VERSION // 10000:
-        raise ImportError("ripple: the library at %s is version %d.%d.%d; this binding is for %s"
-                          % (path, loaded // 10000, loaded // 100 % 100, loaded % 100, CONSTANTS["RPL_VERSION_STRING"]))
+    if loaded // 10000 != HEADER_VERSION // 10000 or loaded // 100 < HEADER_VERSION // 100:
+        raise ImportError("ripple: the library at %s is version %d.%d.%d; this binding needs %d.%d or a later %d.x"
+                          % (path, loaded // 10000, loaded // 100 % 100, loaded % 100, HEADER_VERSION // 10000,
+                             HEADER_VERSION // 100 % 100, HEADER_VERSION // 10000))
     return ffi, lib, dict(CONSTANTS), path

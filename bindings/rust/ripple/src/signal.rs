@@ -197,7 +197,7 @@ impl Signal {
     }
 
     /// Sends `v`, then completes (`rpl_signal_return`).
-    pub fn just(v: impl Into<Value>) -> Signal {
+    pub fn return_(v: impl Into<Value>) -> Signal {
         unsafe { Signal::from_owned(sys::rpl_signal_return(v.into().into_raw()), "rpl_signal_return") }
     }
 

@@ -472,16 +472,24 @@ def rust_module(api):
             negative = any(values[c]["value"] < 0 for c in e["constants"])
             enum_types[e["typedef"]] = "c_int" if negative else "c_uint"
     structs = {s["name"]: s for s in api["structs"]}
+    opaque = [t["name"] for t in api["typedefs"] if "struct" in t and not t["complete"]]
+    out += ["macro_rules! opaque {",
+            "    ($($name:ident),* $(,)?) => {$(",
+            "        /// An opaque, reference-counted runtime object (`rpl_retain` / `rpl_release`).",
+            "        #[repr(C)]",
+            "        pub struct $name {",
+            "            _private: [u8; 0],",
+            "            // Not Send/Sync/Unpin by itself: the safe crate decides what is shareable.",
+            "            _marker: PhantomData<(*mut u8, PhantomPinned)>,",
+            "        }",
+            "    )*};",
+            "}",
+            "opaque!(%s);" % ", ".join(opaque),
+            ""]
     for t in api["typedefs"]:
         n = t["name"]
         if "struct" in t and not t["complete"]:
-            out += ["/// An opaque, reference-counted runtime object (`rpl_retain` / `rpl_release`).",
-                    "#[repr(C)]",
-                    "pub struct %s {" % n,
-                    "    _private: [u8; 0],",
-                    "    // Not Send/Sync/Unpin by itself: the safe crate decides what is shareable.",
-                    "    _marker: PhantomData<(*mut u8, PhantomPinned)>,",
-                    "}"]
+            continue
         elif "struct" in t:
             s = structs[n]
             for f in s["fields"]:

@@ -6,55 +6,19 @@ use core::ffi::{c_char, c_int, c_uint, c_void};
 use core::ffi::{c_long, c_ulong};
 use core::marker::{PhantomData, PhantomPinned};
 
-/// An opaque, reference-counted runtime object (`rpl_retain` / `rpl_release`).
-#[repr(C)]
-pub struct rpl_signal_t {
-    _private: [u8; 0],
-    // Not Send/Sync/Unpin by itself: the safe crate decides what is shareable.
-    _marker: PhantomData<(*mut u8, PhantomPinned)>,
+macro_rules! opaque {
+    ($($name:ident),* $(,)?) => {$(
+        /// An opaque, reference-counted runtime object (`rpl_retain` / `rpl_release`).
+        #[repr(C)]
+        pub struct $name {
+            _private: [u8; 0],
+            // Not Send/Sync/Unpin by itself: the safe crate decides what is shareable.
+            _marker: PhantomData<(*mut u8, PhantomPinned)>,
+        }
+    )*};
 }
-/// An opaque, reference-counted runtime object (`rpl_retain` / `rpl_release`).
-#[repr(C)]
-pub struct rpl_subject_t {
-    _private: [u8; 0],
-    // Not Send/Sync/Unpin by itself: the safe crate decides what is shareable.
-    _marker: PhantomData<(*mut u8, PhantomPinned)>,
-}
-/// An opaque, reference-counted runtime object (`rpl_retain` / `rpl_release`).
-#[repr(C)]
-pub struct rpl_subscriber_t {
-    _private: [u8; 0],
-    // Not Send/Sync/Unpin by itself: the safe crate decides what is shareable.
-    _marker: PhantomData<(*mut u8, PhantomPinned)>,
-}
-/// An opaque, reference-counted runtime object (`rpl_retain` / `rpl_release`).
-#[repr(C)]
-pub struct rpl_disposable_t {
-    _private: [u8; 0],
-    // Not Send/Sync/Unpin by itself: the safe crate decides what is shareable.
-    _marker: PhantomData<(*mut u8, PhantomPinned)>,
-}
-/// An opaque, reference-counted runtime object (`rpl_retain` / `rpl_release`).
-#[repr(C)]
-pub struct rpl_connection_t {
-    _private: [u8; 0],
-    // Not Send/Sync/Unpin by itself: the safe crate decides what is shareable.
-    _marker: PhantomData<(*mut u8, PhantomPinned)>,
-}
-/// An opaque, reference-counted runtime object (`rpl_retain` / `rpl_release`).
-#[repr(C)]
-pub struct rpl_scheduler_t {
-    _private: [u8; 0],
-    // Not Send/Sync/Unpin by itself: the safe crate decides what is shareable.
-    _marker: PhantomData<(*mut u8, PhantomPinned)>,
-}
-/// An opaque, reference-counted runtime object (`rpl_retain` / `rpl_release`).
-#[repr(C)]
-pub struct rpl_error_t {
-    _private: [u8; 0],
-    // Not Send/Sync/Unpin by itself: the safe crate decides what is shareable.
-    _marker: PhantomData<(*mut u8, PhantomPinned)>,
-}
+opaque!(rpl_signal_t, rpl_subject_t, rpl_subscriber_t, rpl_disposable_t, rpl_connection_t, rpl_scheduler_t, rpl_error_t, rpl_run_loop_t);
+
 pub type rpl_release_fn = Option<unsafe extern "C" fn(*mut c_void)>;
 pub type rpl_status = i32;
 pub type rpl_type = c_uint;
@@ -95,13 +59,6 @@ pub type rpl_do_completed_fn = Option<unsafe extern "C" fn(*mut c_void)>;
 pub type rpl_bind_fn = Option<unsafe extern "C" fn(*mut c_void, *const rpl_value, *mut bool) -> *mut rpl_signal_t>;
 pub type rpl_flatten_map_fn = Option<unsafe extern "C" fn(*mut c_void, *const rpl_value) -> *mut rpl_signal_t>;
 pub type rpl_catch_fn = Option<unsafe extern "C" fn(*mut c_void, *const rpl_error_t) -> *mut rpl_signal_t>;
-/// An opaque, reference-counted runtime object (`rpl_retain` / `rpl_release`).
-#[repr(C)]
-pub struct rpl_run_loop_t {
-    _private: [u8; 0],
-    // Not Send/Sync/Unpin by itself: the safe crate decides what is shareable.
-    _marker: PhantomData<(*mut u8, PhantomPinned)>,
-}
 pub type rpl_overflow = c_uint;
 pub type rpl_reduce_each_fn = Option<unsafe extern "C" fn(*mut c_void, *const rpl_value, usize) -> rpl_value>;
 pub type rpl_equal_fn = Option<unsafe extern "C" fn(*mut c_void, *const rpl_value, *const rpl_value) -> bool>;

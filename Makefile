@@ -62,7 +62,7 @@ SHELL       := /bin/bash
 all: lib
 
 # The rules live in mk/, one file per concern (deps, build, package, test,
-# sanitize, reliability, checks, bindings, docs, abi, bench): -j-safe, and
+# sanitize, reliability, api, checks, bindings, docs, abi, bench): -j-safe, and
 # `make -n` only prints (no rule runs a recursive make). One test program in
 # one variant: make run-<variant>-<test>, variant plain, valgrind, asan or tsan
 # (e.g. make run-tsan-test_smoke); one binding: make bindings-check-<name>.
@@ -86,16 +86,16 @@ CHECK_EXTRA :=
 TEST_EXTRA  :=
 DEMO_EXTRA  :=
 CORE_MK := $(addprefix mk/,deps.mk build.mk package.mk test.mk sanitize.mk reliability.mk \
-    checks.mk bindings.mk docs.mk abi.mk bench.mk)
+    api.mk checks.mk bindings.mk docs.mk abi.mk bench.mk)
 include $(CORE_MK)
 include $(filter-out $(CORE_MK),$(sort $(wildcard mk/*.mk)))
 
 # The fast tier: what a change to one operator needs (a few minutes).
-test: lib c-tests swift-test bindings-test $$(TEST_EXTRA)
+test: lib check-generated c-tests swift-test bindings-test $$(TEST_EXTRA)
 	@echo "make test: all passed"
 
 # Everything, as CI runs it (.ci/run).
-check: lib check-header check-symbols check-probes check-version check-install check-deb docs \
+check: lib check-generated check-header check-symbols check-probes check-version check-install check-deb docs \
        c-tests swift-test valgrind asan leak-selftest tsan stress-check fuzz-check bindings-check abi-check \
        $$(TEST_EXTRA) $$(CHECK_EXTRA)
 	@echo "make check: all passed"

@@ -35,14 +35,14 @@ private func fdSource(_ fd: Int32, _ s: OpaquePointer?, _ fn: StaticString, what
 
 @c @implementation
 public func rpl_signal_fd_readable(_ fd: Int32, _ s: OpaquePointer?) -> OpaquePointer? {
-    fdSource(fd, s, "rpl_signal_fd_readable").map {
+    fdSource(fd, s, "rpl_signal_fd_readable").flatMap {
         named(FdReadinessSignal(fd: fd, writable: false, $0), .constructorArg("+fdReadable:", UInt64(fd)))
     }
 }
 
 @c @implementation
 public func rpl_signal_fd_writable(_ fd: Int32, _ s: OpaquePointer?) -> OpaquePointer? {
-    fdSource(fd, s, "rpl_signal_fd_writable").map {
+    fdSource(fd, s, "rpl_signal_fd_writable").flatMap {
         named(FdReadinessSignal(fd: fd, writable: true, $0), .constructorArg("+fdWritable:", UInt64(fd)))
     }
 }
@@ -79,7 +79,7 @@ public func rpl_signal_write(_ sig: OpaquePointer?, _ fd: Int32, _ s: OpaquePoin
 
 @c @implementation
 public func rpl_signal_accept(_ listen_fd: Int32, _ s: OpaquePointer?) -> OpaquePointer? {
-    fdSource(listen_fd, s, "rpl_signal_accept", what: "listen_fd").map {
+    fdSource(listen_fd, s, "rpl_signal_accept", what: "listen_fd").flatMap {
         named(AcceptSignal(fd: listen_fd, $0), .constructorArg("+accept:", UInt64(listen_fd)))
     }
 }
@@ -91,7 +91,7 @@ public func rpl_signal_os_signal(_ signo: Int32, _ s: OpaquePointer?) -> OpaqueP
         setError(RPL_ERR_INVALID, "\(fn): signo \(signo) cannot be watched (out of range, SIGKILL or SIGSTOP)")
         return nil
     }
-    return sourceScheduler(s, fn).map { named(OSSignalSignal(signo: signo, $0), .constructorArg("+osSignal:", UInt64(signo))) }
+    return sourceScheduler(s, fn).flatMap { named(OSSignalSignal(signo: signo, $0), .constructorArg("+osSignal:", UInt64(signo))) }
 }
 
 @c @implementation
@@ -101,7 +101,7 @@ public func rpl_signal_child_exit(_ pid: Int64, _ s: OpaquePointer?) -> OpaquePo
         setError(RPL_ERR_INVALID, "\(fn): pid \(pid) is not a process id")
         return nil
     }
-    return sourceScheduler(s, fn).map { named(ChildExitSignal(pid: pid, $0), .constructorArg("+childExit:", UInt64(pid))) }
+    return sourceScheduler(s, fn).flatMap { named(ChildExitSignal(pid: pid, $0), .constructorArg("+childExit:", UInt64(pid))) }
 }
 
 @c @implementation
@@ -115,5 +115,5 @@ public func rpl_signal_file_changes(_ path: UnsafePointer<CChar>?, _ s: OpaquePo
         setError(RPL_ERR_INVALID, "\(fn): path is empty")
         return nil
     }
-    return sourceScheduler(s, fn).map { named(FileChangesSignal(path: String(cString: path), $0), .constructor("+fileChanges:")) }
+    return sourceScheduler(s, fn).flatMap { named(FileChangesSignal(path: String(cString: path), $0), .constructor("+fileChanges:")) }
 }

@@ -23,7 +23,7 @@ use std::path::Path;
 /// The error domain of failing system calls (`RPL_ERROR_DOMAIN_ERRNO`).
 pub const ERRNO_DOMAIN: &str = "errno";
 /// `RPL_ERROR_LINE_TOO_LONG` (domain "ripple"): a line longer than `max_line`.
-pub const LINE_TOO_LONG: i64 = sys::RPL_ERROR_LINE_TOO_LONG;
+pub const LINE_TOO_LONG: i64 = sys::RPL_ERROR_LINE_TOO_LONG as i64;
 /// Flags of [`Signal::file_changes`] (`RPL_FILE_*`).
 pub const FILE_CREATED: i64 = sys::RPL_FILE_CREATED as i64;
 pub const FILE_MODIFIED: i64 = sys::RPL_FILE_MODIFIED as i64;

@@ -122,10 +122,6 @@ VERSION_SED_bindings/python/ripple/__init__.py = -e 's/^__version__ = ".*"/__ver
 VERSION_SED_bindings/rust/Cargo.toml = -e 's/^version = ".*"/version = "$(VERSION)"/'
 VERSION_SED_bindings/rust/Cargo.lock = -e 's/^version = "[^"]*"/version = "$(VERSION)"/'
 VERSION_SED_bindings/rust/ripple/Cargo.toml = -e 's/^(ripple-sys = .*version = ")[^"]*(")/\1$(VERSION)\2/'
-VERSION_SED_bindings/rust/ripple-sys/src/lib.rs = -e 's/(pub const RPL_VERSION_MAJOR: c_uint = )[0-9]+;/\1$(word 1,$(V_PARTS));/' \
-    -e 's/(pub const RPL_VERSION_MINOR: c_uint = )[0-9]+;/\1$(word 2,$(V_PARTS));/' \
-    -e 's/(pub const RPL_VERSION_PATCH: c_uint = )[0-9]+;/\1$(word 3,$(V_PARTS));/' \
-    -e 's/(pub const RPL_VERSION_STRING: &\[u8\] = b")[^"\\]*(\\0";)/\1$(VERSION)\2/'
 VERSION_SED_README.md = -e 's/libripple\.so\.[0-9]+\.[0-9]+\.[0-9]+/libripple.so.$(VERSION)/g' \
     -e 's/(find_package\(Ripple )[0-9]+\.[0-9]+( REQUIRED)/\1$(V_MM)\2/'
 VERSION_SED_examples-c/cmake/CMakeLists.txt = -e 's/(find_package\(Ripple )[0-9]+\.[0-9]+( REQUIRED)/\1$(V_MM)\2/'
@@ -133,19 +129,23 @@ VERSION_SED_bindings/cpp/cmake/CMakeLists.txt = $(VERSION_SED_examples-c/cmake/C
 VERSION_GREP_examples-c/cmake/CMakeLists.txt = Ripple $(V_MM) REQUIRED
 VERSION_GREP_bindings/cpp/cmake/CMakeLists.txt = Ripple $(V_MM) REQUIRED
 VERSION_FILES := $(HEADER) Sources/RippleC/Handles.swift bindings/python/pyproject.toml bindings/python/ripple/__init__.py \
-    bindings/rust/Cargo.toml bindings/rust/Cargo.lock bindings/rust/ripple/Cargo.toml bindings/rust/ripple-sys/src/lib.rs \
+    bindings/rust/Cargo.toml bindings/rust/Cargo.lock bindings/rust/ripple/Cargo.toml \
     README.md examples-c/cmake/CMakeLists.txt bindings/cpp/cmake/CMakeLists.txt
-# The rest take VERSION from here when built: the library's file name, the
-# .pc and CMake package files, the .deb packages, the man pages and make docs.
+# The files generated from the header (mk/api.mk: ripple-sys's constants,
+# Python's declarations) take the header's version when set-version
+# regenerates them. The rest take VERSION from here when built: the
+# library's file name, the .pc and CMake package files, the .deb packages,
+# the man pages and make docs.
 
 set-version:
 	@$(foreach f,$(VERSION_FILES),sed -i -E $(VERSION_SED_$(f)) $(f) &&) echo "version $(VERSION) written to $(VERSION_FILES)"
+	$(GEN_API)
 
 # Also pkg/deb/symbols, the record of the version each function first shipped
 # in: it lists exactly the header's functions, and none is dated after
 # VERSION (a program built against such a function would get a Depends that
 # these very packages do not satisfy).
-check-version:
+check-version: check-generated
 	@$(foreach f,$(VERSION_FILES),grep -qF '$(or $(VERSION_GREP_$(f)),$(VERSION))' $(f) && sed -E $(VERSION_SED_$(f)) $(f) | diff -u $(f) - &&) \
 	  echo "version: $(VERSION) everywhere ($(VERSION_FILES))" || { echo "version differs from the Makefile's $(VERSION): run make set-version"; exit 1; }
 	@mkdir -p $(OUT)

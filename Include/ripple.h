@@ -1734,6 +1734,127 @@ size_t rpl_live_objects(void);
    not a signal (RPL_ERR_KIND). */
 rpl_signal_t *RPL_NULLABLE rpl_signal_log(rpl_signal_t *RPL_NULLABLE sig, const char *RPL_NULLABLE label);
 
+/* ===========================================================================
+ * The operating system: descriptors, sockets, OS signals, processes, files
+ * ---------------------------------------------------------------------------
+ * Each function returns a cold signal (+1). A subscription watches its
+ * source while it lasts: the watch (an epoll registration, the signal
+ * disposition, the inotify watch, the pidfd) is in place when
+ * rpl_signal_subscribe returns and removed when rpl_disposable_dispose (or
+ * the subscription's terminal event) returns; after that Ripple makes no
+ * further system call on the descriptor, so the caller may close it.
+ *
+ * Events are delivered as work on s: a run loop's scheduler (the run loop's
+ * descriptor, rpl_run_loop_fd, then also becomes readable while one of its
+ * sources is ready, so one poll() serves everything; the sources are
+ * collected by the rpl_run_loop_run* calls), a serial scheduler, or the
+ * background scheduler. One subscription's events keep their order on every
+ * scheduler. The immediate scheduler and a test scheduler are refused
+ * (RPL_ERR_INVALID). Readiness comes from one watcher per process (one epoll
+ * set and one thread for serial and background schedulers; a run loop's own
+ * set for its sources): subscribing and disposing cost O(1), whatever else
+ * is watched.
+ *
+ * A system call that fails is an error event with domain
+ * RPL_ERROR_DOMAIN_ERRNO ("errno"), code errno, and a message naming the
+ * call; one that fails while the subscription is being set up (a missing
+ * path, a pid that is not a child) is delivered the same way, as work on s.
+ * EINTR is retried, never reported. Descriptors stay the caller's: Ripple
+ * never closes one it did not create, and may set O_NONBLOCK on one it reads
+ * or writes (read, read_lines, write, accept), as libuv does. Readiness is
+ * level-triggered: a descriptor that stays ready is reported again after its
+ * previous event was handled. See docs/behaviour.md#os-sources for
+ * descriptors closed under a watch, partial writes, a signal several
+ * subscribers watch, a path that goes away, and fork.
+ *
+ * Errors at the call (NULL is returned): s NULL (RPL_ERR_NULL), not a
+ * scheduler (RPL_ERR_KIND), the immediate or a test scheduler
+ * (RPL_ERR_INVALID); a negative or closed descriptor (RPL_ERR_INVALID), and
+ * the per-function ones below. Thread safety: any thread.
+ * ======================================================================== */
+
+/* Errors of the OS sources: domain RPL_ERROR_DOMAIN_ERRNO, code errno. */
+#define RPL_ERROR_DOMAIN_ERRNO "errno"
+/* rpl_signal_read_lines met a line longer than max_line (domain RPL_ERROR_DOMAIN). */
+enum { RPL_ERROR_LINE_TOO_LONG = 7 };
+
+/* fd (an int value) each time fd is readable: level-triggered, so while it
+   stays readable (the observer does not read it all) it is sent again after
+   each value has been handled. Never completes; dispose to stop. A
+   descriptor epoll cannot watch (a regular file) fails with EPERM. Name:
+   "+fdReadable: <fd>". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_fd_readable(int fd, rpl_scheduler_t *RPL_NULLABLE s);
+/* Like rpl_signal_fd_readable, for writability. Name: "+fdWritable: <fd>". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_fd_writable(int fd, rpl_scheduler_t *RPL_NULLABLE s);
+/* The bytes read from fd, as bytes values (RPL_TYPE_BYTES) of at most
+   max_chunk bytes, in order; completes at end of input; a read error fails
+   it (errno). fd is made non-blocking. Errors at the call: max_chunk 0
+   (RPL_ERR_INVALID). Name: "+read: <fd>". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_read(int fd, size_t max_chunk, rpl_scheduler_t *RPL_NULLABLE s);
+/* The lines read from fd, as strings (RPL_TYPE_STRING) without their "\n"
+   or "\r\n"; at end of input an unterminated last line (if any; a final
+   "\r" is kept there), then completion. A line longer than max_line bytes
+   (its ending not counted) fails the signal (domain RPL_ERROR_DOMAIN, code
+   RPL_ERROR_LINE_TOO_LONG) as soon as the bytes read show it, so a
+   subscription buffers at most about max_line bytes; the lines before it
+   are sent. An idle subscription holds no read buffer. fd is made
+   non-blocking. Errors at the call: max_line 0 (RPL_ERR_INVALID). Name:
+   "+readLines: <fd>". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_read_lines(int fd, size_t max_line, rpl_scheduler_t *RPL_NULLABLE s);
+/* Writes each string or bytes value of sig to fd, in order, waiting for
+   writability (a partial write continues when fd is writable again); sends
+   each value's byte count (an int) once all of it is written. Completes once
+   sig completed and everything is written; sig's error fails it after the
+   values before it are written. A value of another type fails it (domain
+   RPL_ERROR_DOMAIN, code RPL_ERROR_TYPE) after the values before it are
+   written; sig is then disposed. sig is subscribed synchronously, inside
+   rpl_signal_subscribe, once the watch is in place; disposing the result
+   disposes sig (values not yet written are dropped). fd is made
+   non-blocking. sig is borrowed (retained). Errors at the call: sig NULL
+   (RPL_ERR_NULL) or not a signal (RPL_ERR_KIND). Name: "[sig] -write: <fd>". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_write(rpl_signal_t *RPL_NULLABLE sig, int fd, rpl_scheduler_t *RPL_NULLABLE s);
+/* Each connection accepted on the listening socket listen_fd, as its
+   descriptor (an int; non-blocking and close-on-exec), owned by the
+   receiver from then on. Failures that concern only the connection being
+   accepted (ECONNABORTED, EPROTO, network errors) are skipped; others
+   (EMFILE, a socket that is not listening: EINVAL) fail the signal.
+   listen_fd is made non-blocking. Name: "+accept: <fd>". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_accept(int listen_fd, rpl_scheduler_t *RPL_NULLABLE s);
+/* signo (an int) each time the process gets that signal while subscribed.
+   The first subscription to signo installs Ripple's handler and saves the
+   previous disposition, which is not chained (the old handler does not run
+   while subscribed); the last one to end restores it. Every subscription to
+   signo gets every delivery. Signals that arrive faster than they are
+   delivered may coalesce, as the kernel's own do. Errors at the call: signo
+   out of range, SIGKILL or SIGSTOP (RPL_ERR_INVALID); a signal the C library
+   reserves (sigaction fails) is an EINVAL error event. Name:
+   "+osSignal: <signo>". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_os_signal(int signo, rpl_scheduler_t *RPL_NULLABLE s);
+/* The raw waitpid status (an int: WIFEXITED, WEXITSTATUS, ... apply) of the
+   child process pid once it has ended - the child is reaped - then
+   completes. A pid that is not this process's child fails with ECHILD (also
+   when something else reaped it first). Watched through a pidfd (Linux 5.3
+   or later; else ENOSYS). Errors at the call: pid <= 0 or above INT_MAX
+   (RPL_ERR_INVALID). Name: "+childExit: <pid>". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_child_exit(int64_t pid, rpl_scheduler_t *RPL_NULLABLE s);
+/* Changes to path (a directory, or one file), as tuples (RPL_TYPE_TUPLE,
+   2 items): the name (a string, relative to the watched directory; for an
+   event about path itself, path's last component) and RPL_FILE_* flags (an
+   int). When path itself goes away (deleted, or moved away) that event is
+   sent, then the signal completes. A missing path is an ENOENT error event
+   (the path may exist by the time of the subscription). path is copied.
+   Each subscription holds one inotify instance (the system limits how many
+   a user has: EMFILE beyond it). Errors at the call: path NULL
+   (RPL_ERR_NULL) or empty (RPL_ERR_INVALID). Name: "+fileChanges:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_file_changes(const char *RPL_NULLABLE path, rpl_scheduler_t *RPL_NULLABLE s);
+/* The flags of rpl_signal_file_changes. */
+enum {
+    RPL_FILE_CREATED = 1,   /* a name was created */
+    RPL_FILE_MODIFIED = 2,  /* its contents or attributes changed */
+    RPL_FILE_DELETED = 4,   /* it was deleted */
+    RPL_FILE_MOVED = 8      /* it was moved (from or to the name) */
+};
+
 #if defined(__clang__)
 #pragma clang diagnostic pop
 #endif

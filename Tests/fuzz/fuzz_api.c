@@ -38,8 +38,20 @@
  * (how many events one subscription can make at once): an operation whose
  * result would weigh more than WCAP is skipped, so nested cold sources stay
  * fast. Each also carries its multicast links (see sig_info), so that no
- * input builds a program that loops for ever by the rules. */
+ * input builds a program that loops for ever by the rules.
+ *
+ * The OS sources (issue 26) take a run loop the input drives (os_run) and a
+ * pipe of its own: read_lines, read and fd_readable on its read end, write
+ * of a live signal to its write end (wrong types included), and the sources
+ * whose setup fails at subscription (file_changes of a missing path,
+ * child_exit of a process that is not a child: an error event on the loop);
+ * with bad arguments (fd -1 or closed, max_line / max_chunk 0, SIGKILL,
+ * SIGSTOP or an out-of-range signal, pid <= 0, a NULL path, the immediate
+ * or the test scheduler) each must return NULL with the right RPL_ERR_*. */
+#define _GNU_SOURCE
+#include <fcntl.h>
 #include <ripple.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -356,6 +368,7 @@ static sig_info op_info(uint8_t op, uint8_t b, bool *loops) {
     *loops = false;
     switch (op) {
     case 0: case 1: case 2: case 14: case 29: case 53: return (sig_info){ 1, 0, 0 };
+    case 89: if (b % 12 != 3) return (sig_info){ 1, 0, 0 }; return s;  /* write carries s's links */
     case 54: case 55: return (sig_info){ 4, 0, 0 };
     case 51: return (sig_info){ 1 + b % 4, 0, 0 };
     case 52: return (sig_info){ 1 + b % 6, 0, 0 };
@@ -432,7 +445,7 @@ static void dispose_slot(int slot) {
 }
 
 /* FUZZ_TRACE=1 prints each operation, to turn a saved input into a repro. */
-#define NOPS 89
+#define NOPS 91
 static const char *const op_names[NOPS] = {
     "subject", "behavior_subject", "replay_subject", "map", "filter", "take", "skip", "scan",
     "distinct_until_changed", "merge", "combine_latest", "zip", "take_until", "start_with", "return/empty",
@@ -447,7 +460,7 @@ static const char *const op_names[NOPS] = {
     "reduce_each", "combine_previous", "distinct_until_changed_with", "buffer", "not", "and", "or",
     "any", "all", "default_if_empty", "initially", "finally", "do_dispose", "flatten_max", "concat_map",
     "concat_all", "switch_if_empty", "if", "switch_cases", "with_latest_from", "sample",
-    "take_until_replacement", "skip_until", "group_by", "start_send",
+    "take_until_replacement", "skip_until", "group_by", "start_send", "os_source", "os_run",
 };
 
 static void trace(uint8_t op, uint8_t b) {
@@ -458,6 +471,60 @@ static void trace(uint8_t op, uint8_t b) {
     for (int i = 0; i < NSIG && s < 0; i++) if (sigs[(b + i) % NSIG]) s = (b + i) % NSIG;
     for (int i = 0; i < NSIG && t < 0; i++) if (sigs[((b >> 3) + i) % NSIG]) t = ((b >> 3) + i) % NSIG;
     fprintf(stderr, "fuzz_api: %-22s b=%3d  s=sig%d t=sig%d\n", op_names[op], b, s, t);
+}
+
+/* --- The OS sources: a run loop and a pipe per input ---------------------- */
+static rpl_run_loop_t *os_loop;
+static int os_pipe[2] = {-1, -1};
+
+static void os_setup(void) {
+    if (os_loop) return;
+    os_loop = rpl_run_loop_create();
+    if (!os_loop || pipe2(os_pipe, O_NONBLOCK | O_CLOEXEC) != 0) FAIL("no run loop or pipe for the OS sources");
+}
+/* A refused call: NULL and the status expected. */
+static void os_refused(rpl_signal_t *sig, rpl_status want, const char *what) {
+    if (sig) FAIL("%s was not refused", what);
+    if (rpl_last_error() != want) FAIL("%s: status %d, not %d", what, (int)rpl_last_error(), (int)want);
+}
+static void os_source(rpl_signal_t *s, uint8_t b) {
+    os_setup();
+    rpl_scheduler_t *loop = rpl_run_loop_scheduler(os_loop);
+    int closed = dup(os_pipe[0]);
+    close(closed);
+    switch (b % 12) {
+    case 0: put_signal(rpl_signal_read_lines(os_pipe[0], 1 + b / 12 % 16, loop), NULL); break;
+    case 1: put_signal(rpl_signal_read(os_pipe[0], 1 + b / 12 % 8, loop), NULL); break;
+    case 2: put_signal(rpl_signal_fd_readable(os_pipe[0], loop), NULL); break;
+    case 3: if (s) put_signal(rpl_signal_write(s, os_pipe[1], loop), NULL); break;
+    case 4: put_signal(rpl_signal_file_changes("/nonexistent/ripple-fuzz", loop), NULL); break;
+    case 5: put_signal(rpl_signal_child_exit(1, loop), NULL); break;  /* not a child: ECHILD */
+    case 6: os_refused(rpl_signal_read_lines(b & 1 ? -1 : closed, 8, loop), RPL_ERR_INVALID, "read_lines of a bad fd"); break;
+    case 7: os_refused(b & 1 ? rpl_signal_read_lines(os_pipe[0], 0, loop) : rpl_signal_read(os_pipe[0], 0, loop),
+                       RPL_ERR_INVALID, "a zero max_line / max_chunk"); break;
+    case 8: {
+        static const int bad[] = { 9 /* SIGKILL */, 19 /* SIGSTOP */, 0, -1, 65, 1000 };  /* <signal.h>'s NSIG clashes */
+        os_refused(rpl_signal_os_signal(bad[b / 12 % 6], loop), RPL_ERR_INVALID, "a signal that cannot be watched");
+    } break;
+    case 9: os_refused(rpl_signal_child_exit(-(int64_t)(b / 12), loop), RPL_ERR_INVALID, "pid <= 0"); break;
+    case 10: os_refused(rpl_signal_file_changes(NULL, loop), RPL_ERR_NULL, "a NULL path"); break;
+    default:
+        os_refused(rpl_signal_accept(os_pipe[0], b & 1 ? rpl_scheduler_immediate() : clock_), RPL_ERR_INVALID,
+                   "an OS source on the immediate or a test scheduler");
+        break;
+    }
+}
+/* Writes a few bytes (some lines) into the pipe and runs the loop. */
+static void os_run(uint8_t b) {
+    os_setup();
+    static const char *const text[4] = { "a\n", "bc\nd", "\r\n", "0123456789abcdefghij\n" };
+    ssize_t w = write(os_pipe[1], text[b % 4], strlen(text[b % 4]));
+    (void)w;
+    if (b & 0x80) {  /* drain what nobody reads, so the pipe never fills */
+        char sink[256];
+        while (read(os_pipe[0], sink, sizeof sink) > 0) {}
+    }
+    rpl_run_loop_run_until_idle(os_loop);
 }
 
 static void run(const uint8_t *data, size_t size) {
@@ -635,6 +702,8 @@ static void run(const uint8_t *data, size_t size) {
         case 85: if (s && t) put_signal(rpl_signal_take_until_replacement(s, t), NULL); break;
         case 86: if (s && t) put_signal(rpl_signal_skip_until(s, t), NULL); break;
         case 87: if (s) put_signal(rpl_signal_group_by(s, op_key, new_ctx(b), ctx_release), NULL); break;
+        case 89: os_source(s, b); break;
+        case 90: os_run(b); break;
         case 88: { /* into a subscriber a start body kept open */
             rpl_subscriber_t *sub = starts[b % NSTART];
             if (!sub) break;
@@ -662,6 +731,12 @@ static void finish(void) {
         conn_info[k] = (sig_info){ 0, 0, 0 };
     }
     for (int i = 0; i < NSTART; i++) { rpl_release(starts[i]); starts[i] = NULL; }
+    if (os_loop) {
+        rpl_release(os_loop);  /* pending work is cancelled with it */
+        os_loop = NULL;
+        close(os_pipe[0]);
+        close(os_pipe[1]);
+    }
     rpl_release(clock_);
     clock_ = NULL;
     for (int i = 0; i < nobs; i++)

@@ -1229,6 +1229,30 @@ class Signal : public detail::Handle<rpl_signal_t> {
     inline Signal timeout(Duration d, const Scheduler &s) const;
     /// Sends 0, 1, 2, ... every d on s; never completes.
     static inline Signal interval(Duration d, const Scheduler &s);
+    /// The operating system's sources (ripple.h, "The operating system"): events
+    /// delivered as work on s (a run loop's, a serial or the background
+    /// scheduler). Descriptors stay the caller's; read, read_lines, write and
+    /// accept make them non-blocking. A failing system call is an error with
+    /// domain "errno" and code errno.
+    /// fd (an int) each time it is readable / writable (level-triggered).
+    static inline Signal fd_readable(int fd, const Scheduler &s);
+    static inline Signal fd_writable(int fd, const Scheduler &s);
+    /// The bytes read from fd in chunks of at most max_chunk; completes at EOF.
+    static inline Signal read(int fd, size_t max_chunk, const Scheduler &s);
+    /// The lines read from fd (strings without "\n" / "\r\n"); a line over
+    /// max_line bytes fails it (RPL_ERROR_LINE_TOO_LONG).
+    static inline Signal read_lines(int fd, size_t max_line, const Scheduler &s);
+    /// Writes each string or bytes value of this signal to fd, sending each
+    /// value's byte count; completes once this completed and all is written.
+    inline Signal write(int fd, const Scheduler &s) const;
+    /// Each accepted connection's descriptor (an int), owned by the receiver.
+    static inline Signal accept(int listen_fd, const Scheduler &s);
+    /// signo each time the process gets it while subscribed.
+    static inline Signal os_signal(int signo, const Scheduler &s);
+    /// The child's raw wait status once it ends (it is reaped), then completes.
+    static inline Signal child_exit(int64_t pid, const Scheduler &s);
+    /// Changes under path as tuples (name, RPL_FILE_* flags).
+    static inline Signal file_changes(const std::string &path, const Scheduler &s);
     /// Subscribes to this signal d after the subscription, on s.
     inline Signal delay_subscription(Duration d, const Scheduler &s) const;
     /// Rx's throttle: the first value passes, then none until d has passed on
@@ -1624,6 +1648,21 @@ inline Signal Signal::interval(Duration d, const Scheduler &s) {
 }
 inline Signal Signal::timer(Duration d, const Scheduler &s) {
     return adopt(detail::check(rpl_signal_timer(detail::to_ns(d), s.get())));
+}
+inline Signal Signal::fd_readable(int fd, const Scheduler &s) { return adopt(detail::check(rpl_signal_fd_readable(fd, s.get()))); }
+inline Signal Signal::fd_writable(int fd, const Scheduler &s) { return adopt(detail::check(rpl_signal_fd_writable(fd, s.get()))); }
+inline Signal Signal::read(int fd, size_t max_chunk, const Scheduler &s) {
+    return adopt(detail::check(rpl_signal_read(fd, max_chunk, s.get())));
+}
+inline Signal Signal::read_lines(int fd, size_t max_line, const Scheduler &s) {
+    return adopt(detail::check(rpl_signal_read_lines(fd, max_line, s.get())));
+}
+inline Signal Signal::write(int fd, const Scheduler &s) const { return adopt(detail::check(rpl_signal_write(h_, fd, s.get()))); }
+inline Signal Signal::accept(int listen_fd, const Scheduler &s) { return adopt(detail::check(rpl_signal_accept(listen_fd, s.get()))); }
+inline Signal Signal::os_signal(int signo, const Scheduler &s) { return adopt(detail::check(rpl_signal_os_signal(signo, s.get()))); }
+inline Signal Signal::child_exit(int64_t pid, const Scheduler &s) { return adopt(detail::check(rpl_signal_child_exit(pid, s.get()))); }
+inline Signal Signal::file_changes(const std::string &path, const Scheduler &s) {
+    return adopt(detail::check(rpl_signal_file_changes(path.c_str(), s.get())));
 }
 template <class F>
 Signal Signal::start_lazily(const Scheduler &s, F &&f) {

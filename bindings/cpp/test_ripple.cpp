@@ -2,6 +2,10 @@
 // failure and goes on; main prints "N passed, M failed" and exits non-zero on
 // any failure. Run under ASan/UBSan by check.sh.
 #include "ripple.hpp"
+#include <cerrno>
+#include <csignal>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <mutex>
 
 #include <atomic>
@@ -1886,6 +1890,57 @@ static void test_ops_flattening() {
     CHECK((latest == std::vector<int64_t>{2}));
 }
 
+// The OS sources: lines from a pipe, write over a socket pair, accept,
+// the errno domain, bad input refused at the call.
+static void test_os_sources() {
+    using namespace ripple;
+    Scheduler bg = Scheduler::background();
+    int p[2];
+    CHECK(pipe(p) == 0);
+    const char text[] = "one\ntwo\r\nlast";
+    CHECK(::write(p[1], text, sizeof text - 1) == ssize_t(sizeof text - 1));
+    ::close(p[1]);
+    std::vector<Value> lines = Signal::read_lines(p[0], 100, bg).to_vector(5s);
+    CHECK_EQ(lines.size(), size_t(3));
+    if (lines.size() == 3) {
+        CHECK_EQ(lines[0].as_string(), std::string("one"));
+        CHECK_EQ(lines[1].as_string(), std::string("two"));
+        CHECK_EQ(lines[2].as_string(), std::string("last"));
+    }
+    ::close(p[0]);
+
+    int sv[2];
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+    Subject out;
+    Signal counts = Signal(out).write(sv[0], bg);
+    std::vector<int64_t> got;
+    std::mutex m;
+    Disposable d = counts.subscribe([&](const Value &v) { std::lock_guard<std::mutex> g(m); got.push_back(v.as_int()); });
+    out.send_next(Value("ping"));
+    char buf[8] = {0};
+    CHECK_EQ(::read(sv[1], buf, 4), ssize_t(4));
+    CHECK_EQ(std::string(buf), std::string("ping"));
+    d.dispose();
+    ::close(sv[0]);
+    ::close(sv[1]);
+
+    try {
+        Signal::child_exit(1, bg).first(5s);  // not our child
+        CHECK(false);
+    } catch (const Error &x) {
+        CHECK_EQ(x.status(), RPL_ERR_FAILED);
+        CHECK_EQ(std::string(x.signal_error().domain()), std::string(RPL_ERROR_DOMAIN_ERRNO));
+        CHECK_EQ(x.signal_error().code(), int64_t(ECHILD));
+    }
+    CHECK_THROWS(Signal::read_lines(-1, 10, bg), RPL_ERR_INVALID);
+    CHECK_THROWS(Signal::read(0, 0, bg), RPL_ERR_INVALID);
+    CHECK_THROWS(Signal::os_signal(SIGKILL, bg), RPL_ERR_INVALID);
+    CHECK_THROWS(Signal::child_exit(0, bg), RPL_ERR_INVALID);
+    CHECK_THROWS(Signal::accept(0, Scheduler::immediate()), RPL_ERR_INVALID);
+    Signal fc = Signal::file_changes("/tmp", bg);
+    CHECK_EQ(std::string(fc.name()), std::string("+fileChanges:"));
+}
+
 int main() {
     std::fprintf(stderr, "ripple.hpp tests against libripple %s\n", ripple::version_string());
     CHECK(ripple::version_compatible());
@@ -1910,6 +1965,7 @@ int main() {
     RUN(test_ops_transforming);
     RUN(test_ops_combining);
     RUN(test_ops_flattening);
+    RUN(test_os_sources);
     std::printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

@@ -954,9 +954,10 @@ _MISSING = object()
 # helpers above, so they are imported here, after them.
 from ._ops import Operators  # noqa: E402
 from ._ops02 import Operators02  # noqa: E402
+from ._io import OSSources  # noqa: E402
 
 
-class Signal(Operators, Operators02):
+class Signal(Operators, Operators02, OSSources):
     """A reactive signal: a C rpl_signal_t.
 
     Cold signals run their subscribe function once per subscriber. Methods

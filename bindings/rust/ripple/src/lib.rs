@@ -36,6 +36,7 @@ mod connection;
 mod disposable;
 mod error;
 mod handle;
+pub mod os;
 mod scheduler;
 mod signal;
 mod subject;

@@ -71,6 +71,16 @@ pub struct rpl_value {
     pub as_: rpl_value_payload,
 }
 
+/// One entry of a marble value table: `key` stands for `value` (`rpl_marble_cold` and
+/// `rpl_marble_hot` consume the values; `rpl_marble_record` and `rpl_marble_expect`
+/// borrow them).
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rpl_marble_value {
+    pub key: c_char,
+    pub value: rpl_value,
+}
+
 // --- Callback types -----------------------------------------------------------------------
 
 pub type rpl_release_fn = Option<unsafe extern "C" fn(ctx: *mut c_void)>;
@@ -423,4 +433,10 @@ functions! {
     pub fn rpl_signal_take_until_replacement(sig: *mut rpl_signal_t, replacement: *mut rpl_signal_t) -> *mut rpl_signal_t;
     pub fn rpl_signal_skip_until(sig: *mut rpl_signal_t, trigger: *mut rpl_signal_t) -> *mut rpl_signal_t;
     pub fn rpl_signal_group_by(sig: *mut rpl_signal_t, key: rpl_map_fn, ctx: *mut c_void, release: rpl_release_fn) -> *mut rpl_signal_t;
+    // Marble tests.
+    pub fn rpl_marble_cold(test: *mut rpl_scheduler_t, marbles: *const c_char, values: *mut rpl_marble_value, count: usize) -> *mut rpl_signal_t;
+    pub fn rpl_marble_hot(test: *mut rpl_scheduler_t, marbles: *const c_char, values: *mut rpl_marble_value, count: usize) -> *mut rpl_subject_t;
+    pub fn rpl_marble_record(test: *mut rpl_scheduler_t, sig: *mut rpl_signal_t, subscription: *const c_char, values: *const rpl_marble_value, count: usize) -> rpl_value;
+    pub fn rpl_marble_expect(test: *mut rpl_scheduler_t, sig: *mut rpl_signal_t, subscription: *const c_char, expected: *const c_char, values: *const rpl_marble_value, count: usize) -> rpl_status;
+    pub fn rpl_marble_subscriptions(marble: *mut rpl_signal_t) -> rpl_value;
 }

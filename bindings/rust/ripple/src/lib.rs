@@ -39,6 +39,7 @@ mod handle;
 mod scheduler;
 mod signal;
 mod subject;
+pub mod testing;
 mod value;
 
 pub use callback::callback_panics;

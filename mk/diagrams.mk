@@ -36,5 +36,8 @@ check-diagrams: docs $(MANOUT)/ripple.3
 	done
 	@for f in docs/diagrams/*; do cmp -s $$f $(DIAG_OUT)/$$(basename $$f) \
 	  || { echo "check-diagrams: $$f is stale (cp $(DIAG_OUT)/$$(basename $$f) $$f)"; exit 1; }; done
+	@while IFS= read -r line; do grep -qxF -- "$$line" README.md \
+	  || { echo "check-diagrams: README.md's text diagram differs from $(DIAG_OUT)/rpl_signal_switch_to_latest.txt"; exit 1; }; \
+	done < $(DIAG_OUT)/rpl_signal_switch_to_latest.txt
 	@echo "check-diagrams: $$(ls $(DIAG_OUT)/*.svg | wc -l) operators, each in the HTML reference and its man page"
 CHECK_EXTRA += check-diagrams

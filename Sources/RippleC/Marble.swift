@@ -52,11 +52,12 @@ private func parsed<T>(_ text: String, _ fn: StaticString, _ parse: (String) thr
     }
 }
 
-/// rpl_marble_cold and rpl_marble_hot: the scheduler, the diagram, then
-/// the table (consumed either way).
-private func marbleInputs(_ test: OpaquePointer?, _ marbles: UnsafePointer<CChar>?,
-                          _ values: UnsafeMutablePointer<rpl_marble_value>?, _ count: Int, hot: Bool,
-                          _ fn: StaticString) -> (TestScheduler, MarbleDiagram, MarbleValues, String)? {
+/// rpl_marble_cold and rpl_marble_hot: checks the scheduler, the diagram,
+/// then the table (consumed either way), makes the marble and names it
+/// "<prefix><diagram>".
+private func marble(_ test: OpaquePointer?, _ marbles: UnsafePointer<CChar>?,
+                    _ values: UnsafeMutablePointer<rpl_marble_value>?, _ count: Int, hot: Bool, _ fn: StaticString,
+                    _ make: (MarbleDiagram, MarbleValues, TestScheduler) -> Signal) -> OpaquePointer? {
     guard let scheduler = testSchedulerArg(test, fn), let text = marbleText(marbles, fn, what: "marbles") else {
         // Consumed all the same (rule 19), without checking it: the first
         // failure is the one reported.
@@ -70,29 +71,21 @@ private func marbleInputs(_ test: OpaquePointer?, _ marbles: UnsafePointer<CChar
         table.release()
         return nil
     }
-    return (scheduler, diagram, table, text)
+    let s = make(diagram, table, scheduler)
+    ((hot ? "+hot: " : "+cold: ") + text).withCString { s.setName($0) }
+    return retainedHandle(s)
 }
 
 @c @implementation
 public func rpl_marble_cold(_ test: OpaquePointer?, _ marbles: UnsafePointer<CChar>?,
                             _ values: UnsafeMutablePointer<rpl_marble_value>?, _ count: Int) -> OpaquePointer? {
-    guard let (scheduler, diagram, table, text) = marbleInputs(test, marbles, values, count, hot: false, "rpl_marble_cold") else {
-        return nil
-    }
-    let s = MarbleColdSignal(diagram, table, on: scheduler)
-    ("+cold: " + text).withCString { s.setName($0) }
-    return retainedHandle(s)
+    marble(test, marbles, values, count, hot: false, "rpl_marble_cold") { MarbleColdSignal($0, $1, on: $2) }
 }
 
 @c @implementation
 public func rpl_marble_hot(_ test: OpaquePointer?, _ marbles: UnsafePointer<CChar>?,
                            _ values: UnsafeMutablePointer<rpl_marble_value>?, _ count: Int) -> OpaquePointer? {
-    guard let (scheduler, diagram, table, text) = marbleInputs(test, marbles, values, count, hot: true, "rpl_marble_hot") else {
-        return nil
-    }
-    let s = MarbleHotSubject(diagram, table, on: scheduler)
-    ("+hot: " + text).withCString { s.setName($0) }
-    return retainedHandle(s)
+    marble(test, marbles, values, count, hot: true, "rpl_marble_hot") { MarbleHotSubject($0, $1, on: $2) }
 }
 
 /// rpl_marble_record and rpl_marble_expect: the scheduler, the signal, the

@@ -100,12 +100,17 @@ impl Marbles {
 
     /// [`cold`](Self::cold), with a bad diagram as an error.
     pub fn try_cold(&self, marbles: &str, values: &[(char, Value)]) -> Result<Signal, Error> {
-        let (m, mut t) = (text(marbles)?, Table::new(values)?.give());
-        let p = unsafe { sys::rpl_marble_cold(self.scheduler.as_ptr(), m.as_ptr(), t.as_mut_ptr(), t.len()) };
-        if p.is_null() {
-            return Err(Error::last());
-        }
+        let p = self.make(marbles, values, sys::rpl_marble_cold)?;
         Ok(unsafe { Signal::from_owned(p, "rpl_marble_cold") })
+    }
+
+    /// Calls `rpl_marble_cold` or `rpl_marble_hot` (which consume the table).
+    fn make<T>(&self, marbles: &str, values: &[(char, Value)],
+               f: unsafe extern "C" fn(*mut sys::rpl_scheduler_t, *const std::ffi::c_char,
+                                       *mut sys::rpl_marble_value, usize) -> *mut T) -> Result<*mut T, Error> {
+        let (m, mut t) = (text(marbles)?, Table::new(values)?.give());
+        let p = unsafe { f(self.scheduler.as_ptr(), m.as_ptr(), t.as_mut_ptr(), t.len()) };
+        if p.is_null() { Err(Error::last()) } else { Ok(p) }
     }
 
     /// A subject that plays `marbles` once, from now (its `^`). Panics on a bad diagram
@@ -117,11 +122,7 @@ impl Marbles {
 
     /// [`hot`](Self::hot), with a bad diagram as an error.
     pub fn try_hot(&self, marbles: &str, values: &[(char, Value)]) -> Result<Subject, Error> {
-        let (m, mut t) = (text(marbles)?, Table::new(values)?.give());
-        let p = unsafe { sys::rpl_marble_hot(self.scheduler.as_ptr(), m.as_ptr(), t.as_mut_ptr(), t.len()) };
-        if p.is_null() {
-            return Err(Error::last());
-        }
+        let p = self.make(marbles, values, sys::rpl_marble_hot)?;
         Ok(unsafe { Subject::from_owned(p, "rpl_marble_hot") })
     }
 

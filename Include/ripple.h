@@ -1839,8 +1839,8 @@ rpl_status rpl_marble_expect(rpl_scheduler_t *RPL_NULLABLE test, rpl_signal_t *R
 
 /* The subscriptions made so far to a signal from rpl_marble_cold or a
    subject from rpl_marble_hot (pass it cast to rpl_signal_t *), one line
-   each, in the order they were made, separated by '\n' (no newline at the
-   end; "" for none): "^" where it began, "!" where it ended - disposed or
+   each, in the order they were made, separated by newline characters (none
+   at the end; "" for none): "^" where it began, "!" where it ended - disposed or
    terminated, as in RxJS - frames from the marble's creation: "--^---!",
    "(^!)" for one that ended in its first frame, "^" for one still going.
    Returned as a string value (+1). Errors: marble NULL (RPL_ERR_NULL), not

@@ -19,7 +19,7 @@ public struct MarbleDrawing {
 
     public init() {}
 
-    /// Draws events given in time order; `character` draws a value.
+    /// Draws events given in time order.
     public init(_ events: [MarbleEvent]) {
         var i = 0
         while i < events.count {

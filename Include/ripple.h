@@ -1854,6 +1854,130 @@ enum {
     RPL_FILE_DELETED = 4,   /* it was deleted */
     RPL_FILE_MOVED = 8      /* it was moved (from or to the name) */
 };
+ * Marble tests: signals drawn as text, on a test scheduler
+ * ---------------------------------------------------------------------------
+ * A marble diagram draws a signal on a time line, one character per frame of
+ * 1 ms of virtual time, as RxJS's TestScheduler reads it in run mode:
+ *   -        one frame passes
+ *   a        a value, in one frame (see the table below)
+ *   (ab)     a group: a and b in the same frame, the group's first; the group
+ *            takes as many frames as it has characters ("(ab)" four)
+ *   |        completion          #   an error (domain "marble", code 1,
+ *                                    message "error")
+ *   ^        the subscription point (frame 0 of a hot diagram)
+ *   !        unsubscription (subscription diagrams only; takes no frame)
+ *   ' '      spaces are ignored, so diagrams can be aligned
+ *   10ms 1.5s 2m   a time progression: that much time passes (at the start
+ *            of the diagram or after a space, and followed by a space;
+ *            "a 10ms b" puts b 11 frames after a)
+ * Values. Each function takes a table of (key, value) pairs: the character
+ * key stands for the value. Without an entry, a digit stands for that int
+ * (rpl_int) and any other character for a one-character string (rpl_string).
+ * A key may not be a character the syntax claims (- ( ) | # ^ ! and space)
+ * nor appear twice. A drawn value (rpl_marble_record, a failed expectation)
+ * is its table key (the first entry rpl_value_equal to it), else its digit
+ * (an int 0 to 9) or its character (a one-character string that is no
+ * digit, syntax or table key), else '?'.
+ * Time. Frame 0 of rpl_marble_expect and rpl_marble_record is the test
+ * scheduler's time at the call; a cold diagram's frames count from each
+ * subscription, a hot one's from its creation ('^' is then), and
+ * rpl_marble_subscriptions' from the marble's creation. As in RxJS, a
+ * subscription made at a frame (its '^') gets the hot events of that frame,
+ * and one ended at a frame (its '!') gets none of that frame's events: the
+ * test subscribes and unsubscribes ahead of the other work due in the same
+ * frame. An event between frames (a delay of 1.5 ms) is drawn with a time
+ * progression ("1.5ms a"). The syntax cannot draw an event less than a
+ * group's width after the group: a drawing then shows it late, and a failed
+ * expectation's first line gives the frames.
+ * Departures from RxJS: '^' in a hot or expected diagram is frame 0 where the
+ * frames before it put it (RxJS counts the characters before it, spaces and
+ * time progressions included, which agrees when there are none); the
+ * diagrams RxJS accepts but cannot mean are refused: a group inside a
+ * group, an unclosed or unopened group, a second '^' or '!', '^' inside a
+ * group of events or after '!', an event after '|' or '#', '^' in a cold
+ * diagram, '!' outside a subscription diagram, and any character but - ^ !
+ * ( ) and time progressions in a subscription diagram. A refused diagram is
+ * RPL_ERR_INVALID, with the 1-based column and the reason in the message:
+ *   "rpl_marble_cold: column 3 of \"a|b\": an event after '|'".
+ * Threads: the marble functions drive the test scheduler like
+ * rpl_test_scheduler_run: call them from one thread at a time.
+ * ======================================================================== */
+
+/* One entry of a marble value table: key stands for value. */
+typedef struct rpl_marble_value {
+    char key;
+    rpl_value value;
+} rpl_marble_value;
+
+/* A cold signal (+1) that, for each subscriber, plays marbles on the test
+   scheduler test, its frames counted from that subscription (frame 0's
+   events come when the scheduler next runs, as every later frame's).
+   The values in values[0..count) are consumed, also on failure (except for a
+   count too large for an array: RPL_ERR_INVALID, nothing read); each
+   subscriber gets its own references. The signal holds test weakly, like
+   every operator: once test is freed, a new subscription ends at once and
+   pending events are dropped. Default name "+cold: <marbles>".
+   Errors, in this order: test NULL (RPL_ERR_NULL), not a test scheduler
+   (RPL_ERR_KIND); marbles NULL, or values NULL with count > 0
+   (RPL_ERR_NULL); count too large, a table entry of an unlisted type, a
+   syntax key or a repeated key, or a refused diagram, including '^'
+   (RPL_ERR_INVALID). */
+rpl_signal_t *RPL_NULLABLE rpl_marble_cold(rpl_scheduler_t *RPL_NULLABLE test, const char *RPL_NULLABLE marbles,
+                                           rpl_marble_value *RPL_NULLABLE values, size_t count);
+
+/* A plain subject (+1) that plays marbles once, on the test scheduler test,
+   from now: '^' marks the scheduler's current time (no '^': the diagram
+   starts now). Events before '^' are sent at once (before anyone can have
+   subscribed, so only a terminal event among them has an effect: later
+   subscribers get it); frame 0's and later ones' when the scheduler runs.
+   Pending events keep the subject alive; it is a subject like any other
+   (rpl_subject_send_* work too). Values as for rpl_marble_cold. Errors as
+   rpl_marble_cold, '^' allowed once. Default name "+hot: <marbles>". */
+rpl_subject_t *RPL_NULLABLE rpl_marble_hot(rpl_scheduler_t *RPL_NULLABLE test, const char *RPL_NULLABLE marbles,
+                                           rpl_marble_value *RPL_NULLABLE values, size_t count);
+
+/* Subscribes sig at the '^' of the subscription diagram subscription (NULL
+   or "": now, frame 0), disposes that subscription at its '!' (if it has
+   one), and runs the test scheduler until no work is pending, or 60,000
+   frames past the last frame the diagrams reach (the subscription diagram,
+   and every marble's events scheduled so far), so that work without end,
+   such as an interval, stops (what is due later stays pending). Returns what sig did, drawn in the same
+   syntax with the table values (borrowed) as a string value (+1): e.g.
+   "--a--(bc)|". Frame 0 is the scheduler's time at the call. Errors: test
+   NULL or not a test scheduler, sig NULL or not a signal, values NULL with
+   count > 0, count too large, a bad table or subscription diagram; nil is
+   returned. */
+rpl_value rpl_marble_record(rpl_scheduler_t *RPL_NULLABLE test, rpl_signal_t *RPL_NULLABLE sig,
+                            const char *RPL_NULLABLE subscription,
+                            const rpl_marble_value *RPL_NULLABLE values, size_t count);
+
+/* Runs sig as rpl_marble_record does (the expected diagram's end counting
+   among the frames the diagrams reach) and compares what it did with
+   expected: RPL_OK when sig sent exactly those events in exactly those
+   frames (values compared with rpl_value_equal against the table's, '#'
+   matching any error); else RPL_ERR_FAILED with the difference in
+   rpl_last_error_message(), on four lines:
+     rpl_marble_expect: at frame 4 expected value 'b', got value 'c'
+     expected: --a-b-|
+     actual:   --a-c-|
+                   ^
+   (both drawn the same way, the caret under the first difference). The
+   subscription is disposed only at the diagram's '!': without one it stays
+   subscribed after the call (what it gets then is dropped). Errors as
+   rpl_marble_record, and a refused expected diagram (RPL_ERR_INVALID). */
+rpl_status rpl_marble_expect(rpl_scheduler_t *RPL_NULLABLE test, rpl_signal_t *RPL_NULLABLE sig,
+                             const char *RPL_NULLABLE subscription, const char *RPL_NULLABLE expected,
+                             const rpl_marble_value *RPL_NULLABLE values, size_t count);
+
+/* The subscriptions made so far to a signal from rpl_marble_cold or a
+   subject from rpl_marble_hot (pass it cast to rpl_signal_t *), one line
+   each, in the order they were made, separated by newline characters (none
+   at the end; "" for none): "^" where it began, "!" where it ended - disposed or
+   terminated, as in RxJS - frames from the marble's creation: "--^---!",
+   "(^!)" for one that ended in its first frame, "^" for one still going.
+   Returned as a string value (+1). Errors: marble NULL (RPL_ERR_NULL), not
+   a marble signal or subject (RPL_ERR_KIND); nil is returned. */
+rpl_value rpl_marble_subscriptions(rpl_signal_t *RPL_NULLABLE marble);
 
 #if defined(__clang__)
 #pragma clang diagnostic pop

@@ -9,7 +9,11 @@ from it, never written by hand:
   - rpl_<function>.3: one name per declared function, a link to its section's
     page (Debian policy prefers symlinks to .so requests for aliases).
 
-  manpages.py HEADER OUTDIR --version V   write the pages (and the links)
+  manpages.py HEADER OUTDIR --version V [--diagrams DIR]
+                                          write the pages (and the links); an
+                                          operator with DIR/<function>.txt
+                                          (pkg/diagrams, from a real run) shows
+                                          that marble diagram under its comment
   manpages.py HEADER --list               every file name the pages install
   manpages.py HEADER --functions          every declared function, sorted
 """
@@ -177,7 +181,21 @@ def th(name, version):
             ".nh", ".ad l"]  # identifiers read badly when hyphenated or stretched
 
 
-def page_for_section(title, intro, body, version):
+def diagram(lines, folder):
+    """The marble diagrams of the functions declared in lines, as roff."""
+    out = []
+    if not folder:
+        return out
+    for name in FUNC.findall("\n".join(lines)):
+        path = os.path.join(folder, name + ".txt")
+        if os.path.exists(path):
+            text = open(path, encoding="utf-8").read().rstrip("\n").split("\n")
+            out += [".PP", "Marble diagram of " + esc(name) + ", recorded from a run (one character per 1 ms frame):",
+                    ".EX"] + [esc(ln) for ln in text] + [".EE"]
+    return out
+
+
+def page_for_section(title, intro, body, version, diagrams=None):
     name = slug(title)
     funcs = functions_of(body)
     out = th(name, version)
@@ -194,7 +212,7 @@ def page_for_section(title, intro, body, version):
         else:
             out += code(lines)
             if pending is not None:
-                out += [".RS"] + prose(pending) + [".RE"]
+                out += [".RS"] + prose(pending) + diagram(lines, diagrams) + [".RE"]
                 pending = None
     if pending is not None:
         out += prose(pending)
@@ -224,9 +242,10 @@ def main():
     ap.add_argument("--version", default="")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--functions", action="store_true")
+    ap.add_argument("--diagrams")
     args = ap.parse_args()
     overview, sections = parse(args.header)
-    pages = [page_for_section(t, i, b, args.version) for t, i, b in sections]
+    pages = [page_for_section(t, i, b, args.version, args.diagrams) for t, i, b in sections]
     if args.functions:
         print("\n".join(sorted({f for _, funcs, _ in pages for f in funcs})))
         return 0

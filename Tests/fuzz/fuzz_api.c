@@ -370,6 +370,7 @@ static sig_info op_info(uint8_t op, uint8_t b, bool *loops) {
     case 0: case 1: case 2: case 14: case 29: case 53: return (sig_info){ 1, 0, 0 };
     case 89: if (b % 12 != 3) return (sig_info){ 1, 0, 0 }; return s;  /* write carries s's links */
     case 54: case 55: return (sig_info){ 4, 0, 0 };
+    case 91: case 92: return (sig_info){ 9, 0, 0 };  /* a marble diagram: at most 9 events */
     case 51: return (sig_info){ 1 + b % 4, 0, 0 };
     case 52: return (sig_info){ 1 + b % 6, 0, 0 };
     case 9: case 10: case 11: case 12: case 44: case 45: case 46:
@@ -445,7 +446,7 @@ static void dispose_slot(int slot) {
 }
 
 /* FUZZ_TRACE=1 prints each operation, to turn a saved input into a repro. */
-#define NOPS 91
+#define NOPS 94
 static const char *const op_names[NOPS] = {
     "subject", "behavior_subject", "replay_subject", "map", "filter", "take", "skip", "scan",
     "distinct_until_changed", "merge", "combine_latest", "zip", "take_until", "start_with", "return/empty",
@@ -461,7 +462,27 @@ static const char *const op_names[NOPS] = {
     "any", "all", "default_if_empty", "initially", "finally", "do_dispose", "flatten_max", "concat_map",
     "concat_all", "switch_if_empty", "if", "switch_cases", "with_latest_from", "sample",
     "take_until_replacement", "skip_until", "group_by", "start_send", "os_source", "os_run",
+    "marble_cold", "marble_hot", "marble_roundtrip",
 };
+
+/* A marble diagram of up to 9 characters from b, often a bad one. */
+static void make_marbles(uint8_t b, char *out) {
+    static const char alphabet[] = "-a1(b)|#^! 2ms -";
+    size_t n = b % 10;
+    unsigned x = b * 2654435761u;
+    for (size_t i = 0; i < n; i++) {
+        x = x * 1103515245u + 12345u;
+        out[i] = alphabet[(x >> 16) % (sizeof alphabet - 1)];
+    }
+    out[n] = 0;
+}
+
+/* A marble diagram refused must be RPL_ERR_INVALID with its column. */
+static void check_refused(const void *made, const char *marbles) {
+    if (made) return;
+    if (rpl_last_error() != RPL_ERR_INVALID || !strstr(rpl_last_error_message(), "column "))
+        FAIL("marble \"%s\" refused without a column: %s", marbles, rpl_last_error_message());
+}
 
 static void trace(uint8_t op, uint8_t b) {
     static int on = -1;
@@ -704,6 +725,51 @@ static void run(const uint8_t *data, size_t size) {
         case 87: if (s) put_signal(rpl_signal_group_by(s, op_key, new_ctx(b), ctx_release), NULL); break;
         case 89: os_source(s, b); break;
         case 90: os_run(b); break;
+        /* Marble tests: cold and hot marbles on the input's clock (a bad
+           diagram is refused with its column; the table is consumed either
+           way), and, on a scheduler of its own (the input's may hold work
+           without end), a cold marble whose recording must read back as
+           what it did. Every subscription log is a string. */
+        case 91: case 92: {
+            char m[16];
+            make_marbles(b, m);
+            rpl_marble_value v[1] = { { 'a', make_value((uint8_t)(b * 3)) } };
+            if (op == 91) {
+                rpl_signal_t *c = rpl_marble_cold(clock_, m, v, b & 1);
+                check_refused(c, m);
+                if (c) put_signal(c, NULL);
+            } else {
+                rpl_subject_t *h = rpl_marble_hot(clock_, m, v, b & 1);
+                check_refused(h, m);
+                if (h) put_signal(rpl_subject_as_signal(h), h);
+            }
+            if (!(b & 1)) rpl_value_release(&v[0].value);
+            if (s) {
+                rpl_value log = rpl_marble_subscriptions(s);
+                if (rpl_value_type(&log) != RPL_TYPE_STRING && rpl_last_error() != RPL_ERR_KIND)
+                    FAIL("rpl_marble_subscriptions: %s", rpl_last_error_message());
+                rpl_value_release(&log);
+            }
+        } break;
+        case 93: {
+            char m[16];
+            make_marbles(b, m);
+            rpl_scheduler_t *own = rpl_test_scheduler_create();
+            rpl_signal_t *c = rpl_marble_cold(own, m, NULL, 0);
+            check_refused(c, m);
+            if (c) {
+                rpl_signal_t *r = b & 0x80 ? rpl_signal_take(c, b % 3) : rpl_retain(c);
+                rpl_value drawn = rpl_marble_record(own, r, b & 0x40 ? "-^--!" : NULL, NULL, 0);
+                const char *text = rpl_value_string(&drawn, NULL);
+                if (!text) FAIL("rpl_marble_record: %s", rpl_last_error_message());
+                if (rpl_marble_expect(own, r, b & 0x40 ? "-^--!" : NULL, text, NULL, 0) != RPL_OK)
+                    FAIL("marble \"%s\" recorded as \"%s\" does not read back: %s", m, text, rpl_last_error_message());
+                rpl_value_release(&drawn);
+                rpl_release(r);
+                rpl_release(c);
+            }
+            rpl_release(own);
+        } break;
         case 88: { /* into a subscriber a start body kept open */
             rpl_subscriber_t *sub = starts[b % NSTART];
             if (!sub) break;

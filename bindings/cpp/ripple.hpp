@@ -2227,6 +2227,98 @@ class Trace {
     Hook *hook_;
 };
 
+// ---------------------------------------------------------------------------
+// Marble tests (ripple.h, "Marble tests"): diagrams on a test scheduler.
+
+namespace testing {
+
+/// Characters and the values they stand for in a diagram; without an entry a
+/// digit is its int and any other character a one-character string.
+using MarbleValues = std::vector<std::pair<char, Value>>;
+
+/// Thrown by Marbles::expect when a signal did not do what its diagram
+/// says: what() has the frame of the first difference, then both diagrams
+/// and a caret under it. An Error (RPL_ERR_FAILED), so a test framework
+/// reports it like any failed check.
+class MarbleMismatch : public Error {
+  public:
+    explicit MarbleMismatch(const std::string &diff) : Error(RPL_ERR_FAILED, diff) {}
+};
+
+/// Marble diagrams on one test scheduler: cold and hot marbles, and
+/// expectations of what a signal does.
+///
+///     ripple::testing::Marbles m;
+///     auto clicks = m.hot("-a--b-c---d|");
+///     m.expect(clicks.throttle(2ms, m.scheduler()), "---a----c--(d|)");
+class Marbles {
+  public:
+    Marbles() = default;
+    explicit Marbles(TestScheduler s) : scheduler_(std::move(s)) {}
+    const TestScheduler &scheduler() const noexcept { return scheduler_; }
+
+    /// A signal that plays marbles for each subscriber, from its subscription.
+    Signal cold(const std::string &marbles, const MarbleValues &values = {}) const {
+        auto table = owned(values);
+        return Signal::adopt(detail::check(rpl_marble_cold(scheduler_.get(), marbles.c_str(), table.data(), table.size())));
+    }
+    /// A subject that plays marbles once, from now (its '^').
+    Subject hot(const std::string &marbles, const MarbleValues &values = {}) const {
+        auto table = owned(values);
+        return Subject::adopt(detail::check(rpl_marble_hot(scheduler_.get(), marbles.c_str(), table.data(), table.size())));
+    }
+    /// What sig does, drawn as a diagram, subscribed at subscription's '^'
+    /// (now when empty) and disposed at its '!'.
+    std::string record(const Signal &sig, const std::string &subscription = {}, const MarbleValues &values = {}) const {
+        auto table = borrowed(values);
+        Value v = Value::adopt(rpl_marble_record(scheduler_.get(), sig.get(), subscription.c_str(), table.data(), table.size()));
+        if (v.is_nil()) detail::throw_last();
+        return v.as_string();
+    }
+    /// Throws MarbleMismatch unless sig does exactly expected ('#' matches
+    /// any error); any other failure (a bad diagram) is an Error.
+    void expect(const Signal &sig, const std::string &expected, const MarbleValues &values = {},
+                const std::string &subscription = {}) const {
+        auto table = borrowed(values);
+        rpl_status st = rpl_marble_expect(scheduler_.get(), sig.get(), subscription.c_str(), expected.c_str(),
+                                          table.data(), table.size());
+        if (st == RPL_ERR_FAILED) {
+            std::string message = rpl_last_error_message();
+            throw MarbleMismatch(message.substr(message.find(": ") + 2));
+        }
+        detail::check(st);
+    }
+    /// The subscriptions made to a cold or hot marble, one "^--!" each.
+    std::vector<std::string> subscriptions(const Signal &marble) const {
+        Value v = Value::adopt(rpl_marble_subscriptions(marble.get()));
+        if (v.is_nil()) detail::throw_last();
+        std::vector<std::string> lines;
+        std::string text = v.as_string();
+        for (size_t start = 0; !text.empty() && start <= text.size();) {
+            size_t end = text.find('\n', start);
+            if (end == std::string::npos) end = text.size();
+            lines.push_back(text.substr(start, end - start));
+            start = end + 1;
+        }
+        return lines;
+    }
+
+  private:
+    static std::vector<rpl_marble_value> owned(const MarbleValues &values) {
+        std::vector<rpl_marble_value> t;
+        for (const auto &e : values) t.push_back({e.first, Value(e.second).release()});
+        return t;
+    }
+    static std::vector<rpl_marble_value> borrowed(const MarbleValues &values) {
+        std::vector<rpl_marble_value> t;
+        for (const auto &e : values) t.push_back({e.first, *e.second.c()});
+        return t;
+    }
+    TestScheduler scheduler_;
+};
+
+}  // namespace testing
+
 }  // namespace ripple
 
 #endif  // RIPPLE_HPP

@@ -1939,6 +1939,31 @@ static void test_os_sources() {
     CHECK_THROWS(Signal::accept(0, Scheduler::immediate()), RPL_ERR_INVALID);
     Signal fc = Signal::file_changes("/tmp", bg);
     CHECK_EQ(std::string(fc.name()), std::string("+fileChanges:"));
+// Marble tests (ripple::testing): expect, record, subscriptions, mismatches
+// and bad diagrams.
+static void test_marbles() {
+    testing::Marbles m;
+    auto clicks = m.hot("-a--b-c---d|");
+    m.expect(clicks.throttle(2ms, m.scheduler()), "---a----c--(d|)");
+    CHECK(m.subscriptions(clicks) == std::vector<std::string>{"^----------!"});
+    auto source = m.cold("-x-y|", {{'x', Value(std::vector<Value>{1, "one"})}, {'y', nullptr}});
+    m.expect(source, "-p-q|", {{'p', Value(std::vector<Value>{1, "one"})}, {'q', nullptr}});
+    CHECK_EQ(m.record(source.take(1), "", {{'x', Value(std::vector<Value>{1, "one"})}}), std::string("-(x|)"));
+    CHECK_EQ(m.record(m.cold("a-b-c|"), "-^--!"), std::string("-a-b"));
+    CHECK((m.subscriptions(source) == std::vector<std::string>{"^---!", "----^!"}));
+    bool mismatch = false;
+    try {
+        m.expect(m.cold("--a-c-|"), "--a-b-|");
+    } catch (const testing::MarbleMismatch &e) {
+        mismatch = std::string(e.what()) ==
+                   "at frame 4 expected value 'b', got value 'c'\nexpected: --a-b-|\nactual:   --a-c-|\n              ^";
+        CHECK_EQ(e.status(), RPL_ERR_FAILED);
+    }
+    CHECK(mismatch);
+    CHECK_THROWS(m.cold("a|b"), RPL_ERR_INVALID);
+    CHECK_THROWS(m.expect(m.cold("a"), "((a))"), RPL_ERR_INVALID);
+    CHECK_THROWS(m.subscriptions(Signal::never()), RPL_ERR_KIND);
+    CHECK_THROWS(m.record(m.cold("a"), "^^"), RPL_ERR_INVALID);
 }
 
 int main() {
@@ -1946,6 +1971,7 @@ int main() {
     CHECK(ripple::version_compatible());
     CHECK_EQ(ripple::version(), unsigned(RPL_VERSION_NUMBER));
     RUN(test_values);
+    RUN(test_marbles);
     RUN(test_errors);
     RUN(test_error_from_blocking);
     RUN(test_disposables);

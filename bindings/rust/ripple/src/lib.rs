@@ -40,6 +40,7 @@ pub mod os;
 mod scheduler;
 mod signal;
 mod subject;
+pub mod testing;
 mod value;
 
 pub use callback::callback_panics;

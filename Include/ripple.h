@@ -1854,6 +1854,8 @@ enum {
     RPL_FILE_DELETED = 4,   /* it was deleted */
     RPL_FILE_MOVED = 8      /* it was moved (from or to the name) */
 };
+
+/* ===========================================================================
  * Marble tests: signals drawn as text, on a test scheduler
  * ---------------------------------------------------------------------------
  * A marble diagram draws a signal on a time line, one character per frame of

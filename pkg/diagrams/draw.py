@@ -21,6 +21,10 @@ LEFT = 96         # px for the lane labels
 R = 10            # marble radius
 # Functions returning a signal that are no operator: accessors and the marble API.
 NOT_OPERATORS = {"rpl_connection_signal", "rpl_subject_as_signal", "rpl_value_signal", "rpl_marble_cold"}
+# The operating system's sources refuse the test scheduler (their events come
+# from the kernel, not from virtual time), so no marble run can draw them.
+NOT_OPERATORS |= {"rpl_signal_" + n for n in ("fd_readable", "fd_writable", "read", "read_lines", "write",
+                                              "accept", "os_signal", "child_exit", "file_changes")}
 
 
 def read(path):

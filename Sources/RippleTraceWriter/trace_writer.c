@@ -109,21 +109,28 @@ static void flush_locked(void) {
 }
 
 /* JSON string contents: quotes, backslashes and control bytes escaped;
-   other bytes as they are (names and strings are UTF-8). */
+   other bytes as they are (names and strings are UTF-8). Runs of plain
+   bytes are copied whole: they are nearly all of a trace. */
 static size_t json_escape(char *out, const char *s, size_t n) {
     static const char hex[] = "0123456789abcdef";
-    size_t o = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
+    size_t o = 0, i = 0;
+    while (i < n) {
+        size_t run = i;
+        while (run < n && (unsigned char)s[run] >= 0x20 && s[run] != '"' && s[run] != '\\' && s[run] != 0x7f) run++;
+        memcpy(out + o, s + i, run - i);
+        o += run - i;
+        if (run == n) break;
+        unsigned char c = (unsigned char)s[run];
         if (c == '"' || c == '\\') { out[o++] = '\\'; out[o++] = (char)c; }
         else if (c == '\n') { out[o++] = '\\'; out[o++] = 'n'; }
         else if (c == '\t') { out[o++] = '\\'; out[o++] = 't'; }
-        else if (c < 0x20 || c == 0x7f) {
+        else {
             memcpy(out + o, "\\u00", 4);
             out[o + 4] = hex[c >> 4];
             out[o + 5] = hex[c & 15];
             o += 6;
-        } else out[o++] = (char)c;
+        }
+        i = run + 1;
     }
     return o;
 }
@@ -144,6 +151,20 @@ static size_t json_string(char *out, const char *s, size_t cap) {
     return o;
 }
 
+/* Decimal digits of x at out (snprintf costs more than the rest of a line). */
+static size_t put_u64(char *out, uint64_t x) {
+    char tmp[20];
+    size_t n = 0;
+    do tmp[n++] = (char)('0' + x % 10); while ((x /= 10));
+    for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
+    return n;
+}
+static size_t put_str(char *out, const char *s) {
+    size_t n = strlen(s);
+    memcpy(out, s, n);
+    return n;
+}
+
 static const char *const kind_names[] = {"subscribe", "next", "error", "completed", "dispose"};
 
 /* The hook. Everything but the time is formatted before the lock, on the
@@ -156,9 +177,13 @@ static void writer_hook(void *ctx, const void *event) {
     char text[VALUE_CAP + 1];
     if (!cached_tid) cached_tid = (pid_t)syscall(SYS_gettid);
     unsigned kind = (unsigned)e->kind < 5 ? (unsigned)e->kind : 4;
-    int n = snprintf(line, sizeof line, ",\"thread\":%d,\"kind\":\"%s\",\"sub\":%" PRIu64 ",\"signal\":", (int)cached_tid,
-                     kind_names[kind], e->subscription);
-    size_t o = (size_t)n;
+    size_t o = put_str(line, ",\"thread\":");
+    o += put_u64(line + o, (uint64_t)cached_tid);
+    o += put_str(line + o, ",\"kind\":\"");
+    o += put_str(line + o, kind_names[kind]);
+    o += put_str(line + o, "\",\"sub\":");
+    o += put_u64(line + o, e->subscription);
+    o += put_str(line + o, ",\"signal\":");
     o += json_string(line + o, e->signal_name, NAME_CAP);
     if (e->kind == RPL_TRACE_NEXT && e->value) {
         ripple_value_text(e->value, text, sizeof text);
@@ -182,7 +207,8 @@ static void writer_hook(void *ctx, const void *event) {
     if (w.fd >= 0) {
         uint64_t now = now_ns();
         if (w.len + o + 32 > BUF_CAP) flush_locked();
-        w.len += (size_t)snprintf(w.buf + w.len, 32, "{\"t\":%" PRIu64, now - w.start_ns);
+        w.len += put_str(w.buf + w.len, "{\"t\":");
+        w.len += put_u64(w.buf + w.len, now - w.start_ns);
         memcpy(w.buf + w.len, line, o);
         w.len += o;
         if (w.len >= FLUSH_AT || now - w.last_write_ns >= FLUSH_NS) flush_locked();

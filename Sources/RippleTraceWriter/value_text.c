@@ -4,6 +4,7 @@
 #include "ripple_trace_writer.h"
 #include "../../Include/ripple.h"
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,16 @@ static void put_value(text *t, const rpl_value *v, int depth) {
     switch (rpl_value_type(v)) {
     case RPL_TYPE_NIL: puts_(t, "nil"); break;
     case RPL_TYPE_BOOL: puts_(t, rpl_value_bool(v) ? "true" : "false"); break;
-    case RPL_TYPE_INT: snprintf(b, sizeof b, "%lld", (long long)rpl_value_int(v)); puts_(t, b); break;
+    case RPL_TYPE_INT: {
+        /* By hand: snprintf would cost more than the rest of a trace line. */
+        int64_t i = rpl_value_int(v);
+        uint64_t x = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
+        char *e = b + sizeof b, *p = e;
+        do *--p = (char)('0' + x % 10); while ((x /= 10));
+        if (i < 0) *--p = '-';
+        put(t, p, (size_t)(e - p));
+        break;
+    }
     case RPL_TYPE_DOUBLE: put_double(t, rpl_value_double(v)); break;
     case RPL_TYPE_STRING: {
         size_t n = 0;

@@ -271,12 +271,12 @@ static void *slow_reader(void *p) {
 typedef struct {
     rpl_subject_t *s;
     long n;
-    volatile int done;
+    int done; /* atomic */
 } send_arg;
 static void *send_many(void *p) {
     send_arg *a = p;
     for (long i = 0; i < a->n; i++) rpl_subject_send_next(a->s, rpl_int(i));
-    a->done = 1;
+    __atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
     return NULL;
 }
 
@@ -294,7 +294,7 @@ static void test_slow_reader_and_signals(void) {
     send_arg a = {rpl_subject_create(), test_scale(40000, 8000), 0};
     rpl_disposable_t *d = rpl_signal_subscribe_next((rpl_signal_t *)a.s, on_next_noop, NULL);
     pthread_create(&st, NULL, send_many, &a);
-    while (!a.done) {
+    while (!__atomic_load_n(&a.done, __ATOMIC_ACQUIRE)) {
         pthread_kill(st, SIGUSR1);
         nanosleep(&(struct timespec){0, 300000}, NULL);
     }

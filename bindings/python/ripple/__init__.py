@@ -15,7 +15,7 @@ from ._core import (  # noqa: F401
     CONSTANTS, HEADER_PATH, LIBRARY_PATH, RPL_FOREVER, CompoundDisposable, Disposable, Event,
     NATIVE, NoValueError, Pointer, RippleError, RippleTimeoutError, SerialDisposable, Signal, StatusError,
     Subscriber, TraceEvent, clear_error_cache, ffi, has, lib, live_objects, set_exception_handler,
-    set_trace, status_string, trace, version, version_number,
+    set_trace, status_string, trace, trace_write, version, version_number,
 )
 from ._sched import *  # noqa: F401,F403
 from ._sched import Scheduler, TestScheduler  # noqa: F401

@@ -383,6 +383,7 @@ functions! {
     pub fn rpl_signal_set_name(sig: *mut rpl_signal_t, name: *const c_char) -> rpl_status;
     pub fn rpl_signal_name(sig: *const rpl_signal_t) -> *const c_char;
     pub fn rpl_trace_set(fn_: rpl_trace_fn, ctx: *mut c_void) -> rpl_status;
+    pub fn rpl_trace_write(fd: c_int) -> rpl_status;
     pub fn rpl_live_objects() -> usize;
     pub fn rpl_signal_log(sig: *mut rpl_signal_t, label: *const c_char) -> *mut rpl_signal_t;
     // Added in 0.2: the rest of RAC's catalogue and the Rx operators.

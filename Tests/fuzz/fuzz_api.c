@@ -39,6 +39,7 @@
  * result would weigh more than WCAP is skipped, so nested cold sources stay
  * fast. Each also carries its multicast links (see sig_info), so that no
  * input builds a program that loops for ever by the rules. */
+#include <fcntl.h>
 #include <ripple.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -432,7 +433,7 @@ static void dispose_slot(int slot) {
 }
 
 /* FUZZ_TRACE=1 prints each operation, to turn a saved input into a repro. */
-#define NOPS 89
+#define NOPS 90
 static const char *const op_names[NOPS] = {
     "subject", "behavior_subject", "replay_subject", "map", "filter", "take", "skip", "scan",
     "distinct_until_changed", "merge", "combine_latest", "zip", "take_until", "start_with", "return/empty",
@@ -447,7 +448,7 @@ static const char *const op_names[NOPS] = {
     "reduce_each", "combine_previous", "distinct_until_changed_with", "buffer", "not", "and", "or",
     "any", "all", "default_if_empty", "initially", "finally", "do_dispose", "flatten_max", "concat_map",
     "concat_all", "switch_if_empty", "if", "switch_cases", "with_latest_from", "sample",
-    "take_until_replacement", "skip_until", "group_by", "start_send",
+    "take_until_replacement", "skip_until", "group_by", "start_send", "trace_write",
 };
 
 static void trace(uint8_t op, uint8_t b) {
@@ -646,6 +647,14 @@ static void run(const uint8_t *data, size_t size) {
                 rpl_release(e);
             }
         } break;
+        case 89: { /* the trace writer: every later event goes through it as a JSON line */
+            static int sink = -1;
+            if (sink < 0) sink = open("/dev/null", O_WRONLY);
+            int fd = b % 4 == 0 ? -1 : b % 4 == 3 ? -2 - (b >> 2) : sink;
+            rpl_status st = rpl_trace_write(fd);
+            if (fd < -1 && st != RPL_ERR_INVALID) FAIL("rpl_trace_write(%d) was not refused", fd);
+            if (fd >= -1 && st != RPL_OK) FAIL("rpl_trace_write(%d): %s", fd, rpl_last_error_message());
+        } break;
         }
     }
 }
@@ -653,6 +662,7 @@ static void run(const uint8_t *data, size_t size) {
 static size_t live_at_start;   /* runtime objects alive before the input */
 
 static void finish(void) {
+    rpl_trace_write(-1);
     for (int i = 0; i < NSUB; i++) dispose_slot(i);
     for (int i = 0; i < NSIG; i++) { rpl_release(sigs[i]); sigs[i] = NULL; subjects[i] = NULL; }
     for (int k = 0; k < NCONN; k++) {

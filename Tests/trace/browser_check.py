@@ -238,7 +238,10 @@ def main():
             failures.append("Fit did not come back to the whole trace")
 
         page.call("Input.dispatchMouseEvent", type="mouseMoved", x=5, y=5)  # no tooltip in the picture
-        shot = page.call("Page.captureScreenshot", format="png")
+        # The page down to the end of its lanes (no empty window below).
+        height = page.js("Math.min(900, Math.ceil(document.getElementById('chart').getBoundingClientRect().bottom) + 6)")
+        shot = page.call("Page.captureScreenshot", format="png",
+                         clip={"x": 0, "y": 0, "width": 1400, "height": height, "scale": 1})
         os.makedirs(os.path.dirname(os.path.abspath(args.screenshot)), exist_ok=True)
         with open(args.screenshot, "wb") as f:
             f.write(base64.b64decode(shot["data"]))

@@ -1731,7 +1731,7 @@ rpl_status rpl_trace_set(rpl_trace_fn RPL_NULLABLE fn, void *RPL_NULLABLE ctx);
  * hundreds of events.
  *
  * Write errors never reach the program: EINTR and partial writes are
- * retried, a full non-blocking fd is waited for (1 s at a time), SIGPIPE
+ * retried, a full non-blocking fd is waited for (up to 1 s per stall), SIGPIPE
  * is held back during the write. A write that fails (closed pipe, full
  * disk, a full fd that stays full) ends the writing: later events are
  * counted as dropped, and the call that ends that file (fd -1 or a new fd)

@@ -1,31 +1,29 @@
 # A trace timeline for any program (ripple.h: rpl_trace_write, RIPPLE_TRACE):
-# the ripple-trace command (tools/), its install, and its test as a user
-# would run it.
-#   make trace-check   the command's own cases (Tests/trace/tool_check.py);
-#                      a C program (Tests/trace/traced_program.c) traced with
-#                      RIPPLE_TRACE, drawn by ripple-trace, the page opened in
-#                      headless Chromium (lanes and marks in the DOM, hover,
-#                      zoom, pan, no console errors), the screenshot kept in
-#                      build/trace/timeline.png; an unmodified example traced
-#                      the same way; a 1,000,000-event trace timed and sized
-#   make trace-deps    Debian's chromium, when missing
-bindir       ?= $(exec_prefix)/bin
-man1dir      ?= $(mandir)/man1
+# the ripple-trace command (tools/, installed by scripts/install.sh) and its
+# tests, run as a user would.
+#   make trace-tool-check  the command's own cases (Tests/trace/tool_check.py):
+#                          windows, units, cut lines, stdin, bad input
+#   make trace-check       a C program (Tests/trace/traced_program.c) traced
+#                          with RIPPLE_TRACE, drawn by ripple-trace, the page
+#                          opened in headless Chromium (lanes and marks in the
+#                          DOM, hover, zoom, pan, no console errors), its
+#                          screenshot kept in build/trace/timeline.png; an
+#                          unmodified example traced the same way; a
+#                          1,000,000-event trace (TRACE_EVENTS) timed and sized
+# Chromium comes from scripts/deps/trace.apt (make deps).
 TRACE_OUT    := $(OUT)/trace
 TRACE_TOOL   := tools/ripple-trace
 TRACE_EVENTS ?= 1000000
-.PHONY: trace-check trace-deps install-trace uninstall-trace
-
-trace-deps:
-	@$(MAKE) --no-print-directory deps DEPS_BIN="chromium:chromium"
+.PHONY: trace-check trace-tool-check
 
 $(TRACE_OUT)/%: Tests/trace/%.c $(HEADER) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g $(WARN) -IInclude $< -L$(OUT)/lib -lripple -lpthread -Wl,-rpath,$(CURDIR)/$(OUT)/lib -o $@
 
-trace-check: trace-deps $(TRACE_OUT)/traced_program $(TRACE_OUT)/many_events examples
-	@echo "--- ripple-trace: the command's cases"
-	@$(WATCHDOG) $(PYTHON) Tests/trace/tool_check.py $(TRACE_TOOL)
+trace-tool-check:
+	$(WATCHDOG) $(PYTHON) Tests/trace/tool_check.py $(TRACE_TOOL)
+
+trace-check: trace-tool-check $(TRACE_OUT)/traced_program $(TRACE_OUT)/many_events $(OUT)/examples/operators | $(DEPS_OK)
 	@echo "--- ripple-trace: a traced C program in headless Chromium"
 	@rm -f $(TRACE_OUT)/program.jsonl
 	RIPPLE_TRACE=$(TRACE_OUT)/program.jsonl $(WATCHDOG) $(TRACE_OUT)/traced_program
@@ -33,7 +31,7 @@ trace-check: trace-deps $(TRACE_OUT)/traced_program $(TRACE_OUT)/many_events exa
 	$(WATCHDOG) $(PYTHON) Tests/trace/browser_check.py $(TRACE_OUT)/program.html $(TRACE_OUT)/program.jsonl \
 	    --screenshot $(TRACE_OUT)/timeline.png --expect-signal clicks --expect-signal ticks \
 	    --expect-signal '[clicks] -take: 3'
-	@echo "--- ripple-trace: an unmodified example (examples-c/operators against the installed library)"
+	@echo "--- ripple-trace: an unmodified example (examples-c/operators, against the installed library)"
 	@rm -f $(TRACE_OUT)/operators-*.jsonl
 	cd $(TRACE_OUT) && RIPPLE_TRACE='operators-%p.jsonl' LD_LIBRARY_PATH=$(STAGE)/lib \
 	    $(WATCHDOG) $(CURDIR)/$(OUT)/examples/operators >/dev/null
@@ -51,17 +49,5 @@ trace-check: trace-deps $(TRACE_OUT)/traced_program $(TRACE_OUT)/many_events exa
 	    --screenshot $(TRACE_OUT)/timeline-large.png --large --expect-signal 'sensor 0'
 	@echo "trace-check: OK (screenshots in $(TRACE_OUT)/)"
 
+TEST_EXTRA  += trace-tool-check
 CHECK_EXTRA += trace-check
-
-# Installed with the library (make install); packaged as ripple-tools
-# (pkg/mkdeb.sh).
-install: install-trace
-install-trace:
-	$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(man1dir)
-	$(INSTALL) -m 0755 $(TRACE_TOOL) $(DESTDIR)$(bindir)/ripple-trace
-	$(INSTALL) -m 0644 tools/ripple-trace.1 $(DESTDIR)$(man1dir)/ripple-trace.1
-
-uninstall: uninstall-trace
-uninstall-trace:
-	rm -f $(DESTDIR)$(bindir)/ripple-trace $(DESTDIR)$(man1dir)/ripple-trace.1
-	-rmdir $(DESTDIR)$(man1dir) $(DESTDIR)$(bindir) 2>/dev/null

@@ -40,6 +40,13 @@ static void put_double(text *t, double d) {
     if (!strpbrk(b, ".e")) puts_(t, ".0");
 }
 
+/* "<signal name>", "<error message>": a tag, a string (NULL: empty), ">". */
+static void put_tagged(text *t, const char *tag, const char *s) {
+    puts_(t, tag);
+    puts_(t, s ? s : "");
+    puts_(t, ">");
+}
+
 static void put_value(text *t, const rpl_value *v, int depth) {
     char b[48];
     switch (rpl_value_type(v)) {
@@ -86,13 +93,7 @@ static void put_value(text *t, const rpl_value *v, int depth) {
         puts_(t, ")");
         break;
     }
-    case RPL_TYPE_SIGNAL: {
-        const char *name = rpl_signal_name(rpl_value_signal(v));
-        puts_(t, "<signal ");
-        puts_(t, name ? name : "");
-        puts_(t, ">");
-        break;
-    }
+    case RPL_TYPE_SIGNAL: put_tagged(t, "<signal ", rpl_signal_name(rpl_value_signal(v))); break;
     case RPL_TYPE_EVENT:
         switch (rpl_value_event_kind(v)) {
         case RPL_EVENT_NEXT: {
@@ -103,13 +104,7 @@ static void put_value(text *t, const rpl_value *v, int depth) {
             rpl_value_release(&inner);
             break;
         }
-        case RPL_EVENT_ERROR: {
-            const char *m = rpl_error_message(rpl_value_event_error(v));
-            puts_(t, "<error ");
-            puts_(t, m ? m : "");
-            puts_(t, ">");
-            break;
-        }
+        case RPL_EVENT_ERROR: put_tagged(t, "<error ", rpl_error_message(rpl_value_event_error(v))); break;
         default: puts_(t, "<completed>"); break;
         }
         break;

@@ -67,13 +67,20 @@ static long check_lines(const char *buf) {
     return events;
 }
 
+/* Starts writing to fd, and subscribes to a subject named name. */
+static rpl_subject_t *traced_subject(int fd, const char *name, rpl_disposable_t **d) {
+    CHECK_EQ_INT(rpl_trace_write(fd), RPL_OK);
+    rpl_subject_t *s = rpl_subject_create();
+    rpl_signal_set_name((rpl_signal_t *)s, name);
+    *d = rpl_signal_subscribe_next((rpl_signal_t *)s, on_next_noop, NULL);
+    return s;
+}
+
 /* ---- the lines ---- */
 static void test_lines(void) {
     int fd = temp_fd();
-    CHECK_EQ_INT(rpl_trace_write(fd), RPL_OK);
-    rpl_subject_t *s = rpl_subject_create();
-    rpl_signal_set_name((rpl_signal_t *)s, "clicks \"q\"\n\x01");
-    rpl_disposable_t *d = rpl_signal_subscribe_next((rpl_signal_t *)s, on_next_noop, NULL);
+    rpl_disposable_t *d;
+    rpl_subject_t *s = traced_subject(fd, "clicks \"q\"\n\x01", &d);
     rpl_subject_send_next(s, rpl_int(42));
     rpl_subject_send_next(s, rpl_string("hi"));
     rpl_value items[3] = {rpl_nil(), rpl_bool(true), rpl_double(0.1)};
@@ -333,10 +340,8 @@ static void test_full_nonblocking(void) {
 /* ---- fork: the child does not write its parent's trace ---- */
 static void test_fork(void) {
     int fd = temp_fd();
-    CHECK_EQ_INT(rpl_trace_write(fd), RPL_OK);
-    rpl_subject_t *s = rpl_subject_create();
-    rpl_signal_set_name((rpl_signal_t *)s, "parent");
-    rpl_disposable_t *d = rpl_signal_subscribe_next((rpl_signal_t *)s, on_next_noop, NULL);
+    rpl_disposable_t *d;
+    rpl_subject_t *s = traced_subject(fd, "parent", &d);
     rpl_subject_send_next(s, rpl_int(1));
     pid_t pid = fork();
     if (pid == 0) {

@@ -45,7 +45,8 @@ static struct {
     char buf[BUF_CAP];
 } w = {PTHREAD_MUTEX_INITIALIZER, -1, 0, 0, 0, 0, 0, {0}};
 
-static __thread pid_t cached_tid;
+/* initial-exec, as the library's other per-thread words: no __tls_get_addr call per event. */
+static __thread pid_t cached_tid __attribute__((tls_model("initial-exec")));
 
 static uint64_t now_ns(void) {
     struct timespec ts;

@@ -158,3 +158,8 @@ check-deb: $$(INSTALLED) | $(DEPS_OK)
 	env -i LD_LIBRARY_PATH=$$R/usr/lib/$$MA $(DT)/consumer && env -i LD_LIBRARY_PATH=$$R/usr/lib/$$MA $(DT)/consumer-cpp && \
 	env -i LD_LIBRARY_PATH=$$R/usr/lib/$$MA $(DT)/cmake/cmake_example >/dev/null && \
 	echo "deb: C, C++ and CMake programs build against the unpacked libripple-dev and run"
+	@MA=$$(dpkg-architecture -qDEB_HOST_MULTIARCH); R=$(DT)/root; dpkg-deb -x $(DT)/debs/ripple-tools_*_all.deb $$R && \
+	test "$$(dpkg-deb -f $(DT)/debs/ripple-tools_*_all.deb Depends)" = python3 && \
+	env -i RIPPLE_TRACE=$(DT)/consumer.jsonl LD_LIBRARY_PATH=$$R/usr/lib/$$MA $(DT)/consumer >/dev/null && \
+	$$R/usr/bin/ripple-trace $(DT)/consumer.jsonl -o $(DT)/consumer.html 2>/dev/null && grep -q 'id="trace-data"' $(DT)/consumer.html && \
+	echo "deb: ripple-tools' ripple-trace draws the trace of a program run against the unpacked runtime"

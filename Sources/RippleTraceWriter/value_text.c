@@ -47,9 +47,19 @@ static void put_tagged(text *t, const char *tag, const char *s) {
     puts_(t, ">");
 }
 
+/* Tuples and events nested deeper than this are written "..." (ripple.h
+   rpl_signal_log): the nesting is the program's, the text is for reading,
+   and the recursion stays shallow. */
+enum { DESCRIBED_DEPTH = 16 };
+
 static void put_value(text *t, const rpl_value *v, int depth) {
     char b[48];
-    switch (rpl_value_type(v)) {
+    rpl_type type = rpl_value_type(v);
+    if (depth == DESCRIBED_DEPTH && (type == RPL_TYPE_TUPLE || type == RPL_TYPE_EVENT)) {
+        puts_(t, "...");
+        return;
+    }
+    switch (type) {
     case RPL_TYPE_NIL: puts_(t, "nil"); break;
     case RPL_TYPE_BOOL: puts_(t, rpl_value_bool(v) ? "true" : "false"); break;
     case RPL_TYPE_INT: {
@@ -80,8 +90,6 @@ static void put_value(text *t, const rpl_value *v, int depth) {
     }
     case RPL_TYPE_POINTER: puts_(t, "<pointer>"); break;
     case RPL_TYPE_TUPLE: {
-        /* Nesting is cut, so a deep tuple costs no deep recursion. */
-        if (depth > 8) { puts_(t, "(...)"); break; }
         size_t n = rpl_value_tuple_count(v);
         puts_(t, "(");
         for (size_t i = 0; i < n && !t->full; i++) {
@@ -99,7 +107,7 @@ static void put_value(text *t, const rpl_value *v, int depth) {
         case RPL_EVENT_NEXT: {
             rpl_value inner = rpl_value_event_value(v);
             puts_(t, "<next ");
-            if (depth > 8) puts_(t, "..."); else put_value(t, &inner, depth + 1);
+            put_value(t, &inner, depth + 1);
             puts_(t, ">");
             rpl_value_release(&inner);
             break;

@@ -127,13 +127,18 @@ static void test_cut(void) {
     CHECK_EQ_INT(rpl_trace_write(fd), RPL_OK);
     rpl_disposable_t *d = rpl_signal_subscribe_next((rpl_signal_t *)s, on_next_noop, NULL);
     rpl_subject_send_next(s, rpl_string(big));
+    /* A tuple nested 40 deep: written down to 16 levels, then "...". */
+    rpl_value deep = rpl_int(7);
+    for (int i = 0; i < 40; i++) deep = rpl_tuple(&deep, 1);
+    rpl_subject_send_next(s, deep);
     rpl_release(d);
     rpl_release(s);
     CHECK_EQ_INT(rpl_trace_write(-1), RPL_OK);
     size_t len;
     char *buf = slurp(fd, &len);
-    CHECK_EQ_INT(check_lines(buf), 3);
+    CHECK_EQ_INT(check_lines(buf), 4);
     CHECK(strstr(buf, "xxx...\"") != NULL);
+    CHECK(strstr(buf, "\"value\":\"((((((((((((((((...))))))))))))))))\"") != NULL);
     CHECK(len < 3 * 1200);
     free(buf);
     close(fd);

@@ -1713,6 +1713,56 @@ typedef void (*rpl_trace_fn)(void *RPL_NULLABLE ctx, const rpl_trace_event *RPL_
    returns RPL_OK. */
 rpl_status rpl_trace_set(rpl_trace_fn RPL_NULLABLE fn, void *RPL_NULLABLE ctx);
 
+/* The built-in trace hook: writes every event to fd as one JSON line
+ * (JSON Lines), for the `ripple-trace` command to draw as a timeline:
+ *   {"ripple_trace":1,"pid":4242,"clock":"monotonic","start_unix_ns":...}
+ *   {"t":18211,"thread":4242,"kind":"next","sub":3,"signal":"clicks","value":"42"}
+ *   {"t":19020,"thread":4243,"kind":"error","sub":3,"signal":"clicks",
+ *    "error":{"domain":"net","code":7,"message":"timed out"}}
+ * The first line says where the times count from; then one line per event:
+ * t, nanoseconds since rpl_trace_write started (CLOCK_MONOTONIC); thread,
+ * the Linux thread id; kind, subscribe / next / error / completed /
+ * dispose (as rpl_trace_kind); sub, the subscription id; signal, the name
+ * of the signal subscribed to (cut to 512 bytes); value (next only), the
+ * value as rpl_signal_log writes it (cut to 256 bytes: 42, 1.5, "text",
+ * (1, "a"), <3 bytes>, ...); error (error only). Strings are JSON-escaped
+ * UTF-8; a cut one ends in "...".
+ *
+ * fd >= 0 starts writing to a duplicate of fd (close-on-exec), so the
+ * caller may close fd at once; fd -1 stops and closes the duplicate. A new
+ * fd ends the previous file first. The writer is the trace hook: it and
+ * rpl_trace_set share the one hook slot, each replacing the other
+ * (rpl_trace_write(-1) then leaves the other hook set).
+ *
+ * Threads: any thread. Lines never mix: each is formatted by the thread of
+ * its event and appended under a lock to a buffer that goes out in whole
+ * lines, in time order, when 32 KiB are pending, when an event comes 50 ms
+ * after the last write, at rpl_trace_write(-1) and at exit (lines pending
+ * when the process is killed are lost). Cost per event (make bench, "trace
+ * write" row): the line's formatting and a lock; the write(2) is shared by
+ * hundreds of events.
+ *
+ * Write errors never reach the program: EINTR and partial writes are
+ * retried, a full non-blocking fd is waited for (up to 1 s per stall), SIGPIPE
+ * is held back during the write. A write that fails (closed pipe, full
+ * disk, a full fd that stays full) ends the writing: later events are
+ * counted as dropped, and the call that ends that file (fd -1 or a new fd)
+ * returns RPL_ERR_STATE with the cause and the count in
+ * rpl_last_error_message() (a new fd is started all the same).
+ *
+ * The environment variable RIPPLE_TRACE=path starts the writer when the
+ * library is loaded, so an unmodified program can be traced:
+ *   RIPPLE_TRACE=trace.jsonl ./program && ripple-trace trace.jsonl -o trace.html
+ * The file is created or truncated (mode 0644 before the umask); "%p" in
+ * the path becomes the process id. A path that cannot be opened is
+ * reported on stderr and the program runs untraced.
+ * A child made by fork does not write its parent's trace (a new
+ * rpl_trace_write in the child starts its own).
+ *
+ * Errors: fd < -1, not open, or open read-only (RPL_ERR_INVALID: nothing
+ * changes); the ended file's write failure (RPL_ERR_STATE, as above). */
+rpl_status rpl_trace_write(int fd);
+
 /* Runtime objects alive now: every handle kind (signals, subjects,
    subscriptions and other disposables, connections, schedulers, errors) and
    boxed values. The shared schedulers (rpl_scheduler_immediate,
@@ -1729,7 +1779,8 @@ size_t rpl_live_objects(void);
    event of each subscription to stderr, one line per event:
    "<label>: next <value>", "<label>: error <domain> <code> <message>",
    "<label>: completed". Tuples and events nested more than 16 deep in a
-   value are written "...". label NULL means sig's name (taken when the first
+   value are written "...", and a value's text is cut to 4 KiB (ending in
+   "..."); values are written as rpl_trace_write writes them. label NULL means sig's name (taken when the first
    event is logged). Named "[sig] -logAll". Errors: NULL sig (RPL_ERR_NULL),
    not a signal (RPL_ERR_KIND). */
 rpl_signal_t *RPL_NULLABLE rpl_signal_log(rpl_signal_t *RPL_NULLABLE sig, const char *RPL_NULLABLE label);

@@ -6,6 +6,7 @@
 #   libripple-dev      headers (C and C++), the .so link, ripple.pc, the CMake
 #                      package, man pages, ripple.supp, behaviour.md
 #   libripple0-dbgsym  the separate debug info, under /usr/lib/debug/.build-id
+#   ripple-tools       ripple-trace (Python, Architecture: all) and its man page
 # Debian's shared-library policy: the runtime package is named after the SONAME,
 # carries shlibs and symbols files and an ldconfig trigger, and its Depends come
 # from dpkg-shlibdeps; -dev depends on exactly the same runtime version.
@@ -37,6 +38,9 @@ move() { # move PKG PATH...
     done
 }
 move "$RUNTIME" "usr/lib/$MA/$REALNAME" "usr/lib/$MA/$SONAME"
+move ripple-tools usr/bin usr/share/man/man1
+# Debian's scripts name their interpreter, not env.
+sed -i '1s|^#!/usr/bin/env python3$|#!/usr/bin/python3|' "$WORK/ripple-tools/usr/bin/ripple-trace"
 move libripple-dev usr/include "usr/lib/$MA/libripple.so" "usr/lib/$MA/pkgconfig" "usr/lib/$MA/cmake" \
     usr/share/man usr/share/ripple usr/share/doc/libripple-dev
 move "$RUNTIME-dbgsym" usr/lib/debug
@@ -47,10 +51,11 @@ left=$(find "$ROOT" -type f -o -type l)
 (cd "$WORK/libripple-dev/usr/share/man/man3" && for f in *.3; do
     if [ -L "$f" ]; then ln -s "$(readlink "$f").gz" "$f.gz" && rm "$f"; else gzip -9n "$f"; fi
 done)
+gzip -9n "$WORK/ripple-tools/usr/share/man/man1/ripple-trace.1"
 
 # /usr/share/doc/<package>: copyright and changelog in every package.
 date_r=$(date -R -u -d "@$EPOCH")
-for pkg in "$RUNTIME" libripple-dev; do
+for pkg in "$RUNTIME" libripple-dev ripple-tools; do
     doc="$WORK/$pkg/usr/share/doc/$pkg"
     mkdir -p "$doc"
     sed -e "s|@YEAR@|$(date -u -d "@$EPOCH" +%Y)|" "$SRCDIR/pkg/deb/copyright" > "$doc/copyright"
@@ -108,17 +113,28 @@ control libripple-dev "Multi-Arch: same" "Depends: $RUNTIME (= $DEBVER)" "Sectio
     " This package contains the C header, the header-only C++ binding, the" \
     " pkg-config and CMake package files, man pages and a valgrind suppression" \
     " file."
+# ripple-tools: arch-independent; the command reads what any libripple writes.
+ARCH_SAVED=$ARCH; ARCH=all
+control ripple-tools "Depends: python3" "Recommends: libripple-dev" "Section: devel" "Priority: optional" \
+    "Description: reactive signals and operators with a C API (tools)" \
+    " Ripple is a reactive runtime with ReactiveCocoa's semantics, exported as a" \
+    " plain C library." \
+    " ." \
+    " This package contains ripple-trace, which draws a trace written by a Ripple" \
+    " program (RIPPLE_TRACE=file, rpl_trace_write) as a timeline in one HTML page."
+ARCH=$ARCH_SAVED
 buildid=$(readelf -n "$lib" | sed -n 's/^.*Build ID: *\([0-9a-f]*\).*$/\1/p')
 control "$RUNTIME-dbgsym" "Multi-Arch: same" "Depends: $RUNTIME (= $DEBVER)" "Section: debug" "Priority: optional" \
     "Auto-Built-Package: debug-symbols" "Build-Ids: $buildid" \
     "Description: debug symbols for $RUNTIME"
 
 debs=()
-for pkg in "$RUNTIME" libripple-dev "$RUNTIME-dbgsym"; do
+for pkg in "$RUNTIME" libripple-dev "$RUNTIME-dbgsym" ripple-tools; do
     (cd "$WORK/$pkg" && find usr -type f -printf '%P\n' | LC_ALL=C sort | sed 's|^|usr/|' | xargs md5sum > DEBIAN/md5sums)
     find "$WORK/$pkg" -type d -exec chmod 0755 {} +
     chmod 0644 "$WORK/$pkg"/DEBIAN/*
-    deb="$DEBDIR/${pkg}_${DEBVER}_${ARCH}.deb"
+    arch=$(sed -n 's/^Architecture: //p' "$WORK/$pkg/DEBIAN/control")
+    deb="$DEBDIR/${pkg}_${DEBVER}_${arch}.deb"
     dpkg-deb --root-owner-group -Zxz --build "$WORK/$pkg" "$deb" >/dev/null
     debs+=("$deb")
 done

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs (or uninstalls) the built library, its debug file, headers, ripple.pc,
-# the CMake package, man pages, ripple.supp and behaviour.md. The one copy of the
+# the CMake package, man pages, ripple.supp, behaviour.md and the ripple-trace
+# command (with its man page). The one copy of the
 # install layout: `make install`/`make uninstall`, the staged install of
 # `make stage`, `make check-install` and pkg/mkdeb.sh all call it, so no rule
 # runs a recursive make.
@@ -8,20 +9,20 @@
 #   scripts/install.sh install|uninstall [name=value ...]
 #
 # Directory settings come only from the arguments (GNU names: DESTDIR prefix
-# exec_prefix libdir includedir pkgconfigdir cmakedir datarootdir mandir man3dir
-# docdir rippledatadir debugdir, and INSTALL, LDCONFIG); whatever is not given
+# exec_prefix bindir libdir includedir pkgconfigdir cmakedir datarootdir mandir
+# man1dir man3dir docdir rippledatadir debugdir, and INSTALL, LDCONFIG); whatever is not given
 # gets the GNU default below (the Makefile's defaults; prefix is required).
 # What was built comes from the environment: VERSION MAJOR LIBNAME SONAME
 # REALNAME DIST (stripped library and debug/) MANOUT (man pages) HEADERS
 # (installed into includedir; the first is ripple.h) PYTHON.
 set -euo pipefail
 action=${1:?install or uninstall}; shift
-unset DESTDIR prefix exec_prefix libdir includedir pkgconfigdir cmakedir datarootdir mandir man3dir \
+unset DESTDIR prefix exec_prefix bindir libdir includedir pkgconfigdir cmakedir datarootdir mandir man1dir man3dir \
       docdir rippledatadir debugdir INSTALL LDCONFIG
 for kv in "$@"; do
   case "$kv" in
-    DESTDIR=*|prefix=*|exec_prefix=*|libdir=*|includedir=*|pkgconfigdir=*|cmakedir=*|datarootdir=*|\
-    mandir=*|man3dir=*|docdir=*|rippledatadir=*|debugdir=*|INSTALL=*|LDCONFIG=*) declare "$kv" ;;
+    DESTDIR=*|prefix=*|exec_prefix=*|bindir=*|libdir=*|includedir=*|pkgconfigdir=*|cmakedir=*|datarootdir=*|\
+    mandir=*|man1dir=*|man3dir=*|docdir=*|rippledatadir=*|debugdir=*|INSTALL=*|LDCONFIG=*) declare "$kv" ;;
     *) echo "install.sh: unknown setting $kv" >&2; exit 2 ;;
   esac
 done
@@ -31,12 +32,14 @@ PYTHON=${PYTHON:-python3}
 DESTDIR=${DESTDIR-}
 prefix=${prefix:?install.sh: prefix= is required}
 exec_prefix=${exec_prefix:-$prefix}
+bindir=${bindir:-$exec_prefix/bin}
 libdir=${libdir:-$exec_prefix/lib}
 includedir=${includedir:-$prefix/include}
 pkgconfigdir=${pkgconfigdir:-$libdir/pkgconfig}
 cmakedir=${cmakedir:-$libdir/cmake/Ripple}
 datarootdir=${datarootdir:-$prefix/share}
 mandir=${mandir:-$datarootdir/man}
+man1dir=${man1dir:-$mandir/man1}
 man3dir=${man3dir:-$mandir/man3}
 docdir=${docdir:-$datarootdir/doc/ripple}
 rippledatadir=${rippledatadir:-$datarootdir/ripple}
@@ -73,6 +76,9 @@ install)
   done
   $INSTALL -m 0644 pkg/ripple.supp "$D$rippledatadir/ripple.supp"
   $INSTALL -m 0644 docs/behaviour.md "$D$docdir/behaviour.md"
+  $INSTALL -d "$D$bindir" "$D$man1dir"
+  $INSTALL -m 0755 tools/ripple-trace "$D$bindir/ripple-trace"
+  $INSTALL -m 0644 tools/ripple-trace.1 "$D$man1dir/ripple-trace.1"
   # Refresh the loader cache for a real install as root. No directory argument:
   # that would add $libdir to the system cache even when it is not a configured
   # library directory (a build tree, a staging prefix).
@@ -90,11 +96,12 @@ uninstall)
   rm -f "$D$libdir/$REALNAME" "$D$libdir/$SONAME" "$D$libdir/$LIBNAME" \
         "$D$pkgconfigdir/ripple.pc" \
         "$D$cmakedir/RippleConfig.cmake" "$D$cmakedir/RippleConfigVersion.cmake" \
-        "$D$rippledatadir/ripple.supp" "$D$docdir/behaviour.md"
+        "$D$rippledatadir/ripple.supp" "$D$docdir/behaviour.md" \
+        "$D$bindir/ripple-trace" "$D$man1dir/ripple-trace.1"
   for h in $HEADERS; do rm -f "$D$includedir/${h##*/}"; done
   names=$("$PYTHON" pkg/manpages.py "$HEADER" --list)
   if cd "$D$man3dir" 2>/dev/null; then rm -f $names; cd - >/dev/null; fi
-  rmdir "$D$cmakedir" "$D$rippledatadir" "$D$docdir" 2>/dev/null || true
+  rmdir "$D$cmakedir" "$D$rippledatadir" "$D$docdir" "$D$man1dir" 2>/dev/null || true
   ;;
 *) echo "install.sh: $action: install or uninstall" >&2; exit 2 ;;
 esac

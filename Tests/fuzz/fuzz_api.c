@@ -446,7 +446,7 @@ static void dispose_slot(int slot) {
 }
 
 /* FUZZ_TRACE=1 prints each operation, to turn a saved input into a repro. */
-#define NOPS 94
+#define NOPS 95
 static const char *const op_names[NOPS] = {
     "subject", "behavior_subject", "replay_subject", "map", "filter", "take", "skip", "scan",
     "distinct_until_changed", "merge", "combine_latest", "zip", "take_until", "start_with", "return/empty",
@@ -463,6 +463,7 @@ static const char *const op_names[NOPS] = {
     "concat_all", "switch_if_empty", "if", "switch_cases", "with_latest_from", "sample",
     "take_until_replacement", "skip_until", "group_by", "start_send", "os_source", "os_run",
     "marble_cold", "marble_hot", "marble_roundtrip",
+    "trace_write",
 };
 
 /* A marble diagram of up to 9 characters from b, often a bad one. */
@@ -781,6 +782,14 @@ static void run(const uint8_t *data, size_t size) {
                 rpl_release(e);
             }
         } break;
+        case 94: { /* the trace writer: every later event goes through it as a JSON line */
+            static int sink = -1;
+            if (sink < 0) sink = open("/dev/null", O_WRONLY);
+            int fd = b % 4 == 0 ? -1 : b % 4 == 3 ? -2 - (b >> 2) : sink;
+            rpl_status st = rpl_trace_write(fd);
+            if (fd < -1 && st != RPL_ERR_INVALID) FAIL("rpl_trace_write(%d) was not refused", fd);
+            if (fd >= -1 && st != RPL_OK) FAIL("rpl_trace_write(%d): %s", fd, rpl_last_error_message());
+        } break;
         }
     }
 }
@@ -788,6 +797,7 @@ static void run(const uint8_t *data, size_t size) {
 static size_t live_at_start;   /* runtime objects alive before the input */
 
 static void finish(void) {
+    rpl_trace_write(-1);
     for (int i = 0; i < NSUB; i++) dispose_slot(i);
     for (int i = 0; i < NSIG; i++) { rpl_release(sigs[i]); sigs[i] = NULL; subjects[i] = NULL; }
     for (int k = 0; k < NCONN; k++) {

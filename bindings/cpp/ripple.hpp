@@ -2193,6 +2193,16 @@ class ReplaySubjectOf : public SubjectOf<T> {
 /// and after a piece of work to find leaks.
 inline std::size_t live_objects() noexcept { return rpl_live_objects(); }
 
+/// Writes every event as one JSON line to fd, for the ripple-trace command
+/// to draw as a timeline (ripple.h rpl_trace_write); -1 stops and writes
+/// out what is pending. The runtime writes to its own duplicate of fd (fd
+/// may be closed at once). Shares the one hook slot with Trace: each
+/// replaces the other. Throws ripple::Error for an fd not open for
+/// writing, and when the file it ends had a write fail (the message says
+/// why and how many events were lost). RIPPLE_TRACE=path in the
+/// environment does the same from load time.
+inline void trace_write(int fd) { detail::check(rpl_trace_write(fd)); }
+
 /// One traced event, as the hook sees it (borrowed for the call).
 using TraceEvent = rpl_trace_event;
 

@@ -1259,6 +1259,29 @@ static void test_names_and_trace() {
             CHECK(seen[0].id != 0 && seen[0].id == seen[3].id);
         }
         CHECK_THROWS(Signal().name(), RPL_ERR_NULL);
+
+        // The built-in writer: JSON lines to a file, read back.
+        Subject s2;
+        s2.set_name("clicks");
+        Signal m2 = s2.map([](int64_t x) { return x + 1; });
+        std::FILE *f = std::tmpfile();
+        ripple::trace_write(fileno(f));
+        {
+            Disposable d = m2.subscribe([](int64_t) {});
+            s2.send_next(41);
+            d.dispose();
+        }
+        ripple::trace_write(-1);
+        std::rewind(f);
+        std::string text;
+        char buf[4096];
+        for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
+        std::fclose(f);
+        CHECK(text.rfind("{\"ripple_trace\":1,", 0) == 0);
+        CHECK(text.find("\"kind\":\"next\",") != std::string::npos);
+        CHECK(text.find("\"signal\":\"[clicks] -map:\",\"value\":\"42\"}") != std::string::npos);
+        CHECK(text.find("\"kind\":\"dispose\"") != std::string::npos);
+        CHECK_THROWS(ripple::trace_write(-7), RPL_ERR_INVALID);
     }
     CHECK_EQ(settled_live_objects(), base);
 }

@@ -15,7 +15,7 @@ from ._core import (  # noqa: F401
     CONSTANTS, LIBRARY_PATH, RPL_FOREVER, CompoundDisposable, Disposable, Event,
     NATIVE, NoValueError, Pointer, RippleError, RippleTimeoutError, SerialDisposable, Signal, StatusError,
     Subscriber, TraceEvent, clear_error_cache, ffi, has, lib, live_objects, set_exception_handler,
-    set_trace, status_string, trace, version, version_number,
+    set_trace, status_string, trace, trace_write, version, version_number,
 )
 from ._sched import RunLoop, Scheduler, TestScheduler
 from ._subjects import BehaviorSubject, Connection, ReplaySubject, Subject  # noqa: F401

@@ -292,6 +292,7 @@ rpl_signal_t *rpl_signal_buffer_with_time(rpl_signal_t *sig, uint64_t ns, rpl_sc
 rpl_status rpl_signal_set_name(rpl_signal_t *sig, const char *name);
 const char *rpl_signal_name(const rpl_signal_t *sig);
 rpl_status rpl_trace_set(rpl_trace_fn fn, void *ctx);
+rpl_status rpl_trace_write(int fd);
 size_t rpl_live_objects(void);
 rpl_signal_t *rpl_signal_log(rpl_signal_t *sig, const char *label);
 rpl_signal_t *rpl_signal_fd_readable(int fd, rpl_scheduler_t *s);

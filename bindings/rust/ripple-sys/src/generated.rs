@@ -384,6 +384,7 @@ extern "C" {
     pub fn rpl_signal_set_name(sig: *mut rpl_signal_t, name: *const c_char) -> rpl_status;
     pub fn rpl_signal_name(sig: *const rpl_signal_t) -> *const c_char;
     pub fn rpl_trace_set(fn_: rpl_trace_fn, ctx: *mut c_void) -> rpl_status;
+    pub fn rpl_trace_write(fd: c_int) -> rpl_status;
     pub fn rpl_live_objects() -> usize;
     pub fn rpl_signal_log(sig: *mut rpl_signal_t, label: *const c_char) -> *mut rpl_signal_t;
     pub fn rpl_signal_fd_readable(fd: c_int, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
@@ -588,6 +589,7 @@ pub const FUNCTIONS: &[(&str, &str)] = &[
     ("rpl_signal_set_name", "rpl_status rpl_signal_set_name(rpl_signal_t *, const char *)"),
     ("rpl_signal_name", "const char *rpl_signal_name(const rpl_signal_t *)"),
     ("rpl_trace_set", "rpl_status rpl_trace_set(rpl_trace_fn, void *)"),
+    ("rpl_trace_write", "rpl_status rpl_trace_write(int)"),
     ("rpl_live_objects", "size_t rpl_live_objects(void)"),
     ("rpl_signal_log", "rpl_signal_t *rpl_signal_log(rpl_signal_t *, const char *)"),
     ("rpl_signal_fd_readable", "rpl_signal_t *rpl_signal_fd_readable(int, rpl_scheduler_t *)"),
@@ -608,7 +610,7 @@ pub const FUNCTIONS: &[(&str, &str)] = &[
 
 /// The address of every function, resolved by the dynamic loader: taking them makes a
 /// symbol missing from the library fail at load time.
-pub fn function_addresses() -> [(&'static str, *const c_void); 199] {
+pub fn function_addresses() -> [(&'static str, *const c_void); 200] {
     [
         ("rpl_version", rpl_version as *const c_void),
         ("rpl_version_string", rpl_version_string as *const c_void),
@@ -793,6 +795,7 @@ pub fn function_addresses() -> [(&'static str, *const c_void); 199] {
         ("rpl_signal_set_name", rpl_signal_set_name as *const c_void),
         ("rpl_signal_name", rpl_signal_name as *const c_void),
         ("rpl_trace_set", rpl_trace_set as *const c_void),
+        ("rpl_trace_write", rpl_trace_write as *const c_void),
         ("rpl_live_objects", rpl_live_objects as *const c_void),
         ("rpl_signal_log", rpl_signal_log as *const c_void),
         ("rpl_signal_fd_readable", rpl_signal_fd_readable as *const c_void),

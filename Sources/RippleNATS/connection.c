@@ -183,8 +183,23 @@ static void handle_gone(void *ctx) {
     rn_conn_release(c);
 }
 
+/* urls is a comma-separated list; the client wants an array. */
+static natsStatus set_servers(natsOptions *o, const char *urls) {
+    char *list = rn_strdup(urls);
+    size_t n = 1;
+    for (const char *p = list; *p; p++) n += *p == ',';
+    const char **servers = rn_calloc(n, sizeof *servers);
+    n = 0;
+    for (char *save = NULL, *tok = strtok_r(list, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save))
+        servers[n++] = tok;
+    natsStatus s = n ? natsOptions_SetServers(o, servers, (int)n) : NATS_INVALID_ARG;
+    free(servers);
+    free(list);
+    return s;
+}
+
 static natsStatus apply_options(natsOptions *o, const char *urls, const rpl_nats_options *opt, rn_conn *c) {
-    natsStatus s = natsOptions_SetURL(o, urls);
+    natsStatus s = set_servers(o, urls);
     if (s == NATS_OK && opt->name) s = natsOptions_SetName(o, opt->name);
     if (s == NATS_OK && opt->token) s = natsOptions_SetToken(o, opt->token);
     if (s == NATS_OK && (opt->user || opt->password)) s = natsOptions_SetUserInfo(o, opt->user, opt->password);

@@ -41,6 +41,12 @@ rpl_error_t *rn_nats_error(natsStatus s, const char *prefix) {
     /* The client's text for this status when it is the one it recorded
        (the server's reason, say); it carries no source location. */
     if (!text || !*text || last != s) text = natsStatus_GetText(s);
+    /* The client may put its source location first: "(conn.c:1905): ". */
+    if (text[0] == '(') {
+        const char *close = strstr(text, "): ");
+        if (close && memchr(text, ':', (size_t)(close - text)) && !memchr(text, ' ', (size_t)(close - text)))
+            text = close + 3;
+    }
     char buf[1024];
     if (prefix) snprintf(buf, sizeof buf, "%s: %s", prefix, text);
     else snprintf(buf, sizeof buf, "%s", text);

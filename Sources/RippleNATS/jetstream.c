@@ -220,7 +220,7 @@ static void js_release(void *ctx) { rn_sub_release(ctx); }
 
 /* The consumer to bind to: the durable as it is, or made (anew from
    start_sequence); an ephemeral one otherwise. */
-static natsStatus consumer(rn_conn *c, const jsig *q, jsConsumerInfo **ci) {
+static natsStatus find_or_make(rn_conn *c, const jsig *q, jsConsumerInfo **ci, jsErrCode *jerrp) {
     jsErrCode jerr = 0;
     natsStatus s = NATS_NOT_FOUND;
     if (q->durable) {
@@ -229,6 +229,7 @@ static natsStatus consumer(rn_conn *c, const jsig *q, jsConsumerInfo **ci) {
             jsConsumerInfo_Destroy(*ci);
             *ci = NULL;
             s = js_DeleteConsumer(c->js, q->stream, q->durable, NULL, &jerr);
+            *jerrp = jerr;
             if (s != NATS_OK) return s;
             s = NATS_NOT_FOUND;
         }
@@ -237,6 +238,7 @@ static natsStatus consumer(rn_conn *c, const jsig *q, jsConsumerInfo **ci) {
             *ci = NULL;
             return NATS_INVALID_ARG;  /* a pull consumer */
         }
+        *jerrp = jerr;
         if (s == NATS_OK || s != NATS_NOT_FOUND) return s;
     }
     char *inbox = NULL;
@@ -254,7 +256,15 @@ static natsStatus consumer(rn_conn *c, const jsig *q, jsConsumerInfo **ci) {
     if (!q->durable) cc.InactiveThreshold = EPHEMERAL_IDLE_S * NS_PER_S;
     s = js_AddConsumer(ci, c->js, q->stream, &cc, NULL, &jerr);
     natsInbox_Destroy(inbox);
+    *jerrp = jerr;
     return s;
+}
+
+static natsStatus consumer(rn_conn *c, const jsig *q, jsConsumerInfo **ci) {
+    jsErrCode jerr = 0;
+    natsStatus s = find_or_make(c, q, ci, &jerr);
+    /* The server's "stream not found" is the client's generic error. */
+    return s == NATS_ERR && jerr == JSStreamNotFoundErr ? NATS_NOT_FOUND : s;
 }
 
 static rpl_disposable_t *did_subscribe_js(void *ctx, rpl_subscriber_t *subscriber) {

@@ -121,7 +121,176 @@ def case_core():
     s.stop()
 
 
-CASES = {"core": case_core}
+TOOL = os.path.join(BIN, "test_nats_tool")
+
+
+class Proc:
+    """A test program running beside the harness, read line by line."""
+
+    def __init__(self, name, argv):
+        self.name = name
+        self.lines = []
+        self.p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
+
+    def expect(self, want, timeout=60):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            line = self.p.stdout.readline()
+            if not line:
+                break
+            self.lines.append(line.rstrip())
+            if line.strip() == want:
+                return
+        raise RuntimeError("%s did not say %s: %s" % (self.name, want, self.lines[-5:]))
+
+    def finish(self, timeout=120):
+        try:
+            out, _ = self.p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            out, _ = self.p.communicate()
+        self.lines += out.strip().splitlines()
+        ok = self.p.returncode == 0
+        print("--- %s%s" % (self.name, "" if ok else " FAILED (exit %d)" % self.p.returncode))
+        for l in self.lines:
+            print("    " + l)
+        if not ok:
+            failures.append(self.name)
+        return ok
+
+    def kill9(self):
+        self.p.send_signal(signal.SIGKILL)
+        self.p.wait()
+
+
+def case_status():
+    """DISCONNECTED and RECONNECTED across a server restart; the
+    subscription resumes."""
+    s = Server("status", jetstream=False).start()
+    p = Proc("status across a server restart", [TOOL, "status", s.url])
+    p.expect("READY")
+    s.stop()
+    time.sleep(0.5)
+    s.start()
+    p.finish()
+    s.stop()
+
+
+def case_examples():
+    """Two processes: examples-c/nats_consumer reads what nats_producer
+    publishes, through the server."""
+    s = Server("examples", jetstream=False).start()
+    c = Proc("examples-c/nats_consumer + nats_producer", [os.path.join(EXAMPLES, "nats_consumer"), s.url, "5"])
+    c.expect("consumer: waiting for 5 readings")
+    run("examples-c/nats_producer", [os.path.join(EXAMPLES, "nats_producer"), s.url, "5"])
+    c.finish()
+    if not any("reading 5" in l for l in c.lines):
+        failures.append("examples: the consumer did not read 5 readings")
+    s.stop()
+
+
+def case_security():
+    """Token and user/password: the right ones connect, wrong ones are
+    refused with the server's reason; TLS with a test CA connects, a client
+    without the CA is refused."""
+    s = Server("token", 'authorization { token: "s3cret" }', jetstream=False).start()
+    run("token: right", [TOOL, "connect", s.url, "--token", "s3cret"])
+    run("token: wrong", [TOOL, "connect", s.url, "--token", "guess", "--fail", "Authorization Violation"])
+    run("token: none", [TOOL, "connect", s.url, "--fail", "Authorization Violation"])
+    s.stop()
+    s = Server("userpass", 'authorization { user: "alice", password: "pw1" }', jetstream=False).start()
+    run("user/password: right", [TOOL, "connect", s.url, "--user", "alice", "--password", "pw1"])
+    run("user/password: wrong", [TOOL, "connect", s.url, "--user", "alice", "--password", "nope",
+                                 "--fail", "Authorization Violation"])
+    s.stop()
+    d = os.path.join(TMP, "tls")
+    os.makedirs(d, exist_ok=True)
+    ssl = lambda *a: subprocess.run(["openssl"] + list(a), cwd=d, check=True, capture_output=True)
+    ssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+        "-subj", "/CN=Ripple test CA")
+    ssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1")
+    with open(os.path.join(d, "ext.cnf"), "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
+    ssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
+        "server.pem", "-days", "2", "-extfile", "ext.cnf")
+    s = Server("tls", 'tls { cert_file: "%s/server.pem", key_file: "%s/server.key" }' % (d, d), jetstream=False).start()
+    tls_url = "tls://127.0.0.1:%d" % s.port
+    variants("test_nats_tool", ["connect", tls_url, "--ca", os.path.join(d, "ca.pem")])
+    run("tls: without the CA", [TOOL, "connect", tls_url, "--fail", "certificate"])
+    run("tls: plain client", [TOOL, "connect", s.url, "--fail", "rpl_nats_connect"])
+    s.stop()
+
+
+def case_jetstream():
+    """start_sequence, durables, stream_ensure; then kill -9 the consumer
+    mid-stream and restart it: every message at least once, none lost."""
+    s = Server("js").start()
+    variants("test_nats_tool", ["js_replay", s.url])
+    n = 3000
+    out = os.path.join(TMP, "js-consumed.txt")
+    prod = Proc("js_produce (%d)" % n, [TOOL, "js_produce", s.url, "KILL", "kill.x", str(n), "1", "300"])
+    cons = Proc("js_consume (killed)", [TOOL, "js_consume", s.url, "KILL", "worker", str(n), out])
+    cons.expect("CONSUMING")
+    deadline = time.time() + 60
+    while time.time() < deadline and (not os.path.exists(out) or sum(1 for _ in open(out)) < n // 4):
+        time.sleep(0.02)
+    before = sum(1 for _ in open(out))
+    cons.kill9()
+    print("--- js: kill -9 of the consumer after %d of %d messages" % (before, n))
+    cons = Proc("js_consume (restarted, same durable)", [TOOL, "js_consume", s.url, "KILL", "worker", str(n), out])
+    prod.finish()
+    cons.finish(180)
+    verify_all(out, n, "kill -9")
+    s.stop()
+
+
+def verify_all(path, n, what):
+    vals = [int(l) for l in open(path) if l.strip()]
+    missing = set(range(1, n + 1)) - set(vals)
+    print("--- %s: %d deliveries of %d messages, %d redelivered, %d missing"
+          % (what, len(vals), n, len(vals) - len(set(vals)), len(missing)))
+    if missing:
+        failures.append("%s: %d messages lost" % (what, len(missing)))
+
+
+def case_cluster():
+    """Three servers routed on loopback, a stream with 3 replicas; one server
+    is killed in the middle of a publish run: the publisher and the consumer
+    go on and nothing is lost."""
+    ports = [free_port() for _ in range(3)]
+    routes = ", ".join('"nats-route://127.0.0.1:%d"' % p for p in ports)
+    nodes = []
+    for i in range(3):
+        cl = 'cluster { name: "ripple", listen: "127.0.0.1:%d", routes: [%s] }' % (ports[i], routes)
+        nodes.append(Server("node%d" % (i + 1), cluster=cl).start())
+    urls = ",".join(x.url for x in nodes)
+    n = 2000
+    out = os.path.join(TMP, "cluster-consumed.txt")
+    cons = Proc("cluster: js_consume", [TOOL, "js_consume", urls, "REPL3", "reader", str(n), out])
+    prod = Proc("cluster: js_produce replicas 3", [TOOL, "js_produce", urls, "REPL3", "repl3.x", str(n), "3", "1500"])
+    prod.expect("PUBLISHING", 90)
+    cons.expect("CONSUMING", 90)
+    time.sleep(1.0)
+    victim = nodes[1]
+    victim.stop(signal.SIGKILL)
+    print("--- cluster: node2 killed (SIGKILL) in the middle of the publish run")
+    prod.finish(240)
+    cons.finish(240)
+    verify_all(out, n, "cluster")
+    for x in nodes:
+        x.stop()
+
+
+def case_interop():
+    """nats-py and msgpack read what C published and publish what C reads."""
+    py = os.environ.get("NATS_PY", "python3")
+    s = Server("interop", jetstream=False).start()
+    run("python interop (nats-py + msgpack)", [py, os.path.join(HERE, "interop.py"), s.url, TOOL, "interop", s.url])
+    s.stop()
+
+
+CASES = {"core": case_core, "status": case_status, "security": case_security, "jetstream": case_jetstream,
+         "cluster": case_cluster, "interop": case_interop, "examples": case_examples}
 
 
 def main():

@@ -76,6 +76,12 @@ extern "C" {
 #pragma clang diagnostic ignored "-Wnullability-extension"
 #endif
 
+/* ===========================================================================
+ * Connections
+ * A connection to a NATS server or cluster: options, connecting, the status
+ * signal and the error codes.
+ * ======================================================================== */
+
 /* A connection to a NATS server (or cluster): a Ripple handle. */
 typedef struct rpl_nats rpl_nats_t;
 
@@ -144,6 +150,19 @@ enum {
 rpl_nats_t *RPL_NULLABLE rpl_nats_connect(const char *RPL_NULLABLE urls,
                                           const rpl_nats_options *RPL_NULLABLE opts);
 
+/* The connection's state as int values RPL_NATS_*: a new subscriber first
+   gets the current state, then each change as it happens (DISCONNECTED when
+   the server goes away, RECONNECTED when the client is back - its
+   subscriptions resume by themselves). When the connection closes for good
+   (its last handle released, or reconnecting given up) it sends
+   RPL_NATS_CLOSED and completes. +1. Errors: nc not a connection. */
+rpl_signal_t *RPL_NULLABLE rpl_nats_status(rpl_nats_t *RPL_NULLABLE nc);
+
+/* ===========================================================================
+ * Messaging: subscribe, publish, request and serve
+ * Core NATS: at most once, as fast as the network.
+ * ======================================================================== */
+
 /* A hot signal of the messages on subject (wildcards * and > allowed), each
    decoded to a value. With a queue_group (NULL for none) each message goes
    to one member of the group. Each subscription of the signal is one NATS
@@ -205,17 +224,12 @@ rpl_disposable_t *RPL_NULLABLE rpl_nats_serve(rpl_nats_t *RPL_NULLABLE nc, const
                                                                                               const rpl_value *RPL_NONNULL request),
                                               void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
 
-/* The connection's state as int values RPL_NATS_*: a new subscriber first
-   gets the current state, then each change as it happens (DISCONNECTED when
-   the server goes away, RECONNECTED when the client is back - its
-   subscriptions resume by themselves). When the connection closes for good
-   (its last handle released, or reconnecting given up) it sends
-   RPL_NATS_CLOSED and completes. +1. Errors: nc not a connection. */
-rpl_signal_t *RPL_NULLABLE rpl_nats_status(rpl_nats_t *RPL_NULLABLE nc);
+/* ===========================================================================
+ * JetStream
+ * Streams the server keeps (on disk), replicated and replayable: at least
+ * once.
+ * ======================================================================== */
 
-/* ---------------------------------------------------------------------------
- * JetStream: streams the server keeps (on disk), replicated and replayable.
- * ------------------------------------------------------------------------ */
 /* Makes sure the stream exists with these subjects (comma separated,
    wildcards allowed) and replicas (0 means 1; at most 5, and no more than
    the cluster's servers): creates it (file storage, limits retention), or

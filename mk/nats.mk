@@ -80,3 +80,77 @@ check-nats: nats-deps $(NATS_BINS)
 	$(NATS_RUN) $(NATS_ONLY)
 
 CHECK_EXTRA += check-nats
+
+# ---------------------------------------------------------------------------
+# Install (make install-nats / uninstall-nats, same variables as install):
+# the library stripped, ripple_nats.h, ripple-nats.pc, the CMake component
+# Ripple-nats.cmake (find_package(Ripple COMPONENTS nats) -> Ripple::nats)
+# and man pages made from the header. libripple itself comes from make install.
+NATS_MANOUT := $(OUT)/man-nats
+NATS_MAN_ARGS := --name ripple-nats --summary "Ripple signals across processes and machines through NATS and JetStream"
+.PHONY: install-nats uninstall-nats
+
+$(NATS_MANOUT)/ripple-nats.3: $(NATS_HEADER) pkg/manpages.py
+	$(MANGEN) $(NATS_HEADER) $(NATS_MANOUT) --version $(VERSION) $(NATS_MAN_ARGS)
+
+install-nats: $(NATS_LIB) $(NATS_MANOUT)/ripple-nats.3
+	$(INSTALL) -d $(DESTDIR)$(libdir) $(DESTDIR)$(includedir) $(DESTDIR)$(pkgconfigdir) $(DESTDIR)$(cmakedir) $(DESTDIR)$(man3dir)
+	objcopy --strip-unneeded --remove-section=.comment $(NATS_LIB) $(DESTDIR)$(libdir)/$(NATS_REALNAME)
+	chmod 0644 $(DESTDIR)$(libdir)/$(NATS_REALNAME)
+	ln -sf $(NATS_REALNAME) $(DESTDIR)$(libdir)/$(NATS_SONAME)
+	ln -sf $(NATS_SONAME) $(DESTDIR)$(libdir)/$(NATS_LIBNAME)
+	$(INSTALL) -m 0644 $(NATS_HEADER) $(DESTDIR)$(includedir)/ripple_nats.h
+	sed -e 's|@PREFIX@|$(prefix)|g' -e 's|@LIBDIR@|$(libdir)|g' -e 's|@INCLUDEDIR@|$(includedir)|g' \
+	    -e 's|@VERSION@|$(VERSION)|g' pkg/ripple-nats.pc.in > $(DESTDIR)$(pkgconfigdir)/ripple-nats.pc
+	librel=$$(realpath -m --relative-to=$(prefix) $(libdir)); increl=$$(realpath -m --relative-to=$(prefix) $(includedir)); \
+	up=$$(realpath -m --relative-to=$(cmakedir) $(prefix)); \
+	sed -e "s|@LIBREL@|$$librel|g" -e "s|@INCLUDEREL@|$$increl|g" -e "s|@PREFIX_FROM_CMAKEDIR@|$$up|g" \
+	    -e 's|@VERSION@|$(VERSION)|g' -e 's|@MAJOR@|$(MAJOR)|g' pkg/Ripple-nats.cmake.in > $(DESTDIR)$(cmakedir)/Ripple-nats.cmake
+	chmod 0644 $(DESTDIR)$(pkgconfigdir)/ripple-nats.pc $(DESTDIR)$(cmakedir)/Ripple-nats.cmake
+	for f in $(NATS_MANOUT)/*.3; do \
+	  if [ -L "$$f" ]; then ln -sf "$$(readlink "$$f")" "$(DESTDIR)$(man3dir)/$${f##*/}"; \
+	  else $(INSTALL) -m 0644 "$$f" "$(DESTDIR)$(man3dir)/"; fi || exit 1; done
+	@if [ -z "$(DESTDIR)" ] && [ -n "$(LDCONFIG)" ] && [ "$$(id -u)" = 0 ] && command -v $(LDCONFIG) >/dev/null; then $(LDCONFIG) 2>/dev/null || true; fi
+
+uninstall-nats:
+	rm -f $(DESTDIR)$(libdir)/$(NATS_REALNAME) $(DESTDIR)$(libdir)/$(NATS_SONAME) $(DESTDIR)$(libdir)/$(NATS_LIBNAME) \
+	      $(DESTDIR)$(includedir)/ripple_nats.h $(DESTDIR)$(pkgconfigdir)/ripple-nats.pc $(DESTDIR)$(cmakedir)/Ripple-nats.cmake
+	names=$$($(MANGEN) $(NATS_HEADER) --list $(NATS_MAN_ARGS)) && cd $(DESTDIR)$(man3dir) 2>/dev/null && rm -f $$names || true
+	@rmdir $(DESTDIR)$(cmakedir) 2>/dev/null || true
+
+# Installed: C and CMake programs build against the staged prefix (with
+# libripple's own install) through pkg-config and find_package(Ripple
+# COMPONENTS nats), man finds the pages, uninstall-nats takes it all back.
+NIT := $(CURDIR)/$(OUT)/nats-install-test
+.PHONY: check-install-nats
+check-install-nats: $(NATS_LIB)
+	@rm -rf $(NIT) && mkdir -p $(NIT)
+	@$(MAKE) --no-print-directory install install-nats PREFIX=$(NIT)/prefix LDCONFIG= >/dev/null
+	@P=$(NIT)/prefix; export PKG_CONFIG_PATH=$$P/lib/pkgconfig; \
+	  $(CC) -Wall -Werror examples-c/nats_producer.c $$(pkg-config --cflags --libs ripple-nats) -o $(NIT)/producer && \
+	  readelf -d $(NIT)/producer | grep -q 'NEEDED.*libripple-nats.so.$(MAJOR)' && \
+	  cmake -S Tests/nats/cmake -B $(NIT)/cmake -DCMAKE_PREFIX_PATH=$$P -DCMAKE_BUILD_TYPE=Release >/dev/null && \
+	  cmake --build $(NIT)/cmake >/dev/null && \
+	  env -i LD_LIBRARY_PATH=$$P/lib $(NIT)/cmake/nats_cmake_probe && \
+	  case "$$(MANPATH=$$P/share/man man -w rpl_nats_stream_subscribe)" in $$P/share/man/man3/ripple-nats-*.3) ;; \
+	    *) echo "man cannot find rpl_nats_stream_subscribe"; exit 1;; esac && \
+	  nm -D --defined-only $$P/lib/$(NATS_REALNAME) | awk '$$3 ~ /^rpl_/ {print $$3}' | sort > $(NIT)/exported.txt && \
+	  $(MANGEN) $(NATS_HEADER) --functions $(NATS_MAN_ARGS) | diff -u $(NIT)/exported.txt - || { echo "check-install-nats failed"; exit 1; }
+	@$(MAKE) --no-print-directory uninstall-nats PREFIX=$(NIT)/prefix >/dev/null
+	@! find $(NIT)/prefix -name '*nats*' | grep -q . || { echo "uninstall-nats left:"; find $(NIT)/prefix -name '*nats*'; exit 1; }
+	@echo "install-nats: pkg-config ripple-nats, find_package(Ripple COMPONENTS nats), man pages for all $$(wc -l < $(NIT)/exported.txt) functions; uninstall-nats removes them"
+CHECK_EXTRA += check-install-nats
+
+# ---------------------------------------------------------------------------
+# Debian packages libripple-nats$(MAJOR) and libripple-nats-dev
+# (pkg/mkdeb-nats.sh), checked with lintian (errors fail the build).
+NATS_DEBDIR ?= $(OUT)/deb-nats
+.PHONY: deb-nats
+deb-nats: deb-deps $(NATS_LIB)
+	@DEBS=$$(VERSION=$(VERSION) MAJOR=$(MAJOR) NATS_SONAME=$(NATS_SONAME) NATS_REALNAME=$(NATS_REALNAME) \
+	    DEBDIR=$(abspath $(NATS_DEBDIR)) WORK=$(CURDIR)/$(OUT)/deb-nats-work LIBDIR_BUILD=$(CURDIR)/$(OUT)/lib \
+	    MAKE="$(MAKE)" DEB_MAINTAINER="$(DEB_MAINTAINER)" bash pkg/mkdeb-nats.sh) || exit 1; \
+	for d in $$DEBS; do echo "$$d:"; dpkg-deb -f $$d Package Version Depends | sed 's/^/  /'; done; \
+	echo "lintian:"; lintian --fail-on error --tag-display-limit 0 $$DEBS 2>&1 | sed 's/^/  /'; rc=$${PIPESTATUS[0]}; \
+	test $$rc = 0 && echo "  no errors" || { echo "lintian reported errors"; exit 1; }
+CHECK_EXTRA += deb-nats

@@ -213,7 +213,7 @@ def case_security():
         f.write("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
     ssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
         "server.pem", "-days", "2", "-extfile", "ext.cnf")
-    s = Server("tls", 'tls { cert_file: "%s/server.pem", key_file: "%s/server.key" }' % (d, d), jetstream=False).start()
+    s = Server("tls", 'tls { cert_file: "%s/server.pem", key_file: "%s/server.key", timeout: 10 }' % (d, d), jetstream=False).start()
     tls_url = "tls://127.0.0.1:%d" % s.port
     variants("test_nats_tool", ["connect", tls_url, "--ca", os.path.join(d, "ca.pem")])
     run("tls: without the CA", [TOOL, "connect", tls_url, "--fail", "certificate"])

@@ -154,3 +154,13 @@ deb-nats: deb-deps $(NATS_LIB)
 	echo "lintian:"; lintian --fail-on error --tag-display-limit 0 $$DEBS 2>&1 | sed 's/^/  /'; rc=$${PIPESTATUS[0]}; \
 	test $$rc = 0 && echo "  no errors" || { echo "lintian reported errors"; exit 1; }
 CHECK_EXTRA += deb-nats
+
+# ---------------------------------------------------------------------------
+# make bench-nats: bench/nats/bench_nats.c against a nats-server that
+# Tests/nats/run.py starts and stops (the rows beside libnats used directly).
+.PHONY: bench-nats
+$(OUT)/nats/bench_nats: bench/nats/bench_nats.c $(NATS_HEADER) $(NATS_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -Werror -IInclude $< $(NATS_TEST_LINK) -o $@
+bench-nats: nats-deps $(OUT)/nats/bench_nats
+	NATS_OUT=$(CURDIR)/$(OUT) $(PYTHON) Tests/nats/run.py bench

@@ -196,6 +196,11 @@ static rpl_disposable_t *did_subscribe_req(void *ctx, rpl_subscriber_t *subscrib
     }
     pthread_mutex_unlock(&c->mu);
     s = natsConnection_PublishRequest(c->nc, q->subject, reply, q->payload, (int)q->len);
+    /* The client sends a plain publish after a millisecond, to gather more;
+       a flush writes the request now (with a PING), and the wait for the
+       PONG overlaps the wait for the reply. While disconnected the request
+       waits in the reconnect buffer for its timeout. */
+    if (s == NATS_OK) natsConnection_FlushTimeout(c->nc, 1000);
     if (s != NATS_OK && take(c, r)) {
         rpl_disposable_dispose(r->timer);
         rn_send_failure(subscriber, s, "request");

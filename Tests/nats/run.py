@@ -289,16 +289,26 @@ def case_interop():
     s.stop()
 
 
+def case_bench():
+    """make bench-nats (not in make check): the bench rows."""
+    s = Server("bench").start()
+    p = subprocess.run([os.path.join(BIN, "bench_nats"), s.url], timeout=600)
+    if p.returncode:
+        failures.append("bench")
+    s.stop()
+
+
 CASES = {"core": case_core, "status": case_status, "security": case_security, "jetstream": case_jetstream,
          "cluster": case_cluster, "interop": case_interop, "examples": case_examples}
 
 
 def main():
     wanted = sys.argv[1:] or list(CASES)
+    everything = dict(CASES, bench=case_bench)
     try:
         for name in wanted:
             try:
-                CASES[name]()
+                everything[name]()
             except Exception as exc:  # a harness failure fails the suite too
                 print("--- %s: harness error: %s" % (name, exc))
                 failures.append(name)

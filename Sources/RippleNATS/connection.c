@@ -74,7 +74,21 @@ void rn_conn_release(rn_conn *c) {
 void rn_sub_retain(rn_sub *s) { atomic_fetch_add(&s->refs, 1); }
 
 void rn_sub_release(rn_sub *s) {
-    if (atomic_fetch_sub(&s->refs, 1) == 1) s->free_fn(s);
+    if (atomic_fetch_sub(&s->refs, 1) != 1) return;
+    rn_conn *c = s->c;
+    if (s->sub) natsSubscription_Destroy(s->sub);
+    s->free_fn(s);
+    rn_conn_release(c);
+}
+
+void rn_sub_init(rn_sub *s, rn_conn *c, void (*on_close)(rn_sub *), void (*on_error)(rn_sub *, natsStatus),
+                 void (*free_fn)(rn_sub *)) {
+    atomic_init(&s->refs, 1);
+    s->c = c;
+    rn_conn_retain(c);
+    s->on_close = on_close;
+    s->on_error = on_error;
+    s->free_fn = free_fn;
 }
 
 bool rn_conn_add_sub(rn_conn *c, rn_sub *s) {

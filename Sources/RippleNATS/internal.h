@@ -59,6 +59,7 @@ void *rn_calloc(size_t n, size_t size);
 typedef struct rn_sub rn_sub;
 struct rn_sub {
     _Atomic long refs;
+    struct rn_conn *c;     /* one reference, released by free_fn's caller */
     rn_sub *prev, *next;   /* guarded by the connection's mu */
     bool listed;
     natsSubscription *sub; /* set before it is listed */
@@ -67,7 +68,31 @@ struct rn_sub {
     void (*free_fn)(rn_sub *s);                  /* the last reference went */
 };
 void rn_sub_retain(rn_sub *s);
+/* The last reference runs free_fn, then releases the connection. */
 void rn_sub_release(rn_sub *s);
+/* Fills in a new record's base (one reference, the caller's). */
+void rn_sub_init(rn_sub *s, struct rn_conn *c, void (*on_close)(rn_sub *), void (*on_error)(rn_sub *, natsStatus),
+                 void (*free_fn)(rn_sub *));
+/* The disposable a subscription returns: disposing it unsubscribes (and
+   unlists) s; it holds the caller's reference. */
+rpl_disposable_t *rn_sub_disposable(rn_sub *s);
+
+/* A subscription delivering messages, decoded, to one Ripple subscriber
+   (rpl_nats_subscribe and the JetStream subscription). */
+typedef struct rn_data_sub {
+    rn_sub base;
+    rpl_subscriber_t *subscriber;
+    bool messages;  /* (subject, payload, reply-to) tuples */
+} rn_data_sub;
+rn_data_sub *rn_data_sub_create(struct rn_conn *c, rpl_subscriber_t *subscriber, bool messages);
+
+/* A connection and a subject: what both publishes keep. */
+typedef struct rn_target {
+    struct rn_conn *c;
+    char *subject;
+} rn_target;
+rn_target *rn_target_create(struct rn_conn *c, const char *subject);  /* takes the reference on c */
+void rn_target_free(void *t);
 
 typedef struct rn_conn {
     _Atomic long refs;

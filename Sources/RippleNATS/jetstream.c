@@ -93,18 +93,6 @@ done:
 }
 
 /* ---- stream_publish ---- */
-typedef struct jpub {
-    rn_conn *c;
-    char *subject;
-} jpub;
-
-static void free_jpub(void *ctx) {
-    jpub *p = ctx;
-    rn_conn_release(p->c);
-    free(p->subject);
-    free(p);
-}
-
 static bool retryable(rn_conn *c, natsStatus s) {
     if (s == NATS_TIMEOUT || s == NATS_CONNECTION_DISCONNECTED || s == NATS_NOT_YET_CONNECTED) return true;
     /* No responders while the client is between servers: the request went
@@ -116,7 +104,7 @@ static bool retryable(rn_conn *c, natsStatus s) {
    that timed out goes again with the same message id, so the stream keeps
    one copy (its duplicate window is 2 minutes by default). */
 static rpl_value publish_acked(void *ctx, const rpl_value *v) {
-    jpub *p = ctx;
+    rn_target *p = ctx;
     rn_conn *c = p->c;
     rn_buf b;
     rn_buf_init(&b);
@@ -158,10 +146,7 @@ RN_EXPORT rpl_signal_t *rpl_nats_stream_publish(rpl_nats_t *nc, rpl_signal_t *si
         rn_conn_release(c);
         return NULL;
     }
-    jpub *p = rn_calloc(1, sizeof *p);
-    p->c = c;
-    p->subject = rn_strdup(subject);
-    return rpl_signal_map(sig, publish_acked, p, free_jpub);  /* sig's errors are Ripple's */
+    return rpl_signal_map(sig, publish_acked, rn_target_create(c, subject), rn_target_free);  /* sig's errors are Ripple's */
 }
 
 /* ---- stream_subscribe ---- */
@@ -171,52 +156,20 @@ typedef struct jsig {
     uint64_t start;
 } jsig;
 
-typedef struct jsub {
-    rn_sub base;
-    rn_conn *c;
-    rpl_subscriber_t *subscriber;
-} jsub;
-
 static void on_js_msg(natsConnection *nc, natsSubscription *sub, natsMsg *m, void *closure) {
     (void)sub;
-    jsub *j = closure;
+    rn_data_sub *j = closure;
     const char *reply = natsMsg_GetReply(m);
     /* Only stream messages have an ack subject ($JS.ACK...); anything else
        on the deliver subject (a status, flow control) is the server's. */
     if (reply && strncmp(reply, "$JS.ACK.", 8) == 0 && !rpl_subscriber_is_disposed(j->subscriber)) {
-        rpl_value v = rn_decode(j->c->codec, natsMsg_GetData(m), (size_t)natsMsg_GetDataLength(m));
+        rpl_value v = rn_decode(j->base.c->codec, natsMsg_GetData(m), (size_t)natsMsg_GetDataLength(m));
         rpl_subscriber_send_next(j->subscriber, v);
         /* Delivered: every observer reached from this send has returned. */
         natsConnection_Publish(nc, reply, "+ACK", 4);
     }
     natsMsg_Destroy(m);
 }
-
-static void js_close(rn_sub *s) { rpl_subscriber_send_completed(((jsub *)s)->subscriber); }
-
-static void js_error(rn_sub *s, natsStatus err) {
-    if (err != NATS_SLOW_CONSUMER) return;
-    rpl_error_t *e = rpl_error_create(RPL_NATS_ERROR_DOMAIN, NATS_SLOW_CONSUMER,
-                                      "slow consumer: the subscriber fell behind and messages were dropped (they come again after the ack wait)");
-    rpl_subscriber_send_error(((jsub *)s)->subscriber, e);
-    rpl_release(e);
-}
-
-static void js_free(rn_sub *s) {
-    jsub *j = (jsub *)s;
-    if (s->sub) natsSubscription_Destroy(s->sub);
-    rpl_release(j->subscriber);
-    rn_conn_release(j->c);
-    free(j);
-}
-
-static void js_dispose(void *ctx) {
-    jsub *j = ctx;
-    rn_conn_remove_sub(j->c, &j->base);
-    natsSubscription_Unsubscribe(j->base.sub);
-}
-
-static void js_release(void *ctx) { rn_sub_release(ctx); }
 
 /* The consumer to bind to: the durable as it is, or made (anew from
    start_sequence); an ephemeral one otherwise. */
@@ -283,21 +236,14 @@ static rpl_disposable_t *did_subscribe_js(void *ctx, rpl_subscriber_t *subscribe
         }
         return NULL;
     }
-    jsub *j = rn_calloc(1, sizeof *j);
-    atomic_init(&j->base.refs, 1);
-    j->base.on_close = js_close;
-    j->base.on_error = js_error;
-    j->base.free_fn = js_free;
-    j->c = c;
-    rn_conn_retain(c);
-    j->subscriber = rpl_retain(subscriber);
+    rn_data_sub *j = rn_data_sub_create(c, subscriber, false);
     s = rn_listen(c, &j->base, ci->Config->DeliverSubject, ci->Config->DeliverGroup, on_js_msg);
     jsConsumerInfo_Destroy(ci);
     if (s != NATS_OK) {
         rn_send_failure(subscriber, s, "stream subscribe");
         return NULL;
     }
-    return rpl_disposable_create_with_release(js_dispose, j, js_release);
+    return rn_sub_disposable(&j->base);
 }
 
 static void free_jsig(void *ctx) {

@@ -6,16 +6,18 @@
 
 #include "internal.h"
 
-typedef struct pub_ctx {
-    rn_conn *c;
-    char *subject;
-} pub_ctx;
+rn_target *rn_target_create(rn_conn *c, const char *subject) {
+    rn_target *t = rn_calloc(1, sizeof *t);
+    t->c = c;
+    t->subject = rn_strdup(subject);
+    return t;
+}
 
-static void free_pub(void *ctx) {
-    pub_ctx *p = ctx;
-    rn_conn_release(p->c);
-    free(p->subject);
-    free(p);
+void rn_target_free(void *ctx) {
+    rn_target *t = ctx;
+    rn_conn_release(t->c);
+    free(t->subject);
+    free(t);
 }
 
 rpl_error_t *rn_type_error(int32_t codec, const rpl_value *v) {
@@ -30,7 +32,7 @@ rpl_error_t *rn_type_error(int32_t codec, const rpl_value *v) {
 }
 
 static void publish_one(void *ctx, const rpl_value *v) {
-    pub_ctx *p = ctx;
+    rn_target *p = ctx;
     rn_buf b;
     rn_buf_init(&b);
     if (!rn_encode(p->c->codec, v, &b)) {
@@ -57,11 +59,8 @@ RN_EXPORT rpl_disposable_t *rpl_nats_publish(rpl_nats_t *nc, rpl_signal_t *sig, 
         rn_conn_release(c);
         return NULL;
     }
-    pub_ctx *p = rn_calloc(1, sizeof *p);
-    p->c = c;
-    p->subject = rn_strdup(subject);
-    rn_conn_retain(c);
-    rpl_signal_t *chain = rpl_signal_do_next(sig, publish_one, p, free_pub);
+    rn_conn_retain(c);  /* one for the target, one for the observer */
+    rpl_signal_t *chain = rpl_signal_do_next(sig, publish_one, rn_target_create(c, subject), rn_target_free);
     if (!chain) {
         rn_conn_release(c);
         return NULL;  /* sig is not a signal: Ripple's error */

@@ -257,7 +257,6 @@ fail:
 /* ---- serve ---- */
 typedef struct serve {
     rn_sub base;
-    rn_conn *c;
     rpl_signal_t *(*fn)(void *ctx, const rpl_value *request);
     void *ctx;
     rpl_release_fn release;
@@ -328,11 +327,12 @@ static void reply_free(void *ctx) {
 static void on_request(natsConnection *nc, natsSubscription *sub, natsMsg *m, void *closure) {
     (void)nc, (void)sub;
     serve *sv = closure;
-    rpl_value req = rn_decode(sv->c->codec, natsMsg_GetData(m), (size_t)natsMsg_GetDataLength(m));
+    rn_conn *c = sv->base.c;
+    rpl_value req = rn_decode(c->codec, natsMsg_GetData(m), (size_t)natsMsg_GetDataLength(m));
     const char *reply = natsMsg_GetReply(m);
     reply_ctx *r = rn_calloc(1, sizeof *r);
-    r->c = sv->c;
-    rn_conn_retain(r->c);
+    r->c = c;
+    rn_conn_retain(c);
     r->reply = reply && *reply ? rn_strdup(reply) : NULL;
     natsMsg_Destroy(m);
     rpl_signal_t *sig = sv->fn(sv->ctx, &req);
@@ -359,19 +359,9 @@ static void serve_close(rn_sub *s) { (void)s; }
 
 static void serve_free(rn_sub *s) {
     serve *sv = (serve *)s;
-    if (s->sub) natsSubscription_Destroy(s->sub);
     if (sv->release) sv->release(sv->ctx);
-    rn_conn_release(sv->c);
     free(sv);
 }
-
-static void serve_dispose(void *ctx) {
-    serve *sv = ctx;
-    rn_conn_remove_sub(sv->c, &sv->base);
-    natsSubscription_Unsubscribe(sv->base.sub);
-}
-
-static void serve_release(void *ctx) { rn_sub_release(ctx); }
 
 RN_EXPORT rpl_disposable_t *rpl_nats_serve(rpl_nats_t *nc, const char *subject, const char *queue_group,
                                            rpl_signal_t *(*fn)(void *ctx, const rpl_value *request), void *ctx,
@@ -386,16 +376,14 @@ RN_EXPORT rpl_disposable_t *rpl_nats_serve(rpl_nats_t *nc, const char *subject, 
         !rn_check_name("rpl_nats_serve", "queue_group", queue_group, true, ""))
         goto fail;
     serve *sv = rn_calloc(1, sizeof *sv);
-    atomic_init(&sv->base.refs, 1);
-    sv->base.on_close = serve_close;
-    sv->base.free_fn = serve_free;
-    sv->c = c;
+    rn_sub_init(&sv->base, c, serve_close, NULL, serve_free);
+    rn_conn_release(c);  /* the record holds its own */
     sv->fn = fn;
     sv->ctx = ctx;
     sv->release = release;
     natsStatus s = rn_listen(c, &sv->base, subject, queue_group, on_request);  /* sv released on failure */
     if (s != NATS_OK) return rn_fail_nats(s, "rpl_nats_serve"), NULL;
-    return rpl_disposable_create_with_release(serve_dispose, sv, serve_release);
+    return rn_sub_disposable(&sv->base);
 fail:
     if (c) rn_conn_release(c);
     if (release) release(ctx);

@@ -7,20 +7,13 @@
 typedef struct sig_ctx {
     rn_conn *c;
     char *subject, *queue;
-    bool messages;  /* (subject, payload, reply-to) tuples */
-} sig_ctx;
-
-typedef struct data_sub {
-    rn_sub base;
-    rn_conn *c;
-    rpl_subscriber_t *subscriber;
     bool messages;
-} data_sub;
+} sig_ctx;
 
 static void on_msg(natsConnection *nc, natsSubscription *sub, natsMsg *m, void *closure) {
     (void)nc, (void)sub;
-    data_sub *d = closure;
-    rpl_value v = rn_decode(d->c->codec, natsMsg_GetData(m), (size_t)natsMsg_GetDataLength(m));
+    rn_data_sub *d = closure;
+    rpl_value v = rn_decode(d->base.c->codec, natsMsg_GetData(m), (size_t)natsMsg_GetDataLength(m));
     if (d->messages) {
         const char *reply = natsMsg_GetReply(m);
         rpl_value items[3] = { rpl_string(natsMsg_GetSubject(m)), v, reply && *reply ? rpl_string(reply) : rpl_nil() };
@@ -33,7 +26,7 @@ static void on_msg(natsConnection *nc, natsSubscription *sub, natsMsg *m, void *
 /* The client has delivered its last message to d. */
 static void on_complete(void *closure) { rn_sub_release(closure); }
 
-static void on_close(rn_sub *s) { rpl_subscriber_send_completed(((data_sub *)s)->subscriber); }
+static void on_close(rn_sub *s) { rpl_subscriber_send_completed(((rn_data_sub *)s)->subscriber); }
 
 static void on_error(rn_sub *s, natsStatus err) {
     if (err != NATS_SLOW_CONSUMER) return;
@@ -41,43 +34,44 @@ static void on_error(rn_sub *s, natsStatus err) {
        rather than go on with a gap (see ripple_nats.h, Delivery). */
     rpl_error_t *e = rpl_error_create(RPL_NATS_ERROR_DOMAIN, NATS_SLOW_CONSUMER,
                                       "slow consumer: the subscriber fell behind the client's pending limit and messages were dropped");
-    rpl_subscriber_send_error(((data_sub *)s)->subscriber, e);
+    rpl_subscriber_send_error(((rn_data_sub *)s)->subscriber, e);
     rpl_release(e);
 }
 
-static void free_sub(rn_sub *s) {
-    data_sub *d = (data_sub *)s;
-    if (s->sub) natsSubscription_Destroy(s->sub);
-    rpl_release(d->subscriber);
-    rn_conn_release(d->c);
-    free(d);
+static void free_data_sub(rn_sub *s) {
+    rpl_release(((rn_data_sub *)s)->subscriber);
+    free(s);
+}
+
+rn_data_sub *rn_data_sub_create(rn_conn *c, rpl_subscriber_t *subscriber, bool messages) {
+    rn_data_sub *d = rn_calloc(1, sizeof *d);
+    rn_sub_init(&d->base, c, on_close, on_error, free_data_sub);
+    d->subscriber = rpl_retain(subscriber);
+    d->messages = messages;
+    return d;
 }
 
 static void dispose_sub(void *ctx) {
-    data_sub *d = ctx;
-    rn_conn_remove_sub(d->c, &d->base);
-    natsSubscription_Unsubscribe(d->base.sub);
+    rn_sub *s = ctx;
+    rn_conn_remove_sub(s->c, s);
+    natsSubscription_Unsubscribe(s->sub);
 }
 
 static void release_sub(void *ctx) { rn_sub_release(ctx); }
 
+rpl_disposable_t *rn_sub_disposable(rn_sub *s) {
+    return rpl_disposable_create_with_release(dispose_sub, s, release_sub);
+}
+
 static rpl_disposable_t *did_subscribe(void *ctx, rpl_subscriber_t *subscriber) {
     sig_ctx *sc = ctx;
-    data_sub *d = rn_calloc(1, sizeof *d);
-    atomic_init(&d->base.refs, 1);
-    d->base.on_close = on_close;
-    d->base.on_error = on_error;
-    d->base.free_fn = free_sub;
-    d->c = sc->c;
-    rn_conn_retain(d->c);
-    d->subscriber = rpl_retain(subscriber);
-    d->messages = sc->messages;
+    rn_data_sub *d = rn_data_sub_create(sc->c, subscriber, sc->messages);
     natsStatus s = rn_listen(sc->c, &d->base, sc->subject, sc->queue, on_msg);
     if (s != NATS_OK) {
         rn_send_failure(subscriber, s, "subscribe");
         return NULL;
     }
-    return rpl_disposable_create_with_release(dispose_sub, d, release_sub);
+    return rn_sub_disposable(&d->base);
 }
 
 void rn_send_failure(rpl_subscriber_t *subscriber, natsStatus s, const char *what) {

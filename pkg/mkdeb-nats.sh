@@ -28,36 +28,13 @@ rm -rf "$WORK" && mkdir -p "$WORK" "$DEBDIR"
 ROOT="$WORK/root"
 $MAKE --no-print-directory install-nats DESTDIR="$ROOT" prefix=/usr libdir="/usr/lib/$MA" LDCONFIG= >/dev/null
 
-move() { # move PKG PATH...
-    local pkg=$1; shift
-    for p in "$@"; do
-        mkdir -p "$WORK/$pkg/$(dirname "$p")"
-        mv "$ROOT/$p" "$WORK/$pkg/$p"
-    done
-}
+source "$SRCDIR/pkg/deb/lib.sh"
 move "$RUNTIME" "usr/lib/$MA/$NATS_REALNAME" "usr/lib/$MA/$NATS_SONAME"
 move "$DEV" usr/include "usr/lib/$MA/libripple-nats.so" "usr/lib/$MA/pkgconfig" "usr/lib/$MA/cmake" usr/share/man
-left=$(find "$ROOT" -type f -o -type l)
-[ -z "$left" ] || { echo "make deb-nats: installed files in no package:"; echo "$left"; exit 1; }
-
-(cd "$WORK/$DEV/usr/share/man/man3" && for f in *.3; do
-    if [ -L "$f" ]; then ln -s "$(readlink "$f").gz" "$f.gz" && rm "$f"; else gzip -9n "$f"; fi
-done)
-
-date_r=$(date -R -u -d "@$EPOCH")
-for pkg in "$RUNTIME" "$DEV"; do
-    doc="$WORK/$pkg/usr/share/doc/$pkg"
-    mkdir -p "$doc"
-    sed -e "s|@YEAR@|$(date -u -d "@$EPOCH" +%Y)|" "$SRCDIR/pkg/deb/copyright" > "$doc/copyright"
-    printf 'ripple (%s) unstable; urgency=medium\n\n  * Built from the Ripple source tree with make deb-nats.\n\n -- %s  %s\n' \
-        "$DEBVER" "$MAINT" "$date_r" | gzip -9n > "$doc/changelog.Debian.gz"
-done
-
-mkdir -p "$WORK/src/debian"
-printf 'Source: ripple\nMaintainer: %s\n\nPackage: %s\nArchitecture: any\n\nPackage: %s\nArchitecture: any\n' \
-    "$MAINT" "$RUNTIME" "$DEV" > "$WORK/src/debian/control"
-printf 'ripple (%s) unstable; urgency=medium\n\n  * make deb-nats\n\n -- %s  %s\n' "$DEBVER" "$MAINT" "$date_r" \
-    > "$WORK/src/debian/changelog"
+nothing_left
+compress_man "$DEV"
+doc_files "make deb-nats" "$RUNTIME" "$DEV"
+source_package "make deb-nats" "$RUNTIME" "$DEV"
 # libripple is not installed on the build machine: say which package has it.
 echo "libripple $MAJOR libripple$MAJOR (>= $VERSION)" > "$WORK/src/debian/shlibs.local"
 
@@ -73,16 +50,6 @@ sed -i "1a * Build-Depends-Package: $DEV" "$WORK/$RUNTIME/DEBIAN/symbols"
 echo "libripple-nats $MAJOR $RUNTIME (>= $VERSION)" > "$WORK/$RUNTIME/DEBIAN/shlibs"
 echo "activate-noawait ldconfig" > "$WORK/$RUNTIME/DEBIAN/triggers"
 
-size() { du -sk --exclude=DEBIAN "$1" | cut -f1; }
-control() { # control PKG FIELDS...
-    local name=$1; shift
-    mkdir -p "$WORK/$name/DEBIAN"
-    {
-        printf 'Package: %s\nSource: ripple\nVersion: %s\nArchitecture: %s\nMaintainer: %s\nInstalled-Size: %s\n' \
-            "$name" "$DEBVER" "$ARCH" "$MAINT" "$(size "$WORK/$name")"
-        printf '%s\n' "$@"
-    } > "$WORK/$name/DEBIAN/control"
-}
 control "$RUNTIME" "Multi-Arch: same" "Depends: $depends" "Section: libs" "Priority: optional" \
     "Description: Ripple signals through NATS and JetStream (runtime)" \
     " Ripple is a reactive runtime with ReactiveCocoa's semantics, exported as a" \
@@ -102,13 +69,4 @@ control "$DEV" "Multi-Arch: same" "Depends: $RUNTIME (= $DEBVER), libripple-dev 
     " This package contains the C header, the pkg-config file, the CMake" \
     " component (find_package(Ripple COMPONENTS nats)) and man pages."
 
-debs=()
-for pkg in "$RUNTIME" "$DEV"; do
-    (cd "$WORK/$pkg" && find usr -type f -printf '%P\n' | LC_ALL=C sort | sed 's|^|usr/|' | xargs md5sum > DEBIAN/md5sums)
-    find "$WORK/$pkg" -type d -exec chmod 0755 {} +
-    chmod 0644 "$WORK/$pkg"/DEBIAN/*
-    deb="$DEBDIR/${pkg}_${DEBVER}_${ARCH}.deb"
-    dpkg-deb --root-owner-group -Zxz --build "$WORK/$pkg" "$deb" >/dev/null
-    debs+=("$deb")
-done
-printf '%s\n' "${debs[@]}"
+build_debs "$RUNTIME" "$DEV"

@@ -84,19 +84,14 @@ static bool encode_mp(const rpl_value *v, rn_buf *b, int depth) {
         put_be(b, 0xcb, u, 8);
         return true;
     }
-    case RPL_TYPE_STRING: {
+    case RPL_TYPE_STRING:
+    case RPL_TYPE_BYTES: {  /* str or bin: a length, then the bytes */
         size_t n = 0;
-        const char *s = rpl_value_string(v, &n);
+        bool str = rpl_value_type(v) == RPL_TYPE_STRING;
+        const void *p = str ? (const void *)rpl_value_string(v, &n) : rpl_value_bytes(v, &n);
         if (n > 0xffffffffu) return false;
-        put_len(b, 0xa0, 32, 0xd9, 0xda, 0xdb, n);
-        put_raw(b, s, n);
-        return true;
-    }
-    case RPL_TYPE_BYTES: {
-        size_t n = 0;
-        const void *p = rpl_value_bytes(v, &n);
-        if (n > 0xffffffffu) return false;
-        put_len(b, 0, 0, 0xc4, 0xc5, 0xc6, n);
+        if (str) put_len(b, 0xa0, 32, 0xd9, 0xda, 0xdb, n);
+        else put_len(b, 0, 0, 0xc4, 0xc5, 0xc6, n);
         put_raw(b, p, n);
         return true;
     }

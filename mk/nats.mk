@@ -69,6 +69,16 @@ $(OUT)/nats/examples/%: examples-c/%.c $(NATS_HEADER) $(NATS_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WARN) -IInclude $< $(NATS_TEST_LINK) -o $@
 
+# TSan: the test programs with the library's sources against the TSan build
+# of libripple that `make tsan` makes (make check runs tsan first; alone,
+# check-nats runs the TSan variant when that library is there).
+NATS_TSAN_BINS := $(addprefix $(OUT)/nats-tsan/,$(NATS_TESTS))
+$(OUT)/nats-tsan/%: Tests/nats/%.c $(wildcard Tests/nats/*.h) $(NATS_HEADER) $(NATS_SRC) $(NATS_DEPS_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -ITests/nats -D_GNU_SOURCE -fsanitize=thread $< $(NATS_SRC) -L$(TSAN_SCRATCH)/release -lripple \
+	    -lnats -lpthread -L$(SWIFT_LIBDIR) -ldispatch -lBlocksRuntime -Wl,-rpath,$(SWIFT_LIBDIR) \
+	    -Wl,-rpath,$(CURDIR)/$(TSAN_SCRATCH)/release -o $@
+
 NATS_EXAMPLES := $(patsubst examples-c/%.c,%,$(wildcard examples-c/nats_*.c))
 NATS_BINS := $(addprefix $(OUT)/nats/,$(NATS_TESTS)) $(addprefix $(OUT)/nats-asan/,$(NATS_TESTS)) \
              $(addprefix $(OUT)/nats/examples/,$(NATS_EXAMPLES))
@@ -77,7 +87,9 @@ NATS_RUN = NATS_OUT=$(CURDIR)/$(OUT) NATS_PY=$(CURDIR)/$(NATS_PY) NATS_VG_LIB=$(
 
 check-nats: nats-deps $(NATS_BINS)
 	@mkdir -p $(VG_LIB) && objcopy --strip-debug $(LIB) $(VG_LIB)/$(SONAME)
-	$(NATS_RUN) $(NATS_ONLY)
+	@if [ -f $(TSAN_SCRATCH)/release/libripple.so ]; then $(MAKE) --no-print-directory $(NATS_TSAN_BINS) || exit 1; \
+	  else echo "check-nats: no TSan build of libripple (make tsan): the TSan variants are skipped"; fi
+	NATS_TSAN=$$(test -f $(TSAN_SCRATCH)/release/libripple.so && echo $(CURDIR)/$(OUT)/nats-tsan) $(NATS_RUN) $(NATS_ONLY)
 
 CHECK_EXTRA += check-nats
 

@@ -55,21 +55,25 @@ static void nt_sleep_ms(unsigned ms) {
 }
 
 /* ---- recorder: every event, in order ---- */
+/* The counters are atomic and the values array never moves, so a test may
+   read what a recorder holds while messages still arrive (TSan-clean):
+   values[i] is written before count passes i. */
+enum { REC_CAP = 1 << 17 };
 typedef struct rec {
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    rpl_value *values;
-    size_t count, cap;
-    int completed, errors;
-    char domain[64];
+    rpl_value *values;  /* REC_CAP slots */
+    _Atomic size_t count;
+    _Atomic int completed, errors, released;
+    char domain[64];    /* of the last error, written before errors counts it */
     int64_t code;
     char message[512];
-    int released;
     unsigned delay_ms;  /* on_next sleeps this long (a slow consumer) */
 } rec;
 
 static void rec_init(rec *r) {
     memset(r, 0, sizeof *r);
+    r->values = calloc(REC_CAP, sizeof *r->values);
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->cv, NULL);
 }
@@ -85,11 +89,9 @@ static void rec_next(void *ctx, const rpl_value *v) {
     rec *r = ctx;
     if (r->delay_ms) nt_sleep_ms(r->delay_ms);
     pthread_mutex_lock(&r->mu);
-    if (r->count == r->cap) {
-        r->cap = r->cap ? r->cap * 2 : 64;
-        r->values = realloc(r->values, r->cap * sizeof *r->values);
-    }
-    r->values[r->count++] = rpl_value_copy(v);
+    if (r->count == REC_CAP) abort();
+    r->values[r->count] = rpl_value_copy(v);
+    r->count++;
     pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
 }
@@ -97,10 +99,10 @@ static void rec_next(void *ctx, const rpl_value *v) {
 static void rec_error(void *ctx, const rpl_error_t *e) {
     rec *r = ctx;
     pthread_mutex_lock(&r->mu);
-    r->errors++;
     snprintf(r->domain, sizeof r->domain, "%s", rpl_error_domain(e));
     r->code = rpl_error_code(e);
     snprintf(r->message, sizeof r->message, "%s", rpl_error_message(e));
+    r->errors++;
     pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
 }

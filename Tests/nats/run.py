@@ -9,7 +9,8 @@ where a test says so, and stops them all at the end.
 Environment (set by mk/nats.mk): NATS_OUT (the build directory), NATS_PY
 (the virtualenv's python with nats-py and msgpack), NATS_VALGRIND (the
 valgrind command line), NATS_VG_LIB (libripple without debug sections, for
-valgrind), NATS_LSAN (Tests/lsan_check.sh)."""
+valgrind), NATS_LSAN (Tests/lsan_check.sh), NATS_TSAN (the directory of the
+TSan builds, when there is one)."""
 import os
 import shlex
 import signal
@@ -112,6 +113,10 @@ def variants(prog, args, timeout=300):
     lsan = os.environ.get("NATS_LSAN")
     if lsan:
         run(prog + " (asan)", [lsan, os.path.join(ASAN, prog)] + args, timeout * 2, quiet=True)
+    tsan = os.environ.get("NATS_TSAN")
+    if tsan:
+        run(prog + " (tsan)", [os.path.join(tsan, prog)] + args, timeout * 3, quiet=True,
+            env={"NATS_TEST_QUICK": "1", "TSAN_OPTIONS": "halt_on_error=1 second_deadlock_stack=1"})
 
 
 # ---------------------------------------------------------------------------
@@ -283,7 +288,7 @@ def case_cluster():
 
 def case_interop():
     """nats-py and msgpack read what C published and publish what C reads."""
-    py = os.environ.get("NATS_PY", "python3")
+    py = os.environ.get("NATS_PY") or os.path.join(OUT, "nats-venv", "bin", "python")
     s = Server("interop", jetstream=False).start()
     run("python interop (nats-py + msgpack)", [py, os.path.join(HERE, "interop.py"), s.url, TOOL, "interop", s.url])
     s.stop()

@@ -176,3 +176,21 @@ $(OUT)/nats/bench_nats: bench/nats/bench_nats.c $(NATS_HEADER) $(NATS_LIB)
 	$(CC) -O2 -g -Wall -Wextra -Werror -IInclude $< $(NATS_TEST_LINK) -o $@
 bench-nats: nats-deps $(OUT)/nats/bench_nats
 	NATS_OUT=$(CURDIR)/$(OUT) $(PYTHON) Tests/nats/run.py bench
+
+# ---------------------------------------------------------------------------
+# make demo runs the two NATS examples too, against a server that
+# Tests/nats/run.py starts for them; the header compiles as C99 and C++.
+.PHONY: demo-nats check-header-nats
+demo-nats: nats-deps $(addprefix $(OUT)/nats/examples/,$(NATS_EXAMPLES))
+	@echo "=== examples-c/nats_consumer + nats_producer (through a nats-server started for them) ==="
+	@NATS_OUT=$(CURDIR)/$(OUT) $(PYTHON) Tests/nats/run.py examples
+demo: demo-nats
+
+check-header-nats:
+	@mkdir -p $(OUT)/hdr
+	@echo '#include <ripple_nats.h>' > $(OUT)/hdr/hn.c && cp $(OUT)/hdr/hn.c $(OUT)/hdr/hn.cpp
+	clang -std=c99 -pedantic -Wall -Wextra -Werror -fsyntax-only -IInclude $(OUT)/hdr/hn.c
+	gcc -std=c99 -pedantic -Wall -Wextra -Werror -fsyntax-only -IInclude $(OUT)/hdr/hn.c
+	clang++ -std=c++11 -pedantic -Wall -Wextra -Werror -fsyntax-only -IInclude $(OUT)/hdr/hn.cpp
+	g++ -std=c++17 -pedantic -Wall -Wextra -Werror -fsyntax-only -IInclude $(OUT)/hdr/hn.cpp
+CHECK_EXTRA += check-header-nats

@@ -320,10 +320,10 @@ def main():
     finally:
         stop_all()
     if failures:
-        print("check-nats: FAILED: %s (server logs under %s)" % (", ".join(failures), TMP))
+        print("Tests/nats/run.py %s: FAILED: %s (server logs under %s)" % (" ".join(wanted), ", ".join(failures), TMP))
         return 1
     subprocess.run(["rm", "-rf", TMP])
-    print("check-nats: all passed")
+    print("Tests/nats/run.py %s: all passed" % " ".join(wanted))
     return 0
 
 

@@ -189,8 +189,9 @@ rpl_signal_t *RPL_NULLABLE rpl_nats_subscribe_messages(rpl_nats_t *RPL_NULLABLE 
    the disposable reports disposed. When sig completes, what was published
    is flushed to the server (up to 5 s) before the subscription ends. While
    the connection is reconnecting, messages wait in the client's reconnect
-   buffer (8 MiB). Errors: nc, sig not what they should be, subject NULL,
-   empty or invalid for a publish. */
+   buffer (8 MiB). Errors: nc not a connection, subject NULL, empty or
+   invalid for a publish (RPL_ERR_FAILED, see Errors); sig NULL or not a
+   signal is refused by Ripple itself (RPL_ERR_NULL, RPL_ERR_KIND). */
 rpl_disposable_t *RPL_NULLABLE rpl_nats_publish(rpl_nats_t *RPL_NULLABLE nc, rpl_signal_t *RPL_NULLABLE sig,
                                                 const char *RPL_NULLABLE subject);
 
@@ -214,9 +215,11 @@ rpl_signal_t *RPL_NULLABLE rpl_nats_request(rpl_nats_t *RPL_NULLABLE nc, const c
    requester receives as that error rather than a timeout. A message without
    a reply subject is handed to fn and its result discarded. The server has
    registered the interest when this returns. Returns a disposable (+1):
-   disposing it stops serving; release(ctx) runs once no fn call can start
-   or is running (or at once on failure). Releasing it without disposing
-   leaves the service running until the connection closes.
+   disposing it stops serving. release(ctx) runs once, after the last fn
+   call has returned and no other can start (the service stopped: disposed,
+   or its connection closed) and the disposable has been released - or at
+   once on failure. Releasing the disposable without disposing it leaves the
+   service running until the connection closes.
    Errors: as for rpl_nats_subscribe, fn NULL (RPL_NATS_ERR_INVALID_ARG). */
 rpl_disposable_t *RPL_NULLABLE rpl_nats_serve(rpl_nats_t *RPL_NULLABLE nc, const char *RPL_NULLABLE subject,
                                               const char *RPL_NULLABLE queue_group,
@@ -252,8 +255,7 @@ rpl_status rpl_nats_stream_ensure(rpl_nats_t *RPL_NULLABLE nc, const char *RPL_N
    be encoded and with the server's error for a publish no stream takes
    (RPL_NATS_ERR_NO_RESPONDERS: no stream for subject) or that it refuses.
    Each publish blocks the thread that delivers sig's value until it is
-   acknowledged. +1. Errors: nc, sig not what they should be, subject NULL,
-   empty or invalid for a publish. */
+   acknowledged. +1. Errors: as for rpl_nats_publish. */
 rpl_signal_t *RPL_NULLABLE rpl_nats_stream_publish(rpl_nats_t *RPL_NULLABLE nc, rpl_signal_t *RPL_NULLABLE sig,
                                                    const char *RPL_NULLABLE subject);
 

@@ -6,6 +6,8 @@
      test_nats_core URL */
 #include "nats_test.h"
 
+#include <stdatomic.h>
+
 static const char *url;
 
 static rpl_nats_t *connect_codec(int32_t codec) {
@@ -392,6 +394,35 @@ static void test_slow_consumer(rpl_nats_t *nc) {
 }
 
 /* ---- status and closing ---- */
+typedef struct release_in_cb {
+    rec r;
+    rpl_nats_t *_Atomic nc;
+} release_in_cb;
+
+static void release_next(void *ctx, const rpl_value *v) {
+    release_in_cb *x = ctx;
+    rpl_nats_t *nc = atomic_exchange(&x->nc, NULL);
+    rpl_release(nc);  /* the last handle, on the client's delivery thread */
+    rec_next(&x->r, v);
+}
+
+static void test_release_from_callback(void) {
+    release_in_cb x;
+    rec_init(&x.r);
+    rpl_nats_t *nc = connect_codec(RPL_NATS_CODEC_MSGPACK);
+    atomic_init(&x.nc, nc);
+    rpl_signal_t *s = rpl_nats_subscribe(nc, "rel.x", NULL);
+    rpl_observer o = RPL_OBSERVER_INIT;
+    o.on_next = release_next, o.on_completed = rec_completed, o.release = rec_release, o.ctx = &x;
+    rpl_disposable_t *d = rpl_signal_subscribe(s, &o);
+    rpl_value v[] = { rpl_int(1) };
+    publish_values(nc, "rel.x", v, 1);
+    CHECK(REC_WAIT(&x.r, 5000, x.r.completed == 1 && x.r.released == 1));
+    CHECK(x.r.count == 1);
+    rpl_release(d), rpl_release(s);
+    rec_free(&x.r);
+}
+
 static void test_close_while_running(void) {
     rpl_nats_t *nc = connect_codec(RPL_NATS_CODEC_MSGPACK);
     rec st, data, ticks;
@@ -429,6 +460,9 @@ static void test_close_while_running(void) {
     rpl_release(ds), rpl_release(dd), rpl_release(status), rpl_release(sub);
     (void)REC_WAIT(&st, 2000, st.released == 1);
     rec_free(&st), rec_free(&data), rec_free(&ticks), rec_free(&rq);
+    /* The last handle released from inside a delivery (on the client's own
+       thread) closes the connection too. */
+    test_release_from_callback();
     /* Disposing the handle closes it too. */
     nc = connect_codec(RPL_NATS_CODEC_MSGPACK);
     CHECK(rpl_disposable_dispose((rpl_disposable_t *)nc) == RPL_OK);

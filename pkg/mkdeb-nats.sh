@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Debian packages of libripple-nats with dpkg-deb, from
-# `make install-nats` into a staging tree (called by `make deb-nats`; the
-# variables come from the Makefile and mk/nats.mk):
+# scripts/install.sh install-nats into a staging tree (called by `make
+# deb-nats`; the variables come from the Makefile and mk/nats.mk):
 #   libripple-nats0     the library: libripple-nats.so.<VERSION> and its SONAME link
 #   libripple-nats-dev  ripple_nats.h, the .so link, ripple-nats.pc, the CMake
 #                       component Ripple-nats.cmake, man pages
@@ -11,7 +11,7 @@
 # from the system), and -dev depends on exactly the same runtime version and
 # on libripple-dev and libnats-dev.
 set -euo pipefail
-: "${VERSION:?}" "${MAJOR:?}" "${NATS_SONAME:?}" "${NATS_REALNAME:?}" "${DEBDIR:?}" "${WORK:?}" "${LIBDIR_BUILD:?}" "${MAKE:=make}"
+: "${VERSION:?}" "${MAJOR:?}" "${NATS_SONAME:?}" "${NATS_REALNAME:?}" "${DEBDIR:?}" "${WORK:?}" "${NATS_LIB:?}"
 
 REV=1
 DEBVER="$VERSION-$REV"
@@ -26,7 +26,7 @@ export SOURCE_DATE_EPOCH=$EPOCH
 
 rm -rf "$WORK" && mkdir -p "$WORK" "$DEBDIR"
 ROOT="$WORK/root"
-$MAKE --no-print-directory install-nats DESTDIR="$ROOT" prefix=/usr libdir="/usr/lib/$MA" LDCONFIG= >/dev/null
+bash "$SRCDIR/scripts/install.sh" install-nats DESTDIR="$ROOT" prefix=/usr libdir="/usr/lib/$MA" LDCONFIG= >/dev/null
 
 source "$SRCDIR/pkg/deb/lib.sh"
 move "$RUNTIME" "usr/lib/$MA/$NATS_REALNAME" "usr/lib/$MA/$NATS_SONAME"
@@ -39,7 +39,7 @@ source_package "make deb-nats" "$RUNTIME" "$DEV"
 echo "libripple $MAJOR libripple$MAJOR (>= $VERSION)" > "$WORK/src/debian/shlibs.local"
 
 lib="$WORK/$RUNTIME/usr/lib/$MA/$NATS_REALNAME"
-depends=$(cd "$WORK/src" && dpkg-shlibdeps -O -l"$LIBDIR_BUILD" -e"$lib" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+depends=$(cd "$WORK/src" && dpkg-shlibdeps -O -l"$(dirname "$NATS_LIB")" -e"$lib" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 case "$depends" in *libripple$MAJOR*libnats*|*libnats*libripple$MAJOR*) ;; *)
     echo "dpkg-shlibdeps: unexpected dependencies: $depends"; exit 1;; esac
 

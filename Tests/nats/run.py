@@ -6,8 +6,8 @@ where a test says so, and stops them all at the end.
 
     NATS_OUT=build ... python3 Tests/nats/run.py [case ...]
 
-Environment (set by mk/nats.mk): NATS_OUT (the build directory), NATS_PY
-(the virtualenv's python with nats-py and msgpack), NATS_VALGRIND (the
+Environment (set by mk/nats.mk): NATS_OUT (the build directory),
+NATS_STAGE_LIB (the staged install's lib, for the examples), NATS_VALGRIND (the
 valgrind command line), NATS_VG_LIB (libripple without debug sections, for
 valgrind), NATS_LSAN (Tests/lsan_check.sh), NATS_TSAN (the directory of the
 TSan builds, when there is one)."""
@@ -132,10 +132,11 @@ TOOL = os.path.join(BIN, "test_nats_tool")
 class Proc:
     """A test program running beside the harness, read line by line."""
 
-    def __init__(self, name, argv):
+    def __init__(self, name, argv, env=None):
         self.name = name
         self.lines = []
-        self.p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
+        self.p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
+                                  env=dict(os.environ, **(env or {})))
 
     def expect(self, want, timeout=60):
         deadline = time.time() + timeout
@@ -185,9 +186,10 @@ def case_examples():
     """Two processes: examples-c/nats_consumer reads what nats_producer
     publishes, through the server."""
     s = Server("examples", jetstream=False).start()
-    c = Proc("examples-c/nats_consumer + nats_producer", [os.path.join(EXAMPLES, "nats_consumer"), s.url, "5"])
+    env = {"LD_LIBRARY_PATH": os.environ.get("NATS_STAGE_LIB", "")}  # built against the staged install
+    c = Proc("examples-c/nats_consumer + nats_producer", [os.path.join(EXAMPLES, "nats_consumer"), s.url, "5"], env)
     c.expect("consumer: waiting for 5 readings")
-    run("examples-c/nats_producer", [os.path.join(EXAMPLES, "nats_producer"), s.url, "5"])
+    run("examples-c/nats_producer", [os.path.join(EXAMPLES, "nats_producer"), s.url, "5"], env=env)
     c.finish()
     if not any("reading 5" in l for l in c.lines):
         failures.append("examples: the consumer did not read 5 readings")
@@ -288,7 +290,7 @@ def case_cluster():
 
 def case_interop():
     """nats-py and msgpack read what C published and publish what C reads."""
-    py = os.environ.get("NATS_PY") or os.path.join(OUT, "nats-venv", "bin", "python")
+    py = sys.executable  # make deps installed nats-py and msgpack for it
     s = Server("interop", jetstream=False).start()
     run("python interop (nats-py + msgpack)", [py, os.path.join(HERE, "interop.py"), s.url, TOOL, "interop", s.url])
     s.stop()

@@ -132,13 +132,8 @@ deb-nats: $$(INSTALLED) $(NATS_LIB) $(NATS_MANOUT)/ripple-nats.3 | $(DEPS_OK)
 CHECK_EXTRA += deb-nats
 
 # The header compiles as C99 and C++, pedantic.
-check-header-nats:
-	@mkdir -p $(OUT)/hdr
-	@echo '#include <ripple_nats.h>' > $(OUT)/hdr/hn.c && cp $(OUT)/hdr/hn.c $(OUT)/hdr/hn.cpp
-	clang -std=c99 -pedantic -Wall -Wextra -Werror -fsyntax-only -IInclude $(OUT)/hdr/hn.c
-	gcc -std=c99 -pedantic -Wall -Wextra -Werror -fsyntax-only -IInclude $(OUT)/hdr/hn.c
-	clang++ -std=c++11 -pedantic -Wall -Wextra -Werror -fsyntax-only -IInclude $(OUT)/hdr/hn.cpp
-	g++ -std=c++17 -pedantic -Wall -Wextra -Werror -fsyntax-only -IInclude $(OUT)/hdr/hn.cpp
+check-header-nats: | $(DEPS_OK)
+	$(call compile-header,ripple_nats.h)
 CHECK_EXTRA += check-header-nats
 
 # ---------------------------------------------------------------------------

@@ -13,22 +13,12 @@
 set -euo pipefail
 : "${VERSION:?}" "${MAJOR:?}" "${NATS_SONAME:?}" "${NATS_REALNAME:?}" "${DEBDIR:?}" "${WORK:?}" "${NATS_LIB:?}"
 
-REV=1
-DEBVER="$VERSION-$REV"
-ARCH=$(dpkg-architecture -qDEB_HOST_ARCH)
-MA=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+source pkg/deb/lib.sh
+deb_setup
 RUNTIME="libripple-nats$MAJOR"
 DEV=libripple-nats-dev
-SRCDIR=$(pwd)
-MAINT=${DEB_MAINTAINER:?set DEB_MAINTAINER='Name <address>'}
-EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$SRCDIR" log -1 --format=%ct 2>/dev/null || date +%s)}
-export SOURCE_DATE_EPOCH=$EPOCH
-
-rm -rf "$WORK" && mkdir -p "$WORK" "$DEBDIR"
-ROOT="$WORK/root"
 bash "$SRCDIR/scripts/install.sh" install-nats DESTDIR="$ROOT" prefix=/usr libdir="/usr/lib/$MA" LDCONFIG= >/dev/null
 
-source "$SRCDIR/pkg/deb/lib.sh"
 move "$RUNTIME" "usr/lib/$MA/$NATS_REALNAME" "usr/lib/$MA/$NATS_SONAME"
 move "$DEV" usr/include "usr/lib/$MA/libripple-nats.so" "usr/lib/$MA/pkgconfig" "usr/lib/$MA/cmake" usr/share/man
 nothing_left

@@ -12,24 +12,13 @@
 set -euo pipefail
 : "${VERSION:?}" "${MAJOR:?}" "${SONAME:?}" "${REALNAME:?}" "${DEBDIR:?}" "${WORK:?}"
 
-REV=1
-DEBVER="$VERSION-$REV"
-ARCH=$(dpkg-architecture -qDEB_HOST_ARCH)
-MA=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+source pkg/deb/lib.sh
+deb_setup
 RUNTIME="libripple$MAJOR"
-SRCDIR=$(pwd)
-MAINT=${DEB_MAINTAINER:?set DEB_MAINTAINER='Name <address>'}
-# Reproducible dates: the last commit's, unless SOURCE_DATE_EPOCH says otherwise.
-EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$SRCDIR" log -1 --format=%ct 2>/dev/null || date +%s)}
-export SOURCE_DATE_EPOCH=$EPOCH
-
-rm -rf "$WORK" && mkdir -p "$WORK" "$DEBDIR"
-ROOT="$WORK/root"
 bash "$SRCDIR/scripts/install.sh" install DESTDIR="$ROOT" prefix=/usr libdir="/usr/lib/$MA" \
     docdir=/usr/share/doc/libripple-dev LDCONFIG= >/dev/null
 
 # Files of each package, moved out of the staged install.
-source "$SRCDIR/pkg/deb/lib.sh"
 move "$RUNTIME" "usr/lib/$MA/$REALNAME" "usr/lib/$MA/$SONAME"
 move libripple-dev usr/include "usr/lib/$MA/libripple.so" "usr/lib/$MA/pkgconfig" "usr/lib/$MA/cmake" \
     usr/share/man usr/share/ripple usr/share/doc/libripple-dev

@@ -1,6 +1,21 @@
-# Shell functions shared by pkg/mkdeb.sh and pkg/mkdeb-nats.sh (sourced).
-# They read WORK (the staging directory; $WORK/root is the staged install),
-# DEBVER, ARCH, MAINT, EPOCH and SRCDIR from the script.
+# Shell functions shared by pkg/mkdeb.sh and pkg/mkdeb-nats.sh (sourced from
+# the source tree's root). deb_setup sets what the others read: DEBVER, ARCH,
+# MA, SRCDIR, MAINT, EPOCH and ROOT (the staged install, $WORK/root).
+
+# deb_setup: the package settings and a clean $WORK (from VERSION, WORK,
+# DEBDIR and DEB_MAINTAINER).
+deb_setup() {
+    DEBVER="$VERSION-1"
+    ARCH=$(dpkg-architecture -qDEB_HOST_ARCH)
+    MA=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+    SRCDIR=$(pwd)
+    MAINT=${DEB_MAINTAINER:?set DEB_MAINTAINER='Name <address>'}
+    # Reproducible dates: the last commit's, unless SOURCE_DATE_EPOCH says otherwise.
+    EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$SRCDIR" log -1 --format=%ct 2>/dev/null || date +%s)}
+    export SOURCE_DATE_EPOCH=$EPOCH
+    rm -rf "$WORK" && mkdir -p "$WORK" "$DEBDIR"
+    ROOT="$WORK/root"
+}
 
 # move PKG PATH...: files of a package, moved out of the staged install.
 move() {

@@ -440,11 +440,26 @@ static void test_close_while_running(void) {
     rec_init(&rq);
     rpl_signal_t *js = rpl_nats_stream_subscribe(nc, "NOSUCHSTREAM", NULL, 0);
     rpl_disposable_t *dq = rec_subscribe(pending, &rq);
+    /* JetStream running too: a durable subscription reading what a stream
+       publish of the ticks stores. */
+    CHECK(rpl_nats_stream_ensure(nc, "CLOSING", "closing.>", 1) == RPL_OK);
+    rec jsr, jsp;
+    rec_init(&jsr), rec_init(&jsp);
+    rpl_signal_t *stored = rpl_nats_stream_publish(nc, interval, "closing.ticks");
+    rpl_signal_t *reader = rpl_nats_stream_subscribe(nc, "CLOSING", "closer", 0);
+    rpl_disposable_t *djp = rec_subscribe(stored, &jsp), *djr = rec_subscribe(reader, &jsr);
+    CHECK(REC_WAIT(&jsr, 10000, jsr.count >= 5));
     CHECK(REC_WAIT(&data, 5000, data.count >= 20));
     rpl_release(nc);  /* the last handle: the connection closes under running streams */
     CHECK(REC_WAIT(&st, 5000, st.completed == 1));
     CHECK(st.count >= 2 && rpl_value_int(&st.values[st.count - 1]) == RPL_NATS_CLOSED);
     CHECK(REC_WAIT(&data, 5000, data.completed == 1 && data.released == 1));
+    CHECK(REC_WAIT(&jsr, 5000, jsr.completed == 1 && jsr.released == 1));
+    /* The stream publish ends with the connection's error at its next value. */
+    CHECK(REC_WAIT(&jsp, 10000, jsp.errors == 1 && jsp.released == 1));
+    CHECK(jsp.code == RPL_NATS_ERR_CONNECTION_CLOSED);
+    rpl_release(djp), rpl_release(djr), rpl_release(stored), rpl_release(reader);
+    rec_free(&jsr), rec_free(&jsp);
     /* The closed connection's signals complete at once. */
     rec late;
     rec_init(&late);

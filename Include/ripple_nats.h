@@ -250,10 +250,12 @@ rpl_status rpl_nats_stream_ensure(rpl_nats_t *RPL_NULLABLE nc, const char *RPL_N
    the stored message's sequence number (int), in order. A publish that
    times out (the stream's leader moving, the client reconnecting) is
    retried with the same message id for up to 30 s, so the stream stores it
-   once. sig's error or completion ends it the same way. It fails, and
-   disposes sig's subscription, with RPL_ERROR_TYPE for a value that cannot
-   be encoded and with the server's error for a publish no stream takes
-   (RPL_NATS_ERR_NO_RESPONDERS: no stream for subject) or that it refuses.
+   once; one that no stream answers is retried for 10 s of those (a stream
+   electing a new leader answers so for some seconds). sig's error or
+   completion ends it the same way. It fails, and disposes sig's
+   subscription, with RPL_ERROR_TYPE for a value that cannot be encoded,
+   with RPL_NATS_ERR_NO_RESPONDERS when no stream takes subject (after those
+   10 s), and with the server's error for a publish it refuses.
    Each publish blocks the thread that delivers sig's value until it is
    acknowledged. +1. Errors: as for rpl_nats_publish. */
 rpl_signal_t *RPL_NULLABLE rpl_nats_stream_publish(rpl_nats_t *RPL_NULLABLE nc, rpl_signal_t *RPL_NULLABLE sig,

@@ -15,7 +15,8 @@ enum {
     MAX_ACK_PENDING = 1024,   /* messages out at once per consumer */
     EPHEMERAL_IDLE_S = 30,    /* an ephemeral consumer without interest goes after this */
     PUBLISH_WAIT_MS = 5000,   /* one publish's wait for its acknowledgement */
-    PUBLISH_RETRY_MS = 30000  /* retries of a publish that timed out, in all */
+    PUBLISH_RETRY_MS = 30000, /* retries of a publish that timed out, in all */
+    NO_RESPONDERS_MS = 10000  /* of those, while no stream answers (a leader being elected) */
 };
 #define NS_PER_S 1000000000LL
 
@@ -93,11 +94,17 @@ done:
 }
 
 /* ---- stream_publish ---- */
-static bool retryable(rn_conn *c, natsStatus s) {
+/* Whether a failed publish goes again: a timeout or a lost connection, for
+   PUBLISH_RETRY_MS in all; no responders for NO_RESPONDERS_MS from the first
+   one - a stream whose leader is being elected (after losing a server, some
+   seconds) answers like a subject no stream takes. */
+static bool retryable(rn_conn *c, natsStatus s, int64_t now, int64_t deadline, int64_t *no_responders_since) {
+    if (now >= deadline) return false;
     if (s == NATS_TIMEOUT || s == NATS_CONNECTION_DISCONNECTED || s == NATS_NOT_YET_CONNECTED) return true;
-    /* No responders while the client is between servers: the request went
-       nowhere yet, not to a subject no stream takes. */
-    return s == NATS_NO_RESPONDERS && natsConnection_Status(c->nc) != NATS_CONN_STATUS_CONNECTED;
+    if (s != NATS_NO_RESPONDERS) return false;
+    if (natsConnection_Status(c->nc) != NATS_CONN_STATUS_CONNECTED) return true;  /* between servers */
+    if (!*no_responders_since) *no_responders_since = now;
+    return now - *no_responders_since < NO_RESPONDERS_MS;
 }
 
 /* Publishes one value and waits for the stream's acknowledgement; a publish
@@ -119,7 +126,7 @@ static rpl_value publish_acked(void *ctx, const rpl_value *v) {
     jsPubOptions_Init(&po);
     po.MsgId = id;
     po.MaxWait = PUBLISH_WAIT_MS;
-    int64_t deadline = now_ms() + PUBLISH_RETRY_MS;
+    int64_t deadline = now_ms() + PUBLISH_RETRY_MS, no_responders_since = 0;
     for (;;) {
         jsPubAck *pa = NULL;
         jsErrCode jerr = 0;
@@ -130,7 +137,7 @@ static rpl_value publish_acked(void *ctx, const rpl_value *v) {
             rn_buf_free(&b);
             return seq;
         }
-        if (!retryable(c, s) || now_ms() >= deadline) {
+        if (!retryable(c, s, now_ms(), deadline, &no_responders_since)) {
             rpl_callback_fail(rn_nats_error(s, "stream publish"));
             rn_buf_free(&b);
             return rpl_nil();

@@ -42,13 +42,14 @@ class Server:
     def __init__(self, name, extra="", port=None, jetstream=True, cluster=None):
         self.name = name
         self.port = port or free_port()
+        self.http = free_port()  # monitoring (/jsz), for the cluster test
         self.dir = os.path.join(TMP, name)
         os.makedirs(self.dir, exist_ok=True)
         self.conf = os.path.join(self.dir, "server.conf")
         js = 'jetstream { store_dir: "%s" }' % os.path.join(self.dir, "js") if jetstream else ""
         with open(self.conf, "w") as f:
-            f.write('server_name: "%s"\nlisten: "127.0.0.1:%d"\nmax_payload: 65536\n%s\n%s\n%s\n'
-                    % (name, self.port, js, cluster or "", extra))
+            f.write('server_name: "%s"\nlisten: "127.0.0.1:%d"\nhttp: "127.0.0.1:%d"\nmax_payload: 65536\n%s\n%s\n%s\n'
+                    % (name, self.port, self.http, js, cluster or "", extra))
         self.proc = None
         servers.append(self)
 
@@ -278,14 +279,32 @@ def case_cluster():
     prod.expect("PUBLISHING", 90)
     cons.expect("CONSUMING", 90)
     time.sleep(1.0)
-    victim = nodes[1]
+    leader = stream_leader(nodes[0], "REPL3")
+    victim = next((x for x in nodes if x.name == leader), nodes[1])
     victim.stop(signal.SIGKILL)
-    print("--- cluster: node2 killed (SIGKILL) in the middle of the publish run")
+    print("--- cluster: %s, the stream's leader%s, killed (SIGKILL) in the middle of the publish run"
+          % (victim.name, "" if leader == victim.name else " (not found; another node)"))
     prod.finish(240)
     cons.finish(240)
     verify_all(out, n, "cluster")
     for x in nodes:
         x.stop()
+
+
+def stream_leader(server, stream):
+    """The name of the server leading stream, from the monitoring port."""
+    import json
+    import urllib.request
+    try:
+        with urllib.request.urlopen("http://127.0.0.1:%d/jsz?streams=true" % server.http, timeout=5) as r:
+            jsz = json.load(r)
+        for acc in jsz.get("account_details", []):
+            for st in acc.get("stream_detail", []):
+                if st.get("name") == stream:
+                    return st.get("cluster", {}).get("leader")
+    except (OSError, ValueError):
+        pass
+    return None
 
 
 def case_interop():

@@ -130,9 +130,10 @@ DEBDIR   ?= $(OUT)/deb
 # The packages' Maintainer field (lintian rejects made-up mail hosts); a
 # packager building their own sets DEB_MAINTAINER='Name <address>'.
 DEB_MAINTAINER ?= Ripple maintainers <maintainers@users.noreply.a-seed-924565b8.example>
-# $(call build-debs,directory for the .deb files,work directory)
+# $(call build-debs,directory for the .deb files,work directory[,script[,more environment]])
+# (the script: pkg/mkdeb.sh unless given; mk/nats.mk passes pkg/mkdeb-nats.sh)
 define build-debs
-	@DEBS=$$($(BUILT_ENV) DEBDIR=$(abspath $(1)) WORK=$(2) DEB_MAINTAINER="$(DEB_MAINTAINER)" bash pkg/mkdeb.sh) || exit 1; \
+	@DEBS=$$($(BUILT_ENV) $(4) DEBDIR=$(abspath $(1)) WORK=$(2) DEB_MAINTAINER="$(DEB_MAINTAINER)" bash $(or $(3),pkg/mkdeb.sh)) || exit 1; \
 	for d in $$DEBS; do echo "$$d:"; dpkg-deb -f $$d Package Version Depends | sed 's/^/  /'; done; \
 	echo "lintian:"; lintian --fail-on error --tag-display-limit 0 $$DEBS 2>&1 | sed 's/^/  /'; rc=$${PIPESTATUS[0]}; \
 	test $$rc = 0 && echo "  no errors" || { echo "lintian reported errors"; exit 1; }

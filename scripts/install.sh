@@ -7,6 +7,7 @@
 # runs a recursive make.
 #
 #   scripts/install.sh install|uninstall [name=value ...]
+#   scripts/install.sh install-nats|uninstall-nats [name=value ...]   (libripple-nats)
 #
 # Directory settings come only from the arguments (GNU names: DESTDIR prefix
 # exec_prefix bindir libdir includedir pkgconfigdir cmakedir datarootdir mandir
@@ -103,5 +104,38 @@ uninstall)
   if cd "$D$man3dir" 2>/dev/null; then rm -f $names; cd - >/dev/null; fi
   rmdir "$D$cmakedir" "$D$rippledatadir" "$D$docdir" "$D$man1dir" 2>/dev/null || true
   ;;
-*) echo "install.sh: $action: install or uninstall" >&2; exit 2 ;;
+# ---- libripple-nats (mk/nats.mk): install-nats / uninstall-nats, beside the
+# above. From the environment: NATS_LIB (the built library), NATS_LIBNAME,
+# NATS_SONAME, NATS_REALNAME, NATS_MANOUT (its man pages), NATS_HEADER.
+install-nats)
+  : "${NATS_LIB:?}" "${NATS_LIBNAME:?}" "${NATS_SONAME:?}" "${NATS_REALNAME:?}" "${NATS_MANOUT:?}" "${NATS_HEADER:?}"
+  $INSTALL -d "$D$libdir" "$D$includedir" "$D$pkgconfigdir" "$D$cmakedir" "$D$man3dir"
+  objcopy --strip-unneeded --remove-section=.comment "$NATS_LIB" "$D$libdir/$NATS_REALNAME"
+  chmod 0644 "$D$libdir/$NATS_REALNAME"
+  ln -sf "$NATS_REALNAME" "$D$libdir/$NATS_SONAME"
+  ln -sf "$NATS_SONAME" "$D$libdir/$NATS_LIBNAME"
+  $INSTALL -m 0644 "$NATS_HEADER" "$D$includedir/"
+  sed -e "s|@PREFIX@|$prefix|g" -e "s|@LIBDIR@|$libdir|g" -e "s|@INCLUDEDIR@|$includedir|g" \
+      -e "s|@VERSION@|$VERSION|g" pkg/ripple-nats.pc.in > "$D$pkgconfigdir/ripple-nats.pc"
+  librel=$(realpath -m --relative-to="$prefix" "$libdir"); increl=$(realpath -m --relative-to="$prefix" "$includedir")
+  up=$(realpath -m --relative-to="$cmakedir" "$prefix")
+  sed -e "s|@LIBREL@|$librel|g" -e "s|@INCLUDEREL@|$increl|g" -e "s|@PREFIX_FROM_CMAKEDIR@|$up|g" \
+      -e "s|@VERSION@|$VERSION|g" -e "s|@MAJOR@|$MAJOR|g" pkg/Ripple-nats.cmake.in > "$D$cmakedir/Ripple-nats.cmake"
+  chmod 0644 "$D$pkgconfigdir/ripple-nats.pc" "$D$cmakedir/Ripple-nats.cmake"
+  for f in "$NATS_MANOUT"/*.3; do
+    if [ -L "$f" ]; then ln -sf "$(readlink "$f")" "$D$man3dir/${f##*/}"
+    else $INSTALL -m 0644 "$f" "$D$man3dir/"; fi
+  done
+  if [ -z "$D" ] && [ -n "$LDCONFIG" ] && [ "$(id -u)" = 0 ] && command -v "$LDCONFIG" >/dev/null; then
+    "$LDCONFIG" 2>/dev/null || true; fi
+  ;;
+uninstall-nats)
+  : "${NATS_LIBNAME:?}" "${NATS_SONAME:?}" "${NATS_REALNAME:?}" "${NATS_HEADER:?}"
+  rm -f "$D$libdir/$NATS_REALNAME" "$D$libdir/$NATS_SONAME" "$D$libdir/$NATS_LIBNAME" \
+        "$D$includedir/${NATS_HEADER##*/}" "$D$pkgconfigdir/ripple-nats.pc" "$D$cmakedir/Ripple-nats.cmake"
+  names=$("$PYTHON" pkg/manpages.py "$NATS_HEADER" --list --name ripple-nats)
+  if cd "$D$man3dir" 2>/dev/null; then rm -f $names; cd - >/dev/null; fi
+  rmdir "$D$cmakedir" 2>/dev/null || true
+  ;;
+*) echo "install.sh: $action: install, uninstall, install-nats or uninstall-nats" >&2; exit 2 ;;
 esac

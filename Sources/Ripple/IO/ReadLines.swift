@@ -109,8 +109,11 @@ final class ReadLinesWatch: ReadWatch, @unchecked Sendable {
     /// A string value of `bytes`, in the spare box when nothing else holds it.
     @inline(__always)
     private func line(_ bytes: UnsafeRawBufferPointer) -> Value {
-        if isKnownUniquelyReferenced(&spare), spare.unsafelyUnwrapped.reuse(copying: bytes) {
-            return .boxed(.string, spare.unsafelyUnwrapped)
+        // Moved out and back (take), so reading the box costs no retain of its own.
+        if var box = spare.take(), isKnownUniquelyReferenced(&box), box.reuse(copying: bytes) {
+            let v = Value.boxed(.string, box)
+            spare = consume box
+            return v
         }
         spare = BytesBox(copying: bytes)
         guard let box = spare else { return .nil }

@@ -43,6 +43,13 @@ public struct Value: Sendable {
         Value(rawType: type.rawValue, bits: UInt64(UInt(bitPattern: Unmanaged.passRetained(object).toOpaque())))
     }
 
+    /// A value of `type` borrowing `object`'s reference (not retained): to
+    /// lend (`Subscriber.sendNext(lent:)`) while the caller holds `object`.
+    @inlinable @inline(__always)
+    static func lent(_ type: ValueType, _ object: RippleObject) -> Value {
+        Value(rawType: type.rawValue, bits: UInt64(UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())))
+    }
+
     public static func string(_ s: String) -> Value {
         var copy = s
         return copy.withUTF8 { buf in .string(bytes: UnsafeRawBufferPointer(buf)) }

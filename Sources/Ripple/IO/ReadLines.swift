@@ -102,22 +102,26 @@ final class ReadLinesWatch: ReadWatch, @unchecked Sendable {
             tooLong()
             return false
         }
-        sub.sendNext(line(UnsafeRawBufferPointer(start: p, count: n)))
+        // The value is lent from `spare`'s reference: delivered now, it costs
+        // no reference counting; a receiver that keeps it retains it.
+        let v = line(UnsafeRawBufferPointer(start: p, count: n))
+        sub.sendNext(lent: v)
         return !isDisposed
     }
 
-    /// A string value of `bytes`, in the spare box when nothing else holds it.
+    /// A string value of `bytes` in the spare box (reused when nothing else
+    /// holds it), borrowing the spare's reference; nil when out of memory.
     @inline(__always)
     private func line(_ bytes: UnsafeRawBufferPointer) -> Value {
         // Moved out and back (take), so reading the box costs no retain of its own.
         if var box = spare.take(), isKnownUniquelyReferenced(&box), box.reuse(copying: bytes) {
-            let v = Value.boxed(.string, box)
+            let v = Value.lent(.string, box)
             spare = consume box
             return v
         }
         spare = BytesBox(copying: bytes)
         guard let box = spare else { return .nil }
-        return .boxed(.string, box)
+        return Value.lent(.string, box)
     }
 
     /// Appends to the unfinished line; false (the subscription failed) once

@@ -11,6 +11,9 @@
  *     #include <ripple_uv.h>
  *     cc app.c $(pkg-config --cflags --libs ripple libuv)
  *
+ * (libuv's own uv.h needs POSIX declarations that a strict -std=c99 or c11
+ * leaves out: define _POSIX_C_SOURCE 200809L there, or use -std=gnu11.)
+ *
  * How it works: the run loop's descriptor (rpl_run_loop_fd) is readable
  * while work is ready, a timed item is due or a watched OS source has an
  * event; the poll handle runs ready work when it is. No uv_timer_t is

@@ -52,6 +52,23 @@ loops-check: loops-deps stage
 	  echo "--- loops asan $$h"; $(WATCHDOG) Tests/lsan_check.sh $(LOOP_OUT)/test_$${h}_asan >/dev/null || exit 1; \
 	  echo "--- loops valgrind $$h"; RIPPLE_TEST_QUICK=1 LD_LIBRARY_PATH=$(CURDIR)/$(VG_LIB) $(WATCHDOG) $(VALGRIND) \
 	    $(LOOP_OUT)/test_$$h >/dev/null || exit 1; done
-	@echo "loops-check: the GLib, libuv and libevent adapters pass (plain, ASan, valgrind)"
+	@for f in rpl_glib_attach rpl_uv_attach rpl_event_attach; do \
+	  case "$$(MANPATH=$(STAGE)/share/man man -w $$f)" in $(STAGE)/share/man/man3/ripple_*.3) ;; \
+	  *) echo "man cannot find $$f in the staged install"; exit 1;; esac; done
+	@echo "loops-check: the GLib, libuv and libevent adapters pass (plain, ASan, valgrind), installed with man pages"
+
+# Each adapter header on its own is strict C99 and C++11, warning-free, with
+# both compilers.
+loops-check: loops-check-headers
+.PHONY: loops-check-headers
+loops-check-headers: loops-deps
+	@mkdir -p $(LOOP_OUT)/hdr
+	@for h in $(LOOP_HOSTS); do \
+	  case $$h in glib) pc=$(LOOP_PC_glib);; uv) pc=$(LOOP_PC_uv);; event) pc=$(LOOP_PC_event);; esac; \
+	  f=$(LOOP_OUT)/hdr/$$h; printf '#include <ripple_%s.h>\n' $$h > $$f.c && cp $$f.c $$f.cpp; \
+	  strict="-pedantic -Wall -Wextra -Werror -Wshadow -fsyntax-only -IInclude $$(pkg-config --cflags $$pc)"; \
+	  for cc in clang gcc; do $$cc -std=c99 -D_POSIX_C_SOURCE=200809L $$strict -Wstrict-prototypes -Wmissing-prototypes $$f.c || exit 1; done; \
+	  clang++ -std=c++11 $$strict $$f.cpp && g++ -std=c++17 $$strict $$f.cpp || exit 1; done
+	@echo "loops-check-headers: ripple_{$$(echo $(LOOP_HOSTS) | tr ' ' ,)}.h compile alone as C99 and C++11/17 (clang, gcc)"
 
 CHECK_EXTRA += loops-check

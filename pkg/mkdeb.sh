@@ -2,7 +2,7 @@
 # Builds the Debian packages of Ripple with dpkg-deb, from `make install` into
 # a staging tree (called by `make deb`; the variables come from the Makefile):
 #   libripple0         the runtime: libripple.so.<VERSION> and its SONAME link
-#   libripple-dev      headers (C and C++), the .so link, ripple.pc, the CMake
+#   libripple-dev      headers (C, C++, the event-loop adapters), the .so link, ripple.pc, the CMake
 #                      package, man pages, ripple.supp, behaviour.md
 #   libripple0-dbgsym  the separate debug info, under /usr/lib/debug/.build-id
 # Debian's shared-library policy: the runtime package is named after the SONAME,
@@ -98,15 +98,17 @@ control "$RUNTIME" "Multi-Arch: same" "Depends: $depends" "Section: libs" "Prior
     " runtime is linked in, so programs need no Swift installation." \
     " ." \
     " This package contains the shared library."
-control libripple-dev "Multi-Arch: same" "Depends: $RUNTIME (= $DEBVER)" "Section: libdevel" "Priority: optional" \
+control libripple-dev "Multi-Arch: same" "Depends: $RUNTIME (= $DEBVER)" \
+    "Suggests: libglib2.0-dev, libuv1-dev, libevent-dev" "Section: libdevel" "Priority: optional" \
     "Description: reactive signals and operators with a C API (development files)" \
     " Ripple is a reactive runtime with ReactiveCocoa's semantics: signals," \
     " subscribers, disposables, subjects, multicast connections, operators and" \
     " schedulers, written in Swift and exported as a plain C library." \
     " ." \
     " This package contains the C header, the header-only C++ binding, the" \
-    " pkg-config and CMake package files, man pages and a valgrind suppression" \
-    " file."
+    " header-only adapters that drive a run loop from GLib, libuv or libevent," \
+    " the pkg-config and CMake package files, man pages and a valgrind" \
+    " suppression file."
 buildid=$(readelf -n "$lib" | sed -n 's/^.*Build ID: *\([0-9a-f]*\).*$/\1/p')
 control "$RUNTIME-dbgsym" "Multi-Arch: same" "Depends: $RUNTIME (= $DEBVER)" "Section: debug" "Priority: optional" \
     "Auto-Built-Package: debug-symbols" "Build-Ids: $buildid" \

@@ -88,8 +88,11 @@ BENCH_SRC   := $(wildcard bench/*.c)
 all: lib
 
 # One file per concern under mk/ (included here, before the rules that read
-# their variables); each may append its suites to CHECK_EXTRA.
+# their variables); each may append its suites to CHECK_EXTRA, and the
+# example programs it builds into $(OUT)/examples (as a prerequisite of
+# examples) to DEMO_EXTRA, which make demo runs after the others.
 CHECK_EXTRA :=
+DEMO_EXTRA :=
 include $(sort $(wildcard mk/*.mk))
 
 # ---------------------------------------------------------------------------
@@ -218,7 +221,7 @@ examples: deps stage
 	  && cmake --build $(OUT)/cmake-example >/dev/null
 
 demo: examples
-	@for e in $(EXAMPLES) $(CXX_EXAMPLES); do \
+	@for e in $(EXAMPLES) $(CXX_EXAMPLES) $(DEMO_EXTRA); do \
 	  echo "=== examples-c/$$e ==="; LD_LIBRARY_PATH=$(STAGE)/lib $(OUT)/examples/$$e || exit 1; echo; done
 	@echo "=== examples-c/cmake (find_package(Ripple)) ==="; LD_LIBRARY_PATH=$(STAGE)/lib $(OUT)/cmake-example/cmake_example
 	@for s in $(wildcard bindings/*/demo.sh); do echo; echo "=== $$s ==="; \

@@ -72,3 +72,24 @@ loops-check-headers: loops-deps
 	@echo "loops-check-headers: ripple_{$$(echo $(LOOP_HOSTS) | tr ' ' ,)}.h compile alone as C99 and C++11/17 (clang, gcc)"
 
 CHECK_EXTRA += loops-check
+
+# The examples (examples-c/loops/*.c, one per host loop that has one), built
+# like the other examples against the staged install through pkg-config, run
+# by make demo and, under valgrind, by loops-check.
+LOOP_EXAMPLES := glib_progress uv_heartbeat
+LOOP_EX_PC_glib_progress := $(LOOP_PC_glib)
+LOOP_EX_PC_uv_heartbeat  := $(LOOP_PC_uv)
+DEMO_EXTRA += $(addprefix loops/,$(LOOP_EXAMPLES))
+.PHONY: examples-loops
+examples: examples-loops
+examples-loops: loops-deps stage
+	@mkdir -p $(OUT)/examples/loops
+	@$(foreach e,$(LOOP_EXAMPLES),$(CC) $(CFLAGS) $(WARN) examples-c/loops/$(e).c \
+	  $$($(PKG) --cflags --libs ripple $(LOOP_EX_PC_$(e))) -lpthread -o $(OUT)/examples/loops/$(e) &&) true
+
+loops-check: loops-check-examples
+.PHONY: loops-check-examples
+loops-check-examples: examples-loops
+	@mkdir -p $(VG_LIB) && objcopy --strip-debug $(LIB) $(VG_LIB)/$(SONAME)
+	@for e in $(LOOP_EXAMPLES); do echo "--- valgrind examples-c/loops/$$e"; \
+	  LD_LIBRARY_PATH=$(CURDIR)/$(VG_LIB) $(WATCHDOG) $(VALGRIND) $(OUT)/examples/loops/$$e >/dev/null || exit 1; done

@@ -32,36 +32,21 @@ extern "C" {
 /* ===========================================================================
  * libevent: a run loop inside an event_base
  * ---------------------------------------------------------------------------
- * Ownership  The attachment holds a reference to the run loop (rpl_retain)
- *            until rpl_event_detach, so the program may release its own
- *            reference to the loop at once. Detaching stops driving the run
- *            loop, frees the event and the attachment and releases the run
- *            loop (after the current item, when called from run-loop work
- *            this attachment is running). Work still pending on the run
- *            loop stays there: it runs if the loop is driven again, and is
- *            cancelled when the loop is freed. Detach before event_base_free
- *            (as for any libevent event: freeing the base leaves its events
- *            pointing at freed memory).
+ * Ownership  Detaching stops driving the run loop, frees the event and the
+ *            attachment and releases the run loop (after the current item,
+ *            when called from run-loop work this attachment is running).
+ *            Detach before event_base_free (as for any libevent event:
+ *            freeing the base leaves its events pointing at freed memory).
  * Liveness   The event is persistent: event_base_dispatch keeps running
  *            while a run loop is attached, since work may arrive from
  *            another thread at any time. Call event_base_loopexit or
  *            event_base_loopbreak, or detach, to end it.
- * Threads    Run-loop work and the callbacks it delivers run on the thread
- *            dispatching the base, one item after another. Schedule on the
- *            run loop from any thread: its descriptor wakes the base (no
- *            evthread_use_pthreads needed for that). Attach and detach on
- *            the base's thread (also from a callback, including run-loop
- *            work this attachment is running). Drive a run loop from one place: attach it to one base, and do
- *            not also call rpl_run_loop_run* on it from another thread (a
- *            callback finding the loop driven elsewhere runs nothing, and
- *            the base polls again at once until that other driver has
- *            drained it). rpl_run_loop_stop is for rpl_run_loop_run only: do
- *            not call it on an attached loop (its pending stop keeps the
- *            descriptor readable).
- * Fairness   One callback runs at most RPL_LOOP_BATCH items (256 unless
- *            defined before including this header), so work that keeps
- *            scheduling more work cannot starve the base's other events:
- *            what is left runs in the next iteration.
+ * Threads    Run-loop work runs on the thread dispatching the base (the
+ *            run loop's descriptor wakes it: no evthread_use_pthreads
+ *            needed). Attach and detach on that thread.
+ * Shared     The rules every adapter follows are in ripple.h, beside
+ *            rpl_run_loop_create (man rpl_run_loop_create): batches of
+ *            RPL_LOOP_BATCH items, one driver, pending work kept.
  * ======================================================================== */
 
 #ifndef RPL_LOOP_BATCH

@@ -32,33 +32,20 @@ extern "C" {
 /* ===========================================================================
  * GLib: a run loop inside a GMainContext
  * ---------------------------------------------------------------------------
- * Ownership  The source holds a reference to the run loop (rpl_retain) from
- *            attach until GLib finalizes the source, so the program may
- *            release its own reference to the loop at once. Detaching
- *            destroys the source and drops the caller's reference to it;
- *            the run loop is released once GLib drops its last reference
- *            (at once, unless another thread is dispatching the context at
- *            that moment). Work still pending on the run loop stays there:
- *            it runs if the loop is driven again (attached anew, or
- *            rpl_run_loop_run*), and is cancelled when the loop is freed.
- *            The context may go first: when its last reference is dropped,
- *            GLib destroys the source (the run loop stops being driven);
- *            rpl_glib_detach is still needed to drop the caller's reference.
- * Threads    Run-loop work and the callbacks it delivers run on the thread
- *            that iterates the context, one item after another. Schedule on
- *            the run loop from any thread: its descriptor wakes the context.
+ * Ownership  The source holds the run loop's reference until GLib finalizes
+ *            it: detaching destroys the source and drops the caller's
+ *            reference to it, and the run loop is released once GLib drops
+ *            its last one (at once, unless another thread is dispatching the
+ *            context at that moment). The context may go first: when its
+ *            last reference is dropped, GLib destroys the source (the run
+ *            loop stops being driven); rpl_glib_detach is still needed to
+ *            drop the caller's reference.
+ * Threads    Run-loop work runs on the thread that iterates the context.
  *            Attach and detach from any thread (GLib's sources are
- *            thread-safe). Drive a run loop from one place: attach it to one
- *            context, and do not also call rpl_run_loop_run* on it from
- *            another thread (a dispatch finding the loop driven elsewhere
- *            runs nothing, and the context polls again at once until that
- *            other driver has drained it). rpl_run_loop_stop is for
- *            rpl_run_loop_run only: do not call it on an attached loop (its
- *            pending stop keeps the descriptor readable).
- * Fairness   One dispatch runs at most RPL_LOOP_BATCH items (256 unless
- *            defined before including this header), so work that keeps
- *            scheduling more work cannot starve the context's other sources:
- *            what is left runs in the next iteration.
+ *            thread-safe).
+ * Shared     The rules every adapter follows are in ripple.h, beside
+ *            rpl_run_loop_create (man rpl_run_loop_create): batches of
+ *            RPL_LOOP_BATCH items, one driver, pending work kept.
  * ======================================================================== */
 
 #ifndef RPL_LOOP_BATCH

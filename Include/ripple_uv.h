@@ -35,39 +35,26 @@ extern "C" {
 /* ===========================================================================
  * libuv: a run loop inside a uv_loop_t
  * ---------------------------------------------------------------------------
- * Ownership  The attachment holds a reference to the run loop (rpl_retain)
- *            until rpl_uv_detach, so the program may release its own
- *            reference to the loop at once. Detaching stops driving the run
- *            loop, releases it and closes the poll handle; as with any libuv
- *            handle, the attachment's memory is freed by the close callback,
- *            when the uv loop next runs (uv_run), which must happen before
- *            uv_loop_close. Work still pending on the run loop stays there:
- *            it runs if the loop is driven again, and is cancelled when the
- *            loop is freed. Detach before closing the uv loop: uv_loop_close
- *            fails with UV_EBUSY while an attachment is open, and a shutdown
- *            that closes every handle with uv_walk must call rpl_uv_detach
- *            for the attachment first (the walk then sees its handle closing
- *            and skips it, as uv_is_closing tells).
+ * Ownership  Detaching stops driving the run loop, releases it and closes
+ *            the poll handle; as with any libuv handle, the attachment's
+ *            memory is freed by the close callback, when the uv loop next
+ *            runs (uv_run), which must happen before uv_loop_close. Detach
+ *            before closing the uv loop: uv_loop_close fails with UV_EBUSY
+ *            while an attachment is open, and a shutdown that closes every
+ *            handle with uv_walk must call rpl_uv_detach for the attachment
+ *            first (the walk then sees its handle closing and skips it, as
+ *            uv_is_closing tells).
  * Liveness   The poll handle is referenced, like a uv_async_t: uv_run
  *            (UV_RUN_DEFAULT) keeps running while a run loop is attached,
  *            since work may arrive from another thread at any time. To let
  *            uv_run return when the rest of the loop is done, uv_unref the
  *            handle (rpl_uv_handle).
- * Threads    Run-loop work and the callbacks it delivers run on the thread
- *            running the uv loop, one item after another. Schedule on the
- *            run loop from any thread: its descriptor wakes the uv loop.
- *            Attach and detach on the uv loop's thread (libuv's handles are
- *            not thread-safe). Drive a run loop from one place: attach it to
- *            one uv loop, and do not also call rpl_run_loop_run* on it from
- *            another thread (a callback finding the loop driven elsewhere
- *            runs nothing, and the uv loop polls again at once until that
- *            other driver has drained it). rpl_run_loop_stop is for
- *            rpl_run_loop_run only: do not call it on an attached loop (its
- *            pending stop keeps the descriptor readable).
- * Fairness   One callback runs at most RPL_LOOP_BATCH items (256 unless
- *            defined before including this header), so work that keeps
- *            scheduling more work cannot starve the uv loop's other handles:
- *            what is left runs in the next iteration.
+ * Threads    Run-loop work runs on the thread running the uv loop. Attach
+ *            and detach on that thread (libuv's handles are not
+ *            thread-safe).
+ * Shared     The rules every adapter follows are in ripple.h, beside
+ *            rpl_run_loop_create (man rpl_run_loop_create): batches of
+ *            RPL_LOOP_BATCH items, one driver, pending work kept.
  * ======================================================================== */
 
 #ifndef RPL_LOOP_BATCH

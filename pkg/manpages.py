@@ -190,7 +190,7 @@ def th(name, version, source="ripple.h"):
 
 
 def page_for_section(title, intro, body, version, name=None, header="ripple.h", packages="ripple",
-                     overview=()):
+                     overview=(), see_also=()):
     name = name or slug(title)
     funcs = functions_of(body)
     out = th(name, version, header)
@@ -211,7 +211,8 @@ def page_for_section(title, intro, body, version, name=None, header="ripple.h", 
                 pending = None
     if pending is not None:
         out += prose(pending)
-    out += [".SH SEE ALSO", ".BR ripple (3)"]
+    out += [".SH SEE ALSO", ".BR ripple (3)" + (", " if see_also else "")] + \
+        [f".BR {n} (3)" + ("," if k < len(see_also) - 1 else "") for k, n in enumerate(see_also)]
     return name, funcs, "\n".join(out) + "\n"
 
 
@@ -273,8 +274,8 @@ def main():
         print("\n".join(sorted({f for _, funcs, _ in pages for f in funcs})))
         return 0
     extra = adapters(args.header)
-    pages += [page_for_section(t, i, b, args.version, name=n, header=h, packages=p, overview=o)
-              for n, t, i, b, h, p, o in extra]
+    pages += [page_for_section(t, i, b, args.version, name=n, header=h, packages=p, overview=o,
+                               see_also=["rpl_run_loop_create"]) for n, t, i, b, h, p, o in extra]
     names = ["ripple.3"] + [n + ".3" for n, _, _ in pages] + [f + ".3" for _, funcs, _ in pages for f in funcs]
     if args.list:
         print("\n".join(names))

@@ -288,16 +288,21 @@ leak-selftest: deps $(LIB)
 # link the toolchain's libdispatch and BlocksRuntime too.
 TSAN_SCRATCH := .build-tsan
 SWIFT_LIBDIR = $(shell dirname $$(dirname $$(readlink -f $$(command -v $(SWIFT)))))/lib/swift/linux
-tsan:
+# tsan-lib builds only the instrumented library (for suites in mk/*.mk too).
+TSAN_LINK = -L$(TSAN_SCRATCH)/release -lripple -lpthread -L$(SWIFT_LIBDIR) -ldispatch -lBlocksRuntime \
+    -Wl,-rpath,$(SWIFT_LIBDIR) -Wl,-rpath,$(CURDIR)/$(TSAN_SCRATCH)/release
+TSAN_ENV  = TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
+.PHONY: tsan-lib
+tsan-lib:
 	$(SWIFT) build -c release --product ripple --scratch-path $(TSAN_SCRATCH) -Xswiftc -sanitize=thread -Xswiftc -use-ld=lld \
 	    -Xlinker --version-script -Xlinker $(CURDIR)/ripple.map \
 	    -Xswiftc -Xfrontend -Xswiftc -disable-implicit-concurrency-module-import
+
+tsan: tsan-lib
 	@mkdir -p $(OUT)/tsan
 	@for t in $(C_TESTS); do \
-	  $(CC) $(TEST_CFLAGS) -fsanitize=thread Tests/c/$$t.c -L$(TSAN_SCRATCH)/release -lripple -lpthread \
-	    -L$(SWIFT_LIBDIR) -ldispatch -lBlocksRuntime -Wl,-rpath,$(SWIFT_LIBDIR) \
-	    -Wl,-rpath,$(CURDIR)/$(TSAN_SCRATCH)/release -o $(OUT)/tsan/$$t || exit 1; \
-	  echo "--- tsan $$t"; RIPPLE_TEST_QUICK=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" $(WATCHDOG) $(OUT)/tsan/$$t >/dev/null || exit 1; done
+	  $(CC) $(TEST_CFLAGS) -fsanitize=thread Tests/c/$$t.c $(TSAN_LINK) -o $(OUT)/tsan/$$t || exit 1; \
+	  echo "--- tsan $$t"; RIPPLE_TEST_QUICK=1 $(TSAN_ENV) $(WATCHDOG) $(OUT)/tsan/$$t >/dev/null || exit 1; done
 
 # ---------------------------------------------------------------------------
 # Static checks of the artefact.

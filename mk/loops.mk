@@ -3,7 +3,7 @@
 #   make loops-deps     Debian's -dev packages of the three host libraries
 #   make loops-check    each adapter's test (Tests/loops/test_<host>.c) built
 #                       against the staged install and the real host library:
-#                       plain, under ASan (+UBSan, LeakSanitizer) and under
+#                       plain, under ASan (+UBSan, LeakSanitizer), TSan and
 #                       valgrind, each with the watchdog (make check runs it)
 # The headers are installed with ripple.h (install-loops / uninstall-loops run
 # with make install / uninstall), so they are in libripple-dev too, and
@@ -55,7 +55,19 @@ loops-check: loops-deps stage
 	@for f in rpl_glib_attach rpl_uv_attach rpl_event_attach; do \
 	  case "$$(MANPATH=$(STAGE)/share/man man -w $$f)" in $(STAGE)/share/man/man3/ripple_*.3) ;; \
 	  *) echo "man cannot find $$f in the staged install"; exit 1;; esac; done
-	@echo "loops-check: the GLib, libuv and libevent adapters pass (plain, ASan, valgrind), installed with man pages"
+	@echo "loops-check: the GLib, libuv and libevent adapters pass (plain, ASan, TSan, valgrind), installed with man pages"
+
+# And under TSan, against the instrumented library (tsan-lib): the host
+# loop's thread and the threads that schedule on the run loop.
+loops-check: loops-check-tsan
+.PHONY: loops-check-tsan
+loops-check-tsan: loops-deps stage tsan-lib
+	@mkdir -p $(LOOP_OUT)
+	@for h in $(LOOP_HOSTS); do \
+	  case $$h in glib) pc=$(LOOP_PC_glib);; uv) pc=$(LOOP_PC_uv);; event) pc=$(LOOP_PC_event);; esac; \
+	  $(CC) $(LOOP_CFLAGS) -fsanitize=thread $$($(LOOP_PKG) --cflags ripple $$pc) Tests/loops/test_$$h.c \
+	    $$(pkg-config --libs $$pc) $(TSAN_LINK) -o $(LOOP_OUT)/test_$${h}_tsan || exit 1; \
+	  echo "--- loops tsan $$h"; RIPPLE_TEST_QUICK=1 $(TSAN_ENV) $(WATCHDOG) $(LOOP_OUT)/test_$${h}_tsan >/dev/null || exit 1; done
 
 # Each adapter header on its own is strict C99 and C++11, warning-free, with
 # both compilers.

@@ -1,7 +1,7 @@
 /* ripple_uv.h against libuv: the shared cases (loop_test.h) on a private
    uv_loop_t, and libuv's own: bad input, the same run loop attached twice,
    the handle (unref lets uv_run return), and closing the uv loop after a
-   detach. */
+   detach, also through uv_walk. */
 #include <ripple_uv.h>
 #include "loop_test.h"
 #include <errno.h>
@@ -90,6 +90,28 @@ static void test_close_uv_loop(void) {
     CHECK_EQ_INT(uv_loop_close(&own), 0);
 }
 
+static void close_unless_closing(uv_handle_t *h, void *arg) {
+    (void)arg;
+    if (!uv_is_closing(h)) uv_close(h, NULL);
+}
+
+/* The usual uv_walk shutdown (close every handle not already closing) after
+   rpl_uv_detach skips the attachment's handle, and the loop closes with
+   nothing leaked. */
+static void test_walk_shutdown(void) {
+    uv_loop_t own;
+    uv_loop_init(&own);
+    uv_timer_t timer;  // a handle of the program's own, closed by the walk
+    uv_timer_init(&own, &timer);
+    rpl_run_loop_t *loop = rpl_run_loop_create();
+    rpl_uv_t *a = rpl_uv_attach(&own, loop);
+    rpl_release(loop);
+    rpl_uv_detach(a);
+    uv_walk(&own, close_unless_closing, NULL);
+    uv_run(&own, UV_RUN_DEFAULT);
+    CHECK_EQ_INT(uv_loop_close(&own), 0);
+}
+
 int main(void) {
     host_thread = pthread_self();
     host_init();
@@ -98,6 +120,7 @@ int main(void) {
     RUN(test_attached_twice);
     RUN(test_handle_unref);
     RUN(test_close_uv_loop);
+    RUN(test_walk_shutdown);
     host_fini();
     CHECK_DONE();
 }

@@ -9,7 +9,8 @@
 #                       plain, under ASan (+UBSan, LeakSanitizer), TSan and
 #                       valgrind, each with the watchdog; each header alone as
 #                       C99 and C++; the examples under valgrind; the man
-#                       pages in the staged install (make check runs it)
+#                       pages in the staged install (make check runs it;
+#                       make test runs the plain variants)
 #   make run-loops-<variant>-<host>   one of them (variant plain, asan, tsan,
 #                       valgrind; host glib, uv, event)
 LOOP_HOSTS    := glib uv event
@@ -83,3 +84,4 @@ loops-check: $(LOOP_RUNS) loops-check-headers loops-check-examples $(STAGE_OK)
 	@echo "loops-check: the GLib, libuv and libevent adapters pass (plain, ASan, TSan, valgrind), installed with man pages"
 
 CHECK_EXTRA += loops-check
+TEST_EXTRA  += $(addprefix run-loops-plain-,$(LOOP_HOSTS))

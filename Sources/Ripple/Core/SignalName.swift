@@ -35,6 +35,18 @@ public enum SignalOrigin {
     case list(StaticString, [Signal])
 }
 
+extension SignalOrigin {
+    /// The depth of the deepest input (0 for a constructor).
+    public var inputDepth: Int32 {
+        switch self {
+        case .none, .constructor, .constructorArg: return 0
+        case .unary(let s, _), .unaryArg(let s, _, _): return s.depth
+        case .binary(let a, _, let b): return max(a.depth, b.depth)
+        case .list(_, let l): return l.reduce(0) { max($0, $1.depth) }
+        }
+    }
+}
+
 /// Names embedded in another signal's default name are cut to this many
 /// bytes, so a long chain's names grow linearly, not quadratically.
 private let embeddedNameLimit = 256
@@ -49,7 +61,12 @@ extension Signal {
 
     /// Records what the default name is built from (before the signal is
     /// handed out).
-    public final func setOrigin(_ o: SignalOrigin) { asSource.origin = o }
+    /// The signal's depth becomes one more than its deepest input's.
+    public final func setOrigin(_ o: SignalOrigin) {
+        let holder = asSource
+        holder.origin = o
+        holder.depth = max(holder.depth, o.inputDepth + 1)
+    }
 
     /// The name as a Swift string.
     public final var name: String { String(cString: cName) }

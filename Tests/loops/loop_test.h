@@ -287,10 +287,6 @@ static void test_detach_keeps_pending(void) {
     rpl_release(loop);
 }
 
-/* The OS sources (rpl_signal_read_lines) are landing beside this test: the
-   case runs once ripple.h declares them (RPL_ERROR_DOMAIN_ERRNO comes with
-   them). Drop the #if when both are in. */
-#ifdef RPL_ERROR_DOMAIN_ERRNO
 typedef struct line_writer {
     int fd;
     int count;
@@ -334,7 +330,6 @@ static void test_read_lines(void) {
     close(p[0]);
     rpl_release(loop);
 }
-#endif
 
 /* Bad run loops are refused with Ripple's last error. */
 static void test_bad_loop(void) {
@@ -350,9 +345,7 @@ static void test_bad_loop(void) {
 static void loop_tests(void) {
     RUN(test_timer);
     RUN(test_cross_thread_subject);
-#ifdef RPL_ERROR_DOMAIN_ERRNO
     RUN(test_read_lines);
-#endif
     RUN(test_idle_sleeps);
     RUN(test_fairness);
     RUN(test_detach_from_work);

@@ -3,8 +3,9 @@
  * A libuv program runs uv_run on its loop thread. rpl_uv_attach makes that
  * loop drive a Ripple run loop, so everything delivered on the run loop's
  * scheduler runs on the uv thread, beside the program's own handles:
- * - a worker thread produces log lines into a subject; filter keeps the
- *   errors and deliver_on brings them to the uv thread;
+ * - a worker thread writes log lines into a pipe; rpl_signal_read_lines
+ *   reads them on the run loop (the run loop's descriptor wakes uv for its
+ *   OS sources too), and filter keeps the errors;
  * - rpl_signal_interval on the run loop sends a heartbeat (take: three);
  * - when both have completed the program detaches, its last handle goes,
  *   and uv_run returns by itself.
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define MS 1000000ull
 
@@ -33,12 +35,13 @@ static const char *log_lines[] = {
     "ERROR upstream timed out", "INFO  request 2 ok",
 };
 
-static void *produce(void *subject) {
+static void *produce(void *fd) {
+    int out = *(int *)fd;
     for (size_t i = 0; i < sizeof log_lines / sizeof *log_lines; i++) {
         nanosleep(&(struct timespec){0, 15 * MS}, NULL);
-        rpl_subject_send_next((rpl_subject_t *)subject, rpl_string(log_lines[i]));
+        dprintf(out, "%s\n", log_lines[i]);
     }
-    rpl_subject_send_completed((rpl_subject_t *)subject);
+    close(out);  /* end of input: the line signal completes */
     return NULL;
 }
 
@@ -81,17 +84,21 @@ int main(void) {
     }
     rpl_scheduler_t *on_uv = rpl_run_loop_scheduler(loop);
 
-    rpl_subject_t *log = rpl_subject_create();
-    rpl_signal_t *errors = rpl_signal_filter((rpl_signal_t *)log, is_error, NULL, NULL);
-    rpl_signal_t *alerts = rpl_signal_deliver_on(errors, on_uv);
+    int pipe_fds[2];
+    if (pipe(pipe_fds) != 0) {
+        perror("pipe");
+        return 1;
+    }
+    rpl_signal_t *lines = rpl_signal_read_lines(pipe_fds[0], 1024, on_uv);
+    rpl_signal_t *alerts = rpl_signal_filter(lines, is_error, NULL, NULL);
     rpl_signal_t *ticks = rpl_signal_interval(25 * MS, on_uv);
     rpl_signal_t *beats = rpl_signal_take(ticks, 3);
     rpl_disposable_t *a = watch(alerts, on_error_line, "error stream");
     rpl_disposable_t *b = watch(beats, on_beat, "heartbeat");
 
     pthread_t worker;
-    pthread_create(&worker, NULL, produce, log);
-    printf("a worker thread writes the log; alerts and heartbeats arrive on the uv loop:\n");
+    pthread_create(&worker, NULL, produce, &pipe_fds[1]);
+    printf("a worker thread writes the log into a pipe; alerts and heartbeats arrive on the uv loop:\n");
     uv_run(uv, UV_RUN_DEFAULT);  /* returns once the attachment is detached */
     pthread_join(worker, NULL);
     printf("uv_run returned: nothing left to wait for\n");
@@ -101,8 +108,8 @@ int main(void) {
     rpl_release(beats);
     rpl_release(ticks);
     rpl_release(alerts);
-    rpl_release(errors);
-    rpl_release(log);
+    rpl_release(lines);
+    close(pipe_fds[0]);
     rpl_release(loop);
     return uv_loop_close(uv) == 0 ? 0 : 1;
 }

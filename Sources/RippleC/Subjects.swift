@@ -80,7 +80,7 @@ public func rpl_signal_subscribe_subject(_ sig: OpaquePointer?, _ s: OpaquePoint
         setError(RPL_ERR_INVALID, "rpl_signal_subscribe_subject: a subject cannot subscribe to itself")
         return nil
     }
-    return retainedHandle(subject.subscribe(to: signal))
+    return retainedHandle(Subscription(subject.subscribe(to: signal)))
 }
 
 @c @implementation

@@ -47,16 +47,4 @@ extension Subscriber {
         }
         if leavingHub { hub?.post(.leave(self)) }
     }
-
-    /// Makes `upstream` end with this subscription, without keeping it alive
-    /// (rule 6a). Operators call it from their upstream sink's `attach`, so
-    /// the upstream is held before its subscribe callback runs (rule 3a).
-    /// Returns the token that holds it, or nil if it has already ended.
-    @discardableResult
-    public func hold(_ upstream: Disposable) -> WeakDisposable? {
-        if upstream.isDisposed { return nil }
-        let token = WeakDisposable(upstream)
-        addResource(token)  // disposes it at once if we have ended
-        return token
-    }
 }

@@ -87,7 +87,7 @@ final class RepeatAttemptSink: Sink {
     let state: RepeatState
     init(_ state: RepeatState) { self.state = state }
     /// The previous attempt has ended: its token is simply dropped.
-    override func attach(_ subscriber: Subscriber) { state.current.swap(WeakDisposable(subscriber)) }
+    override func attach(_ subscriber: Subscriber) { state.relay.hold(subscriber, in: state.current) }
     override func onNext(_ value: borrowing Value) { state.relay.sendNext(value.retained()) }
     override func onError(_ error: RippleError) { state.attemptFailed(error) }
     override func onCompleted() { state.attemptCompleted() }

@@ -12,7 +12,7 @@ public final class ThrottleSignal: ScheduledOperatorSignal {
     }
 }
 
-final class ThrottleSink: SoleRelaySink, @unchecked Sendable {
+final class ThrottleSink: RelaySink, @unchecked Sendable {
     let interval: UInt64
     let schedulerRef: SchedulerRef
     let lock = Lock()
@@ -72,7 +72,6 @@ final class ThrottleSink: SoleRelaySink, @unchecked Sendable {
             let t = timer
             timer = nil
             lock.unlock()
-            markTerminalForwarded()  // the firing timer sends it
             t?.dispose()
             return
         }
@@ -84,12 +83,6 @@ final class ThrottleSink: SoleRelaySink, @unchecked Sendable {
     override func onError(_ error: RippleError) {
         take()?.release()
         forwardError(error)
-    }
-
-    /// The pending value goes with the upstream (see SoleRelaySink.finish).
-    override func finish() {
-        take()?.release()
-        super.finish()
     }
 
     private func fire(_ g: UInt64) {

@@ -28,7 +28,7 @@ public final class ThrottleIfSignal: ScheduledOperatorSignal {
 }
 
 /// Tests each value on the source's side and tells the core which it is.
-final class ThrottleIfSourceSink: SoleRelaySink {
+final class ThrottleIfSourceSink: RelaySink {
     let predicate: Callback<PredicateFunction>
     /// The predicate failed: later values (sent before the dispose reached
     /// the source) are not tested again.

@@ -316,10 +316,57 @@ static void test_handle_is_not_a_subscriber(void) {
     rpl_release(subj);
 }
 
+/* lifetime-release (defect: a timer at UINT64_MAX kept the subscription after
+   dispose): delay, throttle, timeout and interval with UINT64_MAX ns on a
+   serial and on the background scheduler; after dispose and release nothing
+   of the subscription is left (the live-object count is back where it was),
+   and the serial scheduler, released, is freed (its worker waited for the
+   cancelled timer for ever). */
+static void wait_live(size_t want) {
+    for (int i = 0; i < 500 && rpl_live_objects() != want; i++)
+        thrd_sleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
+}
+static void test_far_timers_freed_on_dispose(void) {
+    size_t start = rpl_live_objects();
+    rpl_scheduler_t *serial = rpl_scheduler_create_serial("lifetime-far");
+    rpl_scheduler_t *scheds[2] = {serial, rpl_scheduler_background()};
+    for (int k = 0; k < 2; k++) {
+        for (int op = 0; op < 4; op++) {
+            size_t before = rpl_live_objects();
+            rpl_subject_t *subj = rpl_subject_create();
+            rpl_signal_t *sig;
+            switch (op) {
+            case 0: sig = rpl_signal_delay(rpl_subject_as_signal(subj), UINT64_MAX, scheds[k]); break;
+            case 1: sig = rpl_signal_throttle(rpl_subject_as_signal(subj), UINT64_MAX, scheds[k]); break;
+            case 2: sig = rpl_signal_timeout(rpl_subject_as_signal(subj), UINT64_MAX, scheds[k]); break;
+            default: sig = rpl_signal_interval(UINT64_MAX, scheds[k]); break;
+            }
+            rec_t r;
+            rpl_disposable_t *d = rec_subscribe(sig, &r);
+            rpl_subject_send_next(subj, rpl_int(1));  /* arms delay's and throttle's timer */
+            rpl_disposable_dispose(d);
+            CHECK_EQ_INT(r.released, 1);
+            rpl_release(d);
+            rpl_release(sig);
+            rpl_release(subj);
+            wait_live(before);
+            if (rpl_live_objects() != before)
+                fprintf(stderr, "    op %d on scheduler %d: %zu objects left\n", op, k, rpl_live_objects() - before);
+            CHECK_EQ_INT(rpl_live_objects(), before);
+        }
+    }
+    rpl_release(serial);
+    /* The serial scheduler's worker does not wait for the cancelled timers:
+       it idles out and frees the scheduler. */
+    wait_live(start);
+    CHECK_EQ_INT(rpl_live_objects(), start);
+}
+
 int main(void) {
     RUN(test_handle_keeps_subscription);
     RUN(test_unreachable_subscription_ends);
     RUN(test_multicast_source_that_keeps_nothing);
     RUN(test_handle_is_not_a_subscriber);
+    RUN(test_far_timers_freed_on_dispose);
     CHECK_DONE();
 }

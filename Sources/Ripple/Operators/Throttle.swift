@@ -7,7 +7,11 @@ public final class ThrottleSignal: ScheduledOperatorSignal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let relay = Subscriber(sink)
-        relay.subscribeUpstream(source, ThrottleSink(relay, interval, scheduler), first: true)
+        let throttleSink = ThrottleSink(relay, interval, scheduler)
+        // Ending the subscription cancels the pending send (its timer holds
+        // the sink, so without this a far timer would keep it).
+        relay.addResource(ActionDisposable { [weak throttleSink] in throttleSink?.take()?.release() })
+        relay.subscribeUpstream(source, throttleSink, first: true)
         return relay
     }
 }
@@ -108,7 +112,7 @@ final class ThrottleSink: RelaySink, @unchecked Sendable {
     }
 
     /// Takes the pending value and cancels its timer.
-    private func take() -> Value? {
+    func take() -> Value? {
         lock.lock()
         let v = pending
         pending = nil

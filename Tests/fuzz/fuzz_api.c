@@ -44,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define NSIG 12
 #define NSUB 16
@@ -293,6 +294,25 @@ static rpl_signal_t *op_concat_map(void *ctx, const rpl_value *v) {
     default: return (rpl_signal_t *)rpl_disposable_create(NULL, NULL);
     }
 }
+/* flatten_map and bind over subjects (issue 21, defect 3): the inner is one
+   of the input's subjects (as a signal, retained) or a fresh one as above;
+   bind sets stop on some values. */
+static rpl_signal_t *subject_inner(op_ctx *c, const rpl_value *v) {
+    rpl_subject_t *x = pick_subject((uint8_t)(c->k + c->calls + (uint64_t)rpl_value_int(v)));
+    return x ? rpl_retain(rpl_subject_as_signal(x)) : NULL;
+}
+static rpl_signal_t *op_flatten_map(void *ctx, const rpl_value *v) {
+    op_ctx *c = ctx;
+    if ((c->k + c->calls) % 3 == 0) return op_concat_map(ctx, v);
+    maybe_fail(ctx);
+    c->calls++;
+    return subject_inner(c, v);
+}
+static rpl_signal_t *op_bind(void *ctx, const rpl_value *v, bool *stop) {
+    op_ctx *c = ctx;
+    if ((c->k + c->calls) % 5 == 4) *stop = true;
+    return op_flatten_map(ctx, v);
+}
 /* start_lazily / start_eagerly: sends k % 4 values, then completes, fails,
    or stays open (the subscriber kept in starts[] for later sends, or not
    kept at all); returns NULL or a counted disposable. Not an operator
@@ -362,7 +382,7 @@ static sig_info op_info(uint8_t op, uint8_t b, bool *loops) {
     case 9: case 10: case 11: case 12: case 44: case 45: case 46:
     case 80: case 83: case 84: case 85: case 86: return joined(s, t, wmul(s.weight, t.weight));
     case 47: case 48: s.weight = wmul(s.weight, 1 + b % 4); return s;
-    case 78: s.weight = wmul(s.weight, 3); return s;
+    case 78: case 89: case 90: s.weight = wmul(s.weight, 3); return s;
     case 40: {  /* publish: the connection's subject carries s's events */
         unsigned k = 1u << (b % NCONN);
         return (sig_info){ s.weight, s.from | k, 0 };
@@ -432,7 +452,7 @@ static void dispose_slot(int slot) {
 }
 
 /* FUZZ_TRACE=1 prints each operation, to turn a saved input into a repro. */
-#define NOPS 89
+#define NOPS 92
 static const char *const op_names[NOPS] = {
     "subject", "behavior_subject", "replay_subject", "map", "filter", "take", "skip", "scan",
     "distinct_until_changed", "merge", "combine_latest", "zip", "take_until", "start_with", "return/empty",
@@ -447,7 +467,7 @@ static const char *const op_names[NOPS] = {
     "reduce_each", "combine_previous", "distinct_until_changed_with", "buffer", "not", "and", "or",
     "any", "all", "default_if_empty", "initially", "finally", "do_dispose", "flatten_max", "concat_map",
     "concat_all", "switch_if_empty", "if", "switch_cases", "with_latest_from", "sample",
-    "take_until_replacement", "skip_until", "group_by", "start_send",
+    "take_until_replacement", "skip_until", "group_by", "start_send", "bind", "flatten_map", "blocking",
 };
 
 static void trace(uint8_t op, uint8_t b) {
@@ -635,6 +655,24 @@ static void run(const uint8_t *data, size_t size) {
         case 85: if (s && t) put_signal(rpl_signal_take_until_replacement(s, t), NULL); break;
         case 86: if (s && t) put_signal(rpl_signal_skip_until(s, t), NULL); break;
         case 87: if (s) put_signal(rpl_signal_group_by(s, op_key, new_ctx(b), ctx_release), NULL); break;
+        /* Flattening over subjects, and the blocking helpers with timeout 0
+           on what the input made (issue 21, defect 3): the helper's timer
+           runs on the background scheduler, so the dispose that ends the
+           wait may race with the subscribe. */
+        case 89: if (s) put_signal(rpl_signal_bind(s, op_bind, new_ctx(b), ctx_release), NULL); break;
+        case 90: if (s) put_signal(rpl_signal_flatten_map(s, op_flatten_map, new_ctx(b), ctx_release), NULL); break;
+        case 91: if (s && pick_info(b).weight <= 64) {
+            rpl_value v = rpl_nil();
+            rpl_status st;
+            switch (b % 3) {
+            case 0: st = rpl_signal_first(s, &v, 0); break;
+            case 1: st = rpl_signal_wait(s, 0); break;
+            default: st = rpl_signal_to_array(s, &v, 0); break;
+            }
+            if (st != RPL_OK && st != RPL_ERR_TIMEOUT && st != RPL_ERR_NO_VALUE && st != RPL_ERR_FAILED)
+                FAIL("blocking helper returned %d: %s", (int)st, rpl_last_error_message());
+            rpl_value_release(&v);
+        } break;
         case 88: { /* into a subscriber a start body kept open */
             rpl_subscriber_t *sub = starts[b % NSTART];
             if (!sub) break;
@@ -672,6 +710,12 @@ static void finish(void) {
        anywhere among them would keep some alive (and LeakSanitizer runs
        with no suppression). The thread's last signal error is kept. */
     size_t live = rpl_live_objects() - (rpl_last_signal_error() != NULL);
+    /* (A blocking helper's timer job, cancelled, may still be returning on
+       the background scheduler's thread: wait for it, 1 s at most.) */
+    for (int i = 0; i < 1000 && live != live_at_start; i++) {
+        nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+        live = rpl_live_objects() - (rpl_last_signal_error() != NULL);
+    }
     if (live != live_at_start) FAIL("%zu runtime objects alive after the input, %zu before (a cycle?)", live, live_at_start);
     nobs = 0;
     ctx_made = ctx_released = 0;

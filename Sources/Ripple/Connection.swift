@@ -37,7 +37,7 @@ public final class MulticastConnection: RippleObject, @unchecked Sendable {
     let core: ConnectionCore
 
     public init(source: Signal, subject: Subject) {
-        self.source = source
+        self.source = source.asSource
         self.subject = subject
         core = ConnectionCore(source: source, subject: subject)
         super.init(kind: .connection)
@@ -81,7 +81,7 @@ final class ConnectionCore: @unchecked Sendable {
     @exclusivity(unchecked) var occupied = false
 
     init(source: Signal, subject: Subject) {
-        self.source = source
+        self.source = source.asSource
         subjectSource = subject.source
         strongSubject = subject
         if subject.source.hub.watchOccupancy(self) { occupancyChanged() }

@@ -126,7 +126,7 @@ final class LogSignal: Signal {
     let source: Signal
     let label: String?
     init(_ source: Signal, _ label: String?) {
-        self.source = source
+        self.source = source.asSource
         self.label = label
         super.init()
     }

@@ -35,6 +35,20 @@ public enum SignalOrigin {
     case list(StaticString, [Signal])
 }
 
+extension SignalOrigin {
+    /// The same origin keeping its inputs' subscribe-only sides: a name
+    /// never keeps a subject as a sender (docs/behaviour.md#lifetime-subject).
+    var subscribeOnly: SignalOrigin {
+        switch self {
+        case .none, .constructor, .constructorArg: self
+        case .unary(let s, let n): .unary(s.asSource, n)
+        case .unaryArg(let s, let n, let a): .unaryArg(s.asSource, n, a)
+        case .binary(let a, let n, let b): .binary(a.asSource, n, b.asSource)
+        case .list(let n, let l): .list(n, l.map(\.asSource))
+        }
+    }
+}
+
 /// Names embedded in another signal's default name are cut to this many
 /// bytes, so a long chain's names grow linearly, not quadratically.
 private let embeddedNameLimit = 256
@@ -49,7 +63,7 @@ extension Signal {
 
     /// Records what the default name is built from (before the signal is
     /// handed out).
-    public final func setOrigin(_ o: SignalOrigin) { asSource.origin = o }
+    public final func setOrigin(_ o: SignalOrigin) { asSource.origin = o.subscribeOnly }
 
     /// The name as a Swift string.
     public final var name: String { String(cString: cName) }

@@ -30,7 +30,7 @@ public final class BindSignal: Signal {
 
     /// bind: nil from `binder` stops the source.
     public init(_ source: Signal, _ binder: @escaping Binder) {
-        self.source = source
+        self.source = source.asSource
         self.function = .bind(binder)
         self.limit = 0
         super.init()
@@ -40,7 +40,7 @@ public final class BindSignal: Signal {
     /// empty); at most `limit` of them run at once (0: no limit).
     /// `transform` runs when the value arrives, also for an inner that waits.
     public init(_ source: Signal, flatMap transform: @escaping Transform, limit: Int = 0) {
-        self.source = source
+        self.source = source.asSource
         self.function = .flatMap(transform)
         self.limit = max(limit, 0)
         super.init()

@@ -15,7 +15,7 @@ public final class RepeatSignal: Signal {
     let mode: Mode
 
     public init(_ source: Signal, _ mode: Mode, limit: UInt) {
-        self.source = source
+        self.source = source.asSource
         self.mode = mode
         self.limit = limit
         super.init()
@@ -49,7 +49,7 @@ final class RepeatState {
 
     init(_ relay: Subscriber, _ source: Signal, _ mode: RepeatSignal.Mode, _ limit: UInt) {
         self.relay = relay
-        self.source = source
+        self.source = source.asSource
         self.mode = mode
         self.limit = limit
     }

@@ -19,7 +19,7 @@ public final class SwitchToLatestSignal: Signal {
     let select: Selector?
 
     public init(_ source: Signal, select: Selector? = nil) {
-        self.source = source
+        self.source = source.asSource
         self.select = select
         super.init()
     }

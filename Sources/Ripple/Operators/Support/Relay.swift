@@ -63,7 +63,7 @@ open class RelaySink: Sink {
 public class MultiInputSignal: Signal {
     let sources: [Signal]
     public init(_ sources: [Signal]) {
-        self.sources = sources
+        self.sources = sources.map(\.asSource)
         super.init()
     }
 

@@ -428,6 +428,35 @@ static void test_flatten_over_subjects_with_blocking(void) {
     CHECK_EQ_INT(twice, 0);
 }
 
+/* lifetime-multicast, lifetime-unreachable (a fuzz finding of this change):
+   start_eagerly's own subscription lets go at once; its body sends and keeps
+   nothing. The replay_lazily membership is added after the subscription was
+   let go, so it must let go at once too: then nothing holds the body's
+   subscription, and once the signal is released everything is freed (the
+   body's context and its disposable's are released). */
+static int eager_released;
+static void eager_release(void *c) { (void)c; eager_released++; }
+static void eager_nop(void *c) { (void)c; }
+static rpl_disposable_t *eager_body(void *ctx, rpl_subscriber_t *s) {
+    (void)ctx;
+    for (int i = 0; i < 3; i++) rpl_subscriber_send_next(s, rpl_int(i));
+    return rpl_disposable_create_with_release(eager_nop, NULL, eager_release);
+}
+static void test_start_eagerly_keeps_nothing(void) {
+    rpl_scheduler_t *ts = rpl_test_scheduler_create();
+    rpl_signal_t *s = rpl_signal_start_eagerly(ts, eager_body, NULL, eager_release);
+    rpl_test_scheduler_advance_by(ts, 10);
+    rec_t r;
+    rpl_disposable_t *d = rec_subscribe(s, &r);
+    rpl_test_scheduler_advance_by(ts, 10);  /* subscribed on ts */
+    CHECK_EQ_INT(r.n, 3);  /* replayed */
+    rpl_disposable_dispose(d);
+    rpl_release(d);
+    rpl_release(s);
+    rpl_release(ts);
+    CHECK_EQ_INT(eager_released, 2);
+}
+
 int main(void) {
     RUN(test_handle_keeps_subscription);
     RUN(test_unreachable_subscription_ends);
@@ -435,5 +464,6 @@ int main(void) {
     RUN(test_handle_is_not_a_subscriber);
     RUN(test_far_timers_freed_on_dispose);
     RUN(test_flatten_over_subjects_with_blocking);
+    RUN(test_start_eagerly_keeps_nothing);
     CHECK_DONE();
 }

@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L
 /* API-sequence fuzzer (libFuzzer). Each input is a little program: every byte
  * pair picks an operation (create a subject, derive a signal through an
  * operator, subscribe, send, dispose, release, ...) and its operands among

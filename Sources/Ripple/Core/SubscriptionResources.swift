@@ -5,7 +5,8 @@
 
 extension Subscriber {
     /// Adds a resource disposed when the subscription ends (at once if it
-    /// already has).
+    /// already has). If the consumer has let go already, the resource is
+    /// let go at once too (`letGo` may have run before it was added).
     public func addResource(_ d: Disposable?) {
         guard let d else { return }
         let lock = slowLock
@@ -21,6 +22,7 @@ extension Subscriber {
         }
         resources.add(d)
         lock.unlock()
+        if !consumerHeld.load(ordering: .sequentiallyConsistent) { d.letGo() }
     }
 
     /// Removes a resource without disposing it.

@@ -63,8 +63,7 @@ extension Subscriber {
     public func hold(_ upstream: Disposable) -> UpstreamHold? {
         if upstream.isDisposed { return nil }
         let h = makeHold(upstream)
-        addResource(h)  // disposes it at once if we have ended
-        settle(h)
+        addResource(h)  // disposes it at once if we have ended; lets it go if the consumer has
         return h
     }
 

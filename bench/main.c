@@ -10,6 +10,7 @@ __attribute__((weak)) void bench_combining(void);
 __attribute__((weak)) void bench_schedulers(void);
 __attribute__((weak)) void bench_costs(void);
 __attribute__((weak)) void bench_trace(void);
+__attribute__((weak)) void bench_pipeline(void);
 
 int main(void) {
     bench_header();
@@ -20,5 +21,6 @@ int main(void) {
     if (bench_schedulers) bench_schedulers();
     if (bench_costs) bench_costs();
     if (bench_trace) bench_trace();
+    if (bench_pipeline) bench_pipeline();
     return 0;
 }

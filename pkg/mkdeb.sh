@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the Debian packages of Ripple with dpkg-deb, from `make install` into
-# a staging tree (called by `make deb`; the variables come from the Makefile):
+# Builds the Debian packages of Ripple with dpkg-deb, from an install
+# (scripts/install.sh) into a staging tree (called by
+# `make deb` and `make check-deb`; the variables come from mk/package.mk):
 #   libripple0         the runtime: libripple.so.<VERSION> and its SONAME link
 #   libripple-dev      headers (C and C++), the .so link, ripple.pc, the CMake
 #                      package, man pages, ripple.supp, behaviour.md
@@ -9,7 +10,7 @@
 # carries shlibs and symbols files and an ldconfig trigger, and its Depends come
 # from dpkg-shlibdeps; -dev depends on exactly the same runtime version.
 set -euo pipefail
-: "${VERSION:?}" "${MAJOR:?}" "${SONAME:?}" "${REALNAME:?}" "${DEBDIR:?}" "${WORK:?}" "${MAKE:=make}"
+: "${VERSION:?}" "${MAJOR:?}" "${SONAME:?}" "${REALNAME:?}" "${DEBDIR:?}" "${WORK:?}"
 
 REV=1
 DEBVER="$VERSION-$REV"
@@ -24,7 +25,7 @@ export SOURCE_DATE_EPOCH=$EPOCH
 
 rm -rf "$WORK" && mkdir -p "$WORK" "$DEBDIR"
 ROOT="$WORK/root"
-$MAKE --no-print-directory install DESTDIR="$ROOT" prefix=/usr libdir="/usr/lib/$MA" \
+bash "$SRCDIR/scripts/install.sh" install DESTDIR="$ROOT" prefix=/usr libdir="/usr/lib/$MA" \
     docdir=/usr/share/doc/libripple-dev LDCONFIG= >/dev/null
 
 # Files of each package, moved out of the staged install.

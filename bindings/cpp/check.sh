@@ -3,13 +3,21 @@
 # STAGE): a consumer of the installed ripple.hpp through pkg-config and CMake,
 # the compile-time rejections of compile_fail.cpp, and test_ripple.cpp under
 # ASan and UBSan (C++17 and C++20). Called by `make bindings-check` (part of
-# `make check`) with STAGE, OUT and CXX.
+# `make check`) with STAGE, OUT and CXX. RIPPLE_CHECK=unit (make test): only
+# test_ripple.cpp, C++17, without the sanitizers.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 : "${STAGE:?STAGE (the staged install prefix) is required}"
 OUT="${OUT:-$here/../../build}"
 CXX="${CXX:-clang++}"
 mkdir -p "$OUT/cpp"
+if [ "${RIPPLE_CHECK:-}" = unit ]; then
+  "$CXX" -std=c++17 -O1 -g -Wall -Wextra -Werror -pedantic -I"$here" -I"$STAGE/include" "$here/test_ripple.cpp" \
+    -L"$STAGE/lib" -lripple -lpthread -o "$OUT/cpp/test_ripple_unit"
+  echo "--- test_ripple (c++17)"
+  LD_LIBRARY_PATH="$STAGE/lib" timeout --kill-after=10 300 "$OUT/cpp/test_ripple_unit" | tail -n 1
+  exit "${PIPESTATUS[0]}"
+fi
 # lld keeps clang's ASan runtime link quiet; fall back to the default linker.
 ld=""
 if "$CXX" -fuse-ld=lld -x c++ -o /dev/null - <<<'int main(){}' >/dev/null 2>&1; then ld="-fuse-ld=lld"; fi

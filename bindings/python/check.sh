@@ -6,7 +6,8 @@
 # PyPI, then `pip install` into a fresh virtualenv, which must build the
 # compiled core, and an `import ripple` there, with the library found three ways.
 # Env: STAGE (staged prefix with lib/$SONAME and include/ripple.h), SONAME,
-# OUT (build dir), PYTHON, CC.
+# OUT (build dir), PYTHON, CC; RIPPLE_CHECK=unit (make test) stops after the
+# pytest run on the compiled core.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 : "${STAGE:?STAGE must point at the staged install prefix}"
@@ -43,6 +44,7 @@ run_pytest() {  # $1: what; then VAR=value settings for the run
   if [ "$rc" -ne 0 ]; then echo "python: pytest failed ($rc, $what)" >&2; exit "$rc"; fi
 }
 if [ "$native" = 1 ]; then run_pytest "compiled core" RIPPLE_CEXT_DIR="$EXT" RIPPLE_EXPECT_NATIVE=1; fi
+if [ "${RIPPLE_CHECK:-}" = unit ]; then echo "python: unit tests OK"; exit 0; fi
 run_pytest "cffi ABI mode" RIPPLE_PURE=1 PYTHONWARNINGS=ignore::RuntimeWarning
 
 # mypy: the installed one, else one from PyPI in a virtualenv kept in $OUT.

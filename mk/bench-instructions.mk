@@ -1,0 +1,15 @@
+# make bench-instructions: instructions per unit of the speed table's
+# workloads, counted by callgrind (bench/instructions/). A figure that does
+# not drift with the machine's load, to judge every change to the hot path.
+.PHONY: bench-instructions
+BENCH_INSTR := $(OUT)/bench-instructions
+$(BENCH_INSTR): mk/bench-instructions.mk bench/instructions/workloads.c bench/bench_chain.c bench/bench.h $(HEADER) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -gdwarf-4 -Wall -Wextra -Werror -IInclude bench/instructions/workloads.c bench/bench_chain.c \
+	    -L$(OUT)/lib -lripple -lpthread -Wl,-rpath,$(CURDIR)/$(OUT)/lib -o $@
+# valgrind 3.19 cannot read the Swift runtime's DWARF: count against the
+# library without debug sections (as make valgrind does).
+bench-instructions: $(BENCH_INSTR) | deps
+	@mkdir -p $(VG_LIB) && objcopy --strip-debug $(LIB) $(VG_LIB)/$(SONAME)
+	@echo "instructions per unit (callgrind; load $$(cut -d' ' -f1-3 /proc/loadavg))"
+	@LD_LIBRARY_PATH=$(CURDIR)/$(VG_LIB) bench/instructions/count.sh $(BENCH_INSTR) $(WORKLOADS)

@@ -1,0 +1,31 @@
+# Static checks of the artefact: the header compiles everywhere, the exports
+# are exactly the header's functions, the USDT probes are there. (The version
+# checks, check-version and set-version, are in the Makefile, beside VERSION.)
+.PHONY: check-header check-symbols check-probes set-version check-version
+check-header: | $(DEPS_OK)
+	@mkdir -p $(OUT)/hdr
+	@echo '#include <ripple.h>' > $(OUT)/hdr/h.c && cp $(OUT)/hdr/h.c $(OUT)/hdr/h.cpp
+	clang -std=c99 -pedantic -Wall -Wextra -Werror -fsyntax-only -IInclude $(OUT)/hdr/h.c
+	gcc -std=c99 -pedantic -Wall -Wextra -Werror -fsyntax-only -IInclude $(OUT)/hdr/h.c
+	clang++ -std=c++11 -pedantic -Wall -Wextra -Werror -fsyntax-only -IInclude $(OUT)/hdr/h.cpp
+	g++ -std=c++17 -pedantic -Wall -Wextra -Werror -fsyntax-only -IInclude $(OUT)/hdr/h.cpp
+	@grep -q 'RPL_VERSION_STRING "$(VERSION)"' $(HEADER) || { echo "header version is not $(VERSION)"; exit 1; }
+
+# Every function the header declares is exported, and nothing else is.
+check-symbols: $(LIB)
+	@clang -E -P -IInclude $(HEADER) | tr '\n' ' ' | grep -oP '\brpl_[a-z0-9_]+(?= *\((?! *\*))' | sort -u > $(OUT)/header-syms.txt
+	@nm -D --defined-only $(LIB) | awk '$$3 != "" {sub(/@.*/,"",$$3); print $$3}' | grep -v '^RIPPLE_' | sort -u > $(OUT)/lib-syms.txt
+	@diff -u $(OUT)/header-syms.txt $(OUT)/lib-syms.txt && echo "symbols: $$(wc -l < $(OUT)/lib-syms.txt) rpl_* exported, all declared"
+	@! readelf -d $(LIB) | grep -E 'NEEDED.*libswift|RUNPATH|RPATH' || { echo "unexpected NEEDED/RUNPATH"; exit 1; }
+	@readelf -d $(LIB) | grep -q 'SONAME.*\[$(SONAME)\]'
+
+# The five USDT probes (provider ripple) are in the built and the installed
+# library, with semaphores, so perf/bpftrace can attach to a running program.
+PROBES := subscribe next error completed dispose
+check-probes: $(STAGE_OK)
+	@for lib in $(LIB) $(STAGE)/lib/$(REALNAME); do \
+	  readelf -n $$lib > $(OUT)/probes.txt; \
+	  for p in $(PROBES); do \
+	    grep -A2 'Provider: ripple' $(OUT)/probes.txt | grep -q "Name: $$p$$" || { echo "$$lib: no USDT probe ripple:$$p"; exit 1; }; done; \
+	  test "$$(grep -A2 'Provider: ripple' $(OUT)/probes.txt | grep -c 'Semaphore: 0x0*[1-9a-f]')" = 5 || { echo "$$lib: probes without semaphores"; exit 1; }; \
+	done; echo "probes: ripple:{$$(echo $(PROBES) | tr ' ' ,)} in the built and the installed library"

@@ -457,6 +457,31 @@ static void test_start_eagerly_keeps_nothing(void) {
     CHECK_EQ_INT(eager_released, 2);
 }
 
+/* lifetime-multicast, lifetime-unreachable (a fuzz finding of this change):
+   replay_lazily over merge(subject, subject); the one subscriber disposes,
+   then every handle goes. The connection's hold on the merge's
+   subscription is dropped with the connection: that subscription's
+   consumer is gone, so it lets go of its inputs too, and nothing is left in
+   a cycle. */
+static void test_replay_lazily_over_merge_freed(void) {
+    size_t before = rpl_live_objects();
+    rpl_subject_t *s = rpl_subject_create();
+    rpl_signal_t *two[2] = {rpl_subject_as_signal(s), rpl_subject_as_signal(s)};
+    rpl_signal_t *m = rpl_signal_merge(two, 2);
+    rpl_signal_t *r = rpl_signal_replay_lazily(m);
+    rec_t rec;
+    rpl_disposable_t *d = rec_subscribe(r, &rec);
+    rpl_subject_send_next(s, rpl_int(1));
+    CHECK_EQ_INT(rec.n, 2);
+    rpl_disposable_dispose(d);
+    CHECK_EQ_INT(rec.released, 1);
+    rpl_release(d);
+    rpl_release(r);
+    rpl_release(m);
+    rpl_release(s);
+    CHECK_EQ_INT(rpl_live_objects(), before);
+}
+
 int main(void) {
     RUN(test_handle_keeps_subscription);
     RUN(test_unreachable_subscription_ends);
@@ -465,5 +490,6 @@ int main(void) {
     RUN(test_far_timers_freed_on_dispose);
     RUN(test_flatten_over_subjects_with_blocking);
     RUN(test_start_eagerly_keeps_nothing);
+    RUN(test_replay_lazily_over_merge_freed);
     CHECK_DONE();
 }

@@ -38,7 +38,7 @@ public enum SignalOrigin {
 extension SignalOrigin {
     /// The same origin keeping its inputs' subscribe-only sides: a name
     /// never keeps a subject as a sender (docs/behaviour.md#lifetime-subject).
-    var subscribeOnly: SignalOrigin {
+    @usableFromInline var subscribeOnly: SignalOrigin {
         switch self {
         case .none, .constructor, .constructorArg: self
         case .unary(let s, let n): .unary(s.asSource, n)
@@ -63,7 +63,13 @@ extension Signal {
 
     /// Records what the default name is built from (before the signal is
     /// handed out).
-    public final func setOrigin(_ o: SignalOrigin) { asSource.origin = o.subscribeOnly }
+    @inlinable
+    public final func setOrigin(_ o: __owned SignalOrigin) {
+        switch o {
+        case .none, .constructor, .constructorArg: asSource.origin = o  // no input: nothing to convert
+        default: asSource.origin = o.subscribeOnly
+        }
+    }
 
     /// The name as a Swift string.
     public final var name: String { String(cString: cName) }

@@ -21,7 +21,15 @@ public final class UpstreamHold: Disposable {
         super.init()
     }
 
-    deinit { dropStrong() }
+    /// Freed while still holding: its consumer is gone, so the target's
+    /// consumer lets go (else the target's own strong holds would keep it in
+    /// a cycle with its upstreams).
+    deinit {
+        if let s = strong.exchange(nil, ordering: .acquiringAndReleasing) {
+            s.takeUnretainedValue().letGo()
+            s.release()
+        }
+    }
 
     private func dropStrong() { strong.exchange(nil, ordering: .acquiringAndReleasing)?.release() }
 

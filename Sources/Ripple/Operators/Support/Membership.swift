@@ -65,7 +65,7 @@ final class Membership: Disposable {
             state = 2
             c.members -= 1
             if wasHeld { c.held -= 1 }
-            return (wasHeld && c.held == 0 && c.members > 0, c.members == 0)
+            return (wasHeld && c.held == 0, c.members == 0)
         }
         guard let last else { return }
         if lastHeld { owner.lastLetGo() }

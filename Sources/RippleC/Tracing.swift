@@ -66,7 +66,7 @@ public func rpl_signal_name(_ sig: OpaquePointer?) -> UnsafePointer<CChar>? {
 /// Gives a new signal its origin (its default name is built from it later)
 /// and returns its +1 handle.
 @inline(__always)
-func named(_ s: Signal, _ origin: SignalOrigin) -> OpaquePointer {
+func named<S: Signal>(_ s: S, _ origin: SignalOrigin) -> OpaquePointer {
     s.setOrigin(origin)
     return retainedHandle(s)
 }

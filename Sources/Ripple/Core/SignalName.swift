@@ -66,7 +66,11 @@ extension Signal {
     @inlinable
     public final func setOrigin(_ o: __owned SignalOrigin) {
         switch o {
-        case .none, .constructor, .constructorArg: asSource.origin = o  // no input: nothing to convert
+        case .none, .constructor, .constructorArg:
+            // No input: nothing to convert. (A subject's name lives on its
+            // subscribe-only side; a constructor makes no other kind of
+            // signal whose `asSource` is not itself.)
+            if kind == .subject { asSource.origin = o } else { origin = o }
         default: asSource.origin = o.subscribeOnly
         }
     }

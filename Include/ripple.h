@@ -7,7 +7,9 @@
  * docs/behaviour.md (in the source tree, and installed with the development
  * files) explains the rules that hold across functions: ownership, threads,
  * delivery order, termination, subjects, multicast and errors. `man ripple`
- * lists the man pages made from this header.
+ * lists the man pages made from this header. A comment here that cites
+ * "rule 6a" means the rule of that number in docs/behaviour.md (its
+ * anchor there is rule-6a).
  *
  * ---------------------------------------------------------------------------
  * Conventions (apply to every function unless its comment says otherwise)
@@ -24,6 +26,9 @@
  *           into a function is consumed by it (also when the call fails). A
  *           value a callback receives as `const rpl_value *` is borrowed. A
  *           value a callback returns belongs to the runtime from then on.
+ *           An array whose values a function consumes is `rpl_value *`
+ *           (rpl_tuple, rpl_signal_from_array, rpl_signal_switch_cases'
+ *           keys); a `const rpl_value *` is only ever read.
  *           Boxed payloads (string, bytes, pointer, tuple, signal, event) are
  *           reference counted: rpl_value_copy() adds a reference and
  *           rpl_value_release() drops one. Scalars need no release, but
@@ -99,12 +104,12 @@ extern "C" {
  * Version
  * ======================================================================== */
 #define RPL_VERSION_MAJOR 0
-#define RPL_VERSION_MINOR 1
+#define RPL_VERSION_MINOR 2
 #define RPL_VERSION_PATCH 0
 /* MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define RPL_VERSION_NUMBER \
     (RPL_VERSION_MAJOR * 10000 + RPL_VERSION_MINOR * 100 + RPL_VERSION_PATCH)
-#define RPL_VERSION_STRING "0.1.0"
+#define RPL_VERSION_STRING "0.2.0"
 /* True when the header is at least version x.y.z. */
 #define RPL_AT_LEAST_VERSION(x, y, z) \
     (RPL_VERSION_NUMBER >= ((x) * 10000 + (y) * 100 + (z)))
@@ -141,8 +146,24 @@ enum {
     RPL_ERR_FAILED = -6,    /* the signal terminated with an error (rpl_last_signal_error) */
     RPL_ERR_NOMEM = -7,     /* out of memory */
     RPL_ERR_STATE = -8,     /* the call is not valid in the object's current state */
-    RPL_ERR_MISUSE = -9     /* a handle used after it was freed (see Handles below) */
+    RPL_ERR_MISUSE = -9,    /* a handle used after it was freed (see Handles below) */
+    RPL_ERR_DEPTH = -10     /* the signal would be built deeper than RPL_MAX_SIGNAL_DEPTH */
 };
+
+/* How many signals deep a signal may be built (rule 19): a constructor's
+   signal, and a subject, is 1 deep; an operator's is one more than its
+   deepest input (a connection's subject one more than its source).
+   Subscribing, delivering an event and freeing a chain go down it in nested
+   calls, so an operator whose result would be deeper is refused with
+   RPL_ERR_DEPTH (its callbacks' release(ctx) runs and its values are
+   consumed, as on any failure): a chain at the limit needs at most about
+   1 MB of stack on the thread that subscribes to it, sends through it or
+   frees it. A chain that feeds a subject (rpl_signal_subscribe_subject,
+   rpl_signal_multicast) adds its depth to the subject's subscribers' on the
+   thread that sends. Build long sequences from arrays instead
+   (rpl_signal_merge of an array, rpl_signal_concat_all over
+   rpl_signal_from_array of signal values). */
+#define RPL_MAX_SIGNAL_DEPTH 1000
 
 /* Adds a reference to any handle and returns it. NULL returns NULL; so does
    a pointer that is not a live handle (RPL_ERR_KIND, RPL_ERR_MISUSE). */
@@ -433,7 +454,7 @@ typedef struct rpl_observer {
  *   ends the subscription, through every operator. Releasing the handle does
  *   not end it either: once nothing can send to it any more, it is freed and
  *   release(ctx) runs without a terminal event, after whatever its sources
- *   sent before has been delivered (docs/behaviour.md#lifetime-handle).
+ *   sent before has been delivered (docs/behaviour.md, anchor lifetime-handle).
  * - The handle is the consumer's: it is never a subscriber, so the
  *   rpl_subscriber_* functions refuse it (RPL_ERR_KIND).
  * obs is copied; it may live on the stack. Errors: NULL sig or obs
@@ -463,6 +484,60 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_never(void);
    (at once if the call fails). Errors: NULL factory. +1. */
 rpl_signal_t *RPL_NULLABLE rpl_signal_defer(rpl_signal_t *RPL_NULLABLE (*RPL_NULLABLE factory)(void *RPL_NULLABLE ctx),
                                             void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+
+/* ---- More ways to make a signal --------------------------------------------
+ * (from_array, range, timer, start_lazily, start_eagerly). Each returns a new
+ * cold signal (+1).
+ * ------------------------------------------------------------------------ */
+
+/* Sends values[0], ..., values[count - 1] to each subscriber (each gets its
+   own references), then completes; count 0 completes at once. Consumes the
+   values, also on failure. It stops between values once the subscription has
+   ended (a take, a dispose from a callback). Follows RxSwift's from(_:).
+   Default name "+fromArray: 3". Errors: values NULL with count > 0
+   (RPL_ERR_NULL); a value of a type rpl_type does not list, or count above
+   SIZE_MAX / 2 (RPL_ERR_INVALID). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_from_array(rpl_value *RPL_NULLABLE values, size_t count);
+
+/* Sends the ints start, start + 1, ..., start + count - 1, then completes
+   (RxSwift's range(start:count:)); count 0 completes at once. It stops
+   between values once the subscription has ended. Default name
+   "+range: 5 count: 3". Errors: the last int would pass INT64_MAX
+   (RPL_ERR_INVALID; start INT64_MAX with count 1 is fine). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_range(int64_t start, size_t count);
+
+/* Sends the int 0 on s, ns after subscription, then completes (RxSwift's
+   timer without a period). Disposing before then cancels the timer. Retains
+   s (a test scheduler or run loop only weakly, as for every operator).
+   Default name "+timer: 1000000". Errors: s NULL (RPL_ERR_NULL), not a
+   scheduler (RPL_ERR_KIND), the immediate scheduler (RPL_ERR_INVALID). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_timer(uint64_t ns, rpl_scheduler_t *RPL_NULLABLE s);
+
+/* ReactiveObjC's startLazilyWithScheduler:block:. fn(ctx, subscriber) runs
+   once, as work on s, when the result is first subscribed; it sends events
+   to subscriber (borrowed for the call; retain it to send later, from any
+   thread) and may return a disposable (+1, disposed when that subscription
+   ends) or NULL. Everything it sends is recorded in an unlimited replay
+   subject: every subscriber, now or later, gets all of it, then the live
+   events, delivered on s at first (the subscription is made on s, like
+   rpl_signal_subscribe_on). Disposing a subscription, or all of them, never
+   cancels fn's work: its subscriber stays live until fn ends it. fn is not
+   an operator callback: rpl_callback_fail returns RPL_ERR_INVALID in it.
+   release(ctx) runs once the result and its pending work are freed. Any
+   scheduler may be used; on the immediate one fn runs inside the first
+   subscribe. Default name "+startLazilyWithScheduler:block:". Errors: s NULL
+   (RPL_ERR_NULL) or not a scheduler (RPL_ERR_KIND), then fn NULL
+   (RPL_ERR_NULL); release(ctx) still runs. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_start_lazily(rpl_scheduler_t *RPL_NULLABLE s, rpl_subscribe_fn RPL_NULLABLE fn,
+                                                   void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+
+/* ReactiveObjC's startEagerlyWithScheduler:block:: rpl_signal_start_lazily
+   with fn already scheduled on s when this returns (on the immediate
+   scheduler it has already run). Releasing the result does not cancel that
+   work: fn runs even if the result is released at once. Default name
+   "+startEagerlyWithScheduler:block:". Errors as rpl_signal_start_lazily. */
+rpl_signal_t *RPL_NULLABLE rpl_signal_start_eagerly(rpl_scheduler_t *RPL_NULLABLE s, rpl_subscribe_fn RPL_NULLABLE fn,
+                                                    void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
 
 /* ===========================================================================
  * Blocking helpers for C programs
@@ -634,8 +709,25 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_replay_last(rpl_signal_t *RPL_NULLABLE sig
    once; subscribers leaving never disconnect it. +1. */
 rpl_signal_t *RPL_NULLABLE rpl_signal_replay_lazily(rpl_signal_t *RPL_NULLABLE sig);
 
+/* ---- Sharing while subscribed -----------------------------------------------
+ * (share: a connection made by the first subscriber, ended by the last)
+ * ------------------------------------------------------------------------ */
+
+/* RxSwift's share(replay: replay, scope: .whileConnected): the subscribers of
+   the result share one subscription of sig (a connection), made when the
+   first one subscribes and disposed when the last one leaves. Each
+   connection has a fresh subject: a subscriber joining a live connection
+   first gets its last replay values (0: none, like publish;
+   RPL_REPLAY_UNLIMITED: all), then live events. When sig terminates, the
+   connection is over before its subscribers hear of it, so a later
+   subscriber, also one subscribing from its terminal callback, gets a fresh
+   connection: sig is subscribed again. Events reach the subscribers on the
+   thread sig sends them. Default name "[sig] -share: 1". Errors: sig NULL
+   (RPL_ERR_NULL) or not a signal (RPL_ERR_KIND). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_share(rpl_signal_t *RPL_NULLABLE sig, size_t replay);
+
 /* ===========================================================================
- * Operators: single-input
+ * Operators: single-input first, then combining and higher-order
  * ---------------------------------------------------------------------------
  * Each operator returns a new signal (+1) and borrows sig (the new signal
  * retains it). Operators are cold: every subscription to the result
@@ -671,7 +763,7 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_replay_lazily(rpl_signal_t *RPL_NULLABLE s
 /* The failure channel of every operator callback. Called from inside a
    callback that an operator runs for one subscription (map, filter, scan,
    aggregate, take_while, skip_while, do_next, do_error, do_completed, bind,
-   flatten_map, catch, and the 0.2 operators' reduce_each, combine_previous,
+   flatten_map, catch, reduce_each, combine_previous,
    distinct_until_changed_with, any, all, initially, finally, throttle_if,
    group_by, concat_map), it makes that operator fail with error once the
    callback returns: whatever the callback returns is discarded (a returned
@@ -775,6 +867,140 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_do_error(rpl_signal_t *RPL_NULLABLE sig, r
 rpl_signal_t *RPL_NULLABLE rpl_signal_do_completed(rpl_signal_t *RPL_NULLABLE sig,
                                                    rpl_do_completed_fn RPL_NULLABLE fn,
                                                    void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+
+/* ---- Transforming, testing, and side effects of a subscription's life --------
+ * (map_replace, ignore, ignore_values, reduce_each, combine_previous,
+ *  distinct_until_changed_with, buffer, not, and, or, any, all,
+ *  default_if_empty, initially, finally, do_dispose)
+ * ------------------------------------------------------------------------ */
+
+/* Common to this group: each operator returns a new cold signal (+1) and
+   borrows sig (retained); it is fused (a chain runs as direct calls in one
+   subscription, with no allocation per scalar value; buffer allocates one
+   tuple per count values). Callbacks run on the thread delivering sig's event,
+   one at a time per subscription, and release(ctx) runs once, when the
+   operator signal and every subscription to it are gone (at once on a
+   failed call). Disposing a subscription to the result disposes the one to
+   sig; an error of sig passes on, unless the comment says otherwise.
+   rpl_callback_fail works in every callback here except do_dispose's.
+   Errors (every operator): sig NULL (RPL_ERR_NULL) or not a signal
+   (RPL_ERR_KIND); fn NULL (RPL_ERR_NULL); a by-value v or start of a type
+   rpl_type does not list (RPL_ERR_INVALID); checked in that order. On failure
+   NULL is returned, v / start is consumed and release(ctx) has run.
+   A value of the wrong type reaching reduce_each, not, and or or fails the
+   result with domain RPL_ERROR_DOMAIN, code RPL_ERROR_TYPE, and disposes sig
+   (ReactiveObjC asserts there). A value a callback returns of a type rpl_type
+   does not list fails the result with RPL_ERROR_CALLBACK. */
+
+/* rpl_signal_reduce_each: the items of a tuple (borrowed, never NULL, also
+   when count is 0); returns a new value owned by the runtime. */
+typedef rpl_value (*rpl_reduce_each_fn)(void *RPL_NULLABLE ctx, const rpl_value *RPL_NONNULL items,
+                                        size_t count);
+/* rpl_signal_distinct_until_changed_with: whether a (the last value passed)
+   and b (the new value) are equal; both borrowed. */
+typedef bool (*rpl_equal_fn)(void *RPL_NULLABLE ctx, const rpl_value *RPL_NONNULL a,
+                             const rpl_value *RPL_NONNULL b);
+
+/* Sends v for every value of sig; terminal events pass (ReactiveObjC's
+   mapReplace:). v is consumed; each subscription holds a reference to it.
+   Named "[sig] -mapReplace:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_map_replace(rpl_signal_t *RPL_NULLABLE sig, rpl_value v);
+/* sig's values except those equal to v (rpl_value_equal: by content, so
+   ignore of nil drops nils); terminal events pass (ReactiveObjC's ignore:).
+   v is consumed. Named "[sig] -ignore:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_ignore(rpl_signal_t *RPL_NULLABLE sig, rpl_value v);
+/* No values: only sig's error or completion (ReactiveObjC's ignoreValues).
+   Named "[sig] -ignoreValues". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_ignore_values(rpl_signal_t *RPL_NULLABLE sig);
+/* For each tuple value of sig, sends fn(ctx, items, count) with the tuple's
+   items (ReactiveObjC's reduceEach:). A value that is not a tuple fails the
+   result with RPL_ERROR_TYPE and disposes sig (ReactiveObjC asserts).
+   Named "[sig] -reduceEach:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_reduce_each(rpl_signal_t *RPL_NULLABLE sig, rpl_reduce_each_fn RPL_NULLABLE fn,
+                                                  void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+/* For each value v of sig, sends fn(ctx, &previous, v), where previous is
+   the value sig sent before v (not the last result), and start for the first
+   (ReactiveObjC's combinePreviousWithStart:reduce:): [1, 2, 3] with start 0
+   and "previous-current" gives "0-1", "1-2", "2-3". start is consumed; each
+   subscription begins from it. Named
+   "[sig] -combinePreviousWithStart:reduce:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_combine_previous(rpl_signal_t *RPL_NULLABLE sig, rpl_value start,
+                                                       rpl_reduce_fn RPL_NULLABLE fn, void *RPL_NULLABLE ctx,
+                                                       rpl_release_fn RPL_NULLABLE release);
+/* Like rpl_signal_distinct_until_changed, with fn(ctx, &last, v) deciding
+   equality: drops v when fn returns true, where last is the last value
+   passed; the first value always passes without a call (RxSwift's
+   distinctUntilChanged(_:)). Named "[sig] -distinctUntilChangedWith:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_distinct_until_changed_with(rpl_signal_t *RPL_NULLABLE sig,
+                                                                  rpl_equal_fn RPL_NULLABLE fn,
+                                                                  void *RPL_NULLABLE ctx,
+                                                                  rpl_release_fn RPL_NULLABLE release);
+/* sig's values in tuples (RPL_TYPE_TUPLE) of count, in order; when sig
+   completes, the values left (fewer than count) as one last tuple if there
+   are any, then completed. An error is passed on alone and the partial tuple
+   dropped (ReactiveX's buffer(count); ReactiveObjC has only bufferWithTime).
+   Holds at most count values per subscription. count 0 is RPL_ERR_INVALID
+   (checked after sig). Named "[sig] -buffer: 3". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_buffer(rpl_signal_t *RPL_NULLABLE sig, size_t count);
+/* For each bool value of sig, its negation (ReactiveObjC's not). Any other
+   type fails the result with RPL_ERROR_TYPE and disposes sig (no conversion:
+   an int is not a bool). Named "[sig] -not". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_not(rpl_signal_t *RPL_NULLABLE sig);
+/* For each tuple of bools sent by sig, true when every item is true
+   (ReactiveObjC's and). A value that is not a tuple, an empty tuple, or an
+   item that is not a bool fails the result with RPL_ERROR_TYPE and disposes
+   sig (ReactiveObjC asserts all three). Named "[sig] -and". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_and(rpl_signal_t *RPL_NULLABLE sig);
+/* Like rpl_signal_and, true when some item is true (ReactiveObjC's or).
+   Named "[sig] -or". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_or(rpl_signal_t *RPL_NULLABLE sig);
+/* One bool, then completed (ReactiveObjC's any:): true at the first value
+   for which fn(ctx, v) is true, after which sig is disposed (fn is not called
+   again); false when sig completes first. As in ReactiveObjC, an error of sig
+   also gives false, then completed: the error is not passed on (RxSwift would
+   pass it). Named "[sig] -any:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_any(rpl_signal_t *RPL_NULLABLE sig, rpl_predicate_fn RPL_NULLABLE fn,
+                                          void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+/* One bool, then completed (ReactiveObjC's all:): false at the first value
+   for which fn(ctx, v) is false, after which sig is disposed; true when sig
+   completes (also with no values). An error of sig gives false, then
+   completed (ReactiveObjC). Named "[sig] -all:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_all(rpl_signal_t *RPL_NULLABLE sig, rpl_predicate_fn RPL_NULLABLE fn,
+                                          void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+/* sig's events; when sig completes without having sent a value, v first,
+   then completed. An error is passed on alone (RxSwift's ifEmpty(default:)).
+   v is consumed. Named "[sig] -defaultIfEmpty:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_default_if_empty(rpl_signal_t *RPL_NULLABLE sig, rpl_value v);
+
+/* Calls fn(ctx) at each subscription to the result, on the subscribing
+   thread, before sig is subscribed (ReactiveObjC's initially:;
+   rule 27). rpl_callback_fail inside fn fails that subscription with the
+   error, and sig is not subscribed. Since fn runs only at subscription,
+   release(ctx) runs when the operator signal is freed, even while
+   subscriptions to it go on. Named "[sig] -initially:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_initially(rpl_signal_t *RPL_NULLABLE sig, rpl_do_completed_fn RPL_NULLABLE fn,
+                                                void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+/* Calls fn(ctx) when sig errs or completes, before the terminal event is
+   passed on, on the thread delivering it; not when the subscription is
+   disposed, nor when a downstream operator (take) ends it
+   (ReactiveObjC's finally:). rpl_callback_fail inside fn sends that error in
+   place of the terminal event. Named "[sig] -finally:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_finally(rpl_signal_t *RPL_NULLABLE sig, rpl_do_completed_fn RPL_NULLABLE fn,
+                                              void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+/* Calls fn(ctx) once per subscription when it ends for any reason - error,
+   completion, disposal (also by a downstream take), or its sources being
+   freed (rule 6a) - after the subscription to sig was disposed, including the
+   disposable sig's subscribe callback returned (also when sig terminated
+   inside that callback: fn waits for it to return, and for the subscription
+   to sig to have been made, so over merge or concat the inputs' disposables
+   too), and before the observer's release (RxSwift's do(onDispose:); rule 27). It
+   runs on the thread that ended the subscription or, when another thread
+   was delivering to it then (a callback running, a subject's delivery),
+   on that thread once it lets go.
+   The subscription is over, so rpl_callback_fail inside fn returns
+   RPL_ERR_INVALID. Named "[sig] -doDispose:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_do_dispose(rpl_signal_t *RPL_NULLABLE sig, rpl_do_completed_fn RPL_NULLABLE fn,
+                                                 void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
 
 /* ---------------------------------------------------------------------------
  * Combining and higher-order operators. Each returns a new cold signal (+1):
@@ -904,6 +1130,172 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_retry(rpl_signal_t *RPL_NULLABLE sig, size
    operator such as rpl_signal_take_until). */
 rpl_signal_t *RPL_NULLABLE rpl_signal_repeat(rpl_signal_t *RPL_NULLABLE sig, size_t n);
 
+/* ---- Flattening and choosing between signals -----------------------------------
+ * (flatten_max, concat_map, concat_all, switch_if_empty, if, switch_cases)
+ * ------------------------------------------------------------------------ */
+
+/* Code of the error rpl_signal_switch_cases sends for a key that has no case
+   when no default was given (domain RPL_ERROR_DOMAIN; RAC's
+   RACSignalErrorNoMatchingCase). */
+enum { RPL_ERROR_NO_MATCHING_CASE = 6 };
+
+/* For a signal of signal values (RPL_TYPE_SIGNAL): subscribes each inner
+   signal as it arrives while fewer than max_concurrent run, and merges their
+   values; later inners wait, in arrival order, and each starts when a
+   running one completes (on the thread of that completion). 0 means no
+   limit (rpl_signal_flatten). A nil value is an empty inner; any other
+   non-signal value fails the result at once (domain RPL_ERROR_DOMAIN, code
+   RPL_ERROR_GENERIC). Completes when sig and every inner, running or
+   waiting, have completed. The first error of sig or of a running inner
+   ends everything: waiting inners are never subscribed. Disposing the
+   result disposes sig and the running inners. Inners that complete while
+   they are being subscribed start the next one in a loop, so a long queue
+   of synchronous inners does not grow the stack. Follows RAC (flatten:).
+   Errors: sig NULL or not a signal. Name: "[sig] -flatten: 2". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_flatten_max(rpl_signal_t *RPL_NULLABLE sig, size_t max_concurrent);
+/* rpl_signal_flatten_max(sig, 1): the inner signals of a signal of signal
+   values one after the other, each subscribed when the previous one has
+   completed (Rx concat, RAC -concat). Values as for rpl_signal_flatten_max.
+   Name: "[sig] -concat". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_concat_all(rpl_signal_t *RPL_NULLABLE sig);
+/* For each value v of sig, calls fn(ctx, v) when v arrives (even while an
+   earlier inner still runs) and subscribes the signals it returns one after
+   the other, in order, each when the previous one has completed (Rx
+   concatMap; flatten_map with one inner at a time). A NULL return is an
+   empty signal. A returned handle that is not a signal, or an
+   rpl_callback_fail from fn, fails the result at once (RPL_ERROR_CALLBACK
+   for the handle), the returned signal is released and sig is disposed.
+   Completes after sig and every inner signal. fn runs on the thread
+   delivering sig's value, one value at a time per subscription; release(ctx)
+   as for rpl_signal_flatten_map. Errors: NULL or non-signal sig, NULL fn.
+   Name: "[sig] -concatMap:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_concat_map(rpl_signal_t *RPL_NULLABLE sig, rpl_flatten_map_fn RPL_NULLABLE fn,
+                                                 void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
+/* sig's events; if sig completes without having sent a value, other's
+   events instead (other is subscribed only then, on the thread of sig's
+   completion). An error of sig ends the result (other is never subscribed).
+   Disposing the result disposes whichever of the two runs. other is
+   borrowed (retained). Follows RxSwift (switchIfEmpty). Errors: sig or
+   other NULL or not a signal. Name: "[sig] -switchIfEmpty: [other]". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_switch_if_empty(rpl_signal_t *RPL_NULLABLE sig,
+                                                      rpl_signal_t *RPL_NULLABLE other);
+/* Follows then_sig while the latest value of cond is true and else_sig while
+   it is false: each cond value disposes the subscription followed so far
+   and subscribes the chosen signal afresh (also when the choice did not
+   change), so only its events pass (RAC +if:then:else:, a switch_to_latest
+   over cond). Completes when cond and the signal followed last have
+   completed; an error of cond or of the signal followed ends everything.
+   The chosen signal is subscribed on the thread that delivered the cond
+   value. A cond value that is not a bool (RPL_TYPE_BOOL; ints and nil
+   included) fails the result (domain RPL_ERROR_DOMAIN, code RPL_ERROR_TYPE; RAC
+   asserts). Disposing the result disposes cond and the signal followed. All
+   three signals are borrowed (retained). Errors: any of them NULL or not a
+   signal. Name: "+if:then:else: ([cond], [then], [else])". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_if(rpl_signal_t *RPL_NULLABLE cond, rpl_signal_t *RPL_NULLABLE then_sig,
+                                         rpl_signal_t *RPL_NULLABLE else_sig);
+/* Like rpl_signal_if with count cases: for each value k of key_sig, follows
+   cases[i] for the key keys[i] equal to k (rpl_value_equal: same type and
+   contents; nil is a key like any other), else default_sig (RAC
+   +switch:cases:default:). Finding the case costs as much as hashing k,
+   whatever count is. Without a default (default_sig NULL), a key with no
+   case fails the result (domain RPL_ERROR_DOMAIN, code
+   RPL_ERROR_NO_MATCHING_CASE). Completion, errors and disposal as for
+   rpl_signal_if; a case is subscribed on the thread that delivered its key.
+   keys[0..count) are consumed, also on failure (except for a count too large
+   for an array, RPL_ERR_INVALID, when nothing is read); cases and
+   default_sig are borrowed (retained); both arrays are read during the call
+   and may be NULL only when count is 0. Keys must be distinct: a key equal
+   to an earlier one is RPL_ERR_INVALID (like a repeated case label in C).
+   Errors, in this order: key_sig NULL or not a signal; count too large
+   (RPL_ERR_INVALID); cases NULL with a
+   non-zero count or cases[i] NULL (RPL_ERR_NULL) or not a signal
+   (RPL_ERR_KIND); default_sig not a signal; keys NULL with a non-zero count
+   (RPL_ERR_NULL); a key of a type rpl_type does not list, or a repeated key
+   (RPL_ERR_INVALID). Name: "+switch:cases:default: ([key_sig], [cases[0]],
+   ..., [default_sig])" (no default: the list ends with the last case). */
+rpl_signal_t *RPL_NULLABLE rpl_signal_switch_cases(rpl_signal_t *RPL_NULLABLE key_sig,
+                                                   rpl_value *RPL_NULLABLE keys,
+                                                   rpl_signal_t *RPL_NULLABLE const *RPL_NULLABLE cases, size_t count,
+                                                   rpl_signal_t *RPL_NULLABLE default_sig);
+
+/* ---- Combining with a second signal, and grouping ----------------------------
+ * (with_latest_from, sample, take_until_replacement, skip_until, group_by)
+ * ------------------------------------------------------------------------ */
+
+/* For each value v of sig, a tuple (v, latest value of other) (RPL_TYPE_TUPLE,
+   2 items), once other has sent a value; sig's values before that are dropped.
+   other is subscribed first, then sig (rule 27). sig's completion completes
+   the result; other's completion does not (its latest value stays in use);
+   an error of either ends it. Disposing the result's subscription disposes
+   both. Values leave on the thread sig sent them, serialized with other's
+   events. Follows RxSwift's withLatestFrom. Both signals are borrowed
+   (retained). Errors: sig or other NULL (RPL_ERR_NULL) or not a signal
+   (RPL_ERR_KIND). Default name: "[sig] -withLatestFrom: [other]". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_with_latest_from(rpl_signal_t *RPL_NULLABLE sig,
+                                                       rpl_signal_t *RPL_NULLABLE other);
+
+/* On every value of sampler, sig's latest value (again on each tick, if sig
+   sent nothing new), once sig has sent one; ticks before that send nothing.
+   sig is subscribed first, then sampler. Ends when either input ends: a
+   completion of either completes the result, an error of either fails it,
+   and the other input is disposed. Disposing the result's subscription
+   disposes both. Values leave on the thread of the sampler's tick. Follows
+   RAC's sample: (rule 27). Both signals are borrowed (retained). Errors: sig
+   or sampler NULL (RPL_ERR_NULL) or not a signal (RPL_ERR_KIND). Default
+   name: "[sig] -sample: [sampler]". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_sample(rpl_signal_t *RPL_NULLABLE sig, rpl_signal_t *RPL_NULLABLE sampler);
+
+/* sig's values until replacement sends any event; from then on only
+   replacement's events (values, then its completion or error), and sig is
+   disposed before replacement's first event is passed on. replacement is
+   subscribed first: if it sends at once, sig is never subscribed. sig's
+   completion is not passed on (the result ends with replacement); sig's
+   error fails the result while replacement has not fired. Disposing the
+   result's subscription disposes both. Follows RAC's takeUntilReplacement:.
+   Both signals are borrowed (retained). Errors: sig or replacement NULL
+   (RPL_ERR_NULL) or not a signal (RPL_ERR_KIND). Default name:
+   "[sig] -takeUntilReplacement: [replacement]". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_take_until_replacement(rpl_signal_t *RPL_NULLABLE sig,
+                                                             rpl_signal_t *RPL_NULLABLE replacement);
+
+/* sig's events once trigger has sent a value: earlier values are dropped,
+   and trigger is disposed at its first value. sig is subscribed first, then
+   trigger (so the values a synchronous sig sends while it is subscribed are
+   dropped). A trigger that completes without a value leaves every value
+   dropped; an error of trigger (before its first value) fails the result; an
+   error of sig always does. sig's completion completes the result once
+   trigger has fired; before that, the subscription ends without a terminal
+   event (its observer's release runs). Disposing the result's subscription
+   disposes both. Follows RxSwift's skipUntil (rule 27). Both signals are
+   borrowed (retained). Errors: sig or trigger NULL (RPL_ERR_NULL) or not a
+   signal (RPL_ERR_KIND). Default name: "[sig] -skipUntil: [trigger]". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_skip_until(rpl_signal_t *RPL_NULLABLE sig, rpl_signal_t *RPL_NULLABLE trigger);
+
+/* Splits sig's values into groups by key(ctx, v) (v borrowed; the key
+   returned is owned by the runtime). The first time a key is seen (keys
+   compare as rpl_value_equal, found by hash, not by a scan of the groups),
+   the result sends a tuple (key, group) (RPL_TYPE_TUPLE; item 1 is a signal
+   value, RPL_TYPE_SIGNAL: rpl_value_signal borrows it, rpl_retain keeps it);
+   then v goes to that key's group. A group signal is hot, like a plain
+   subject: a subscriber gets the values sent after it subscribed (one that
+   subscribes from the result's on_next gets the value that made the group),
+   and one that subscribes after the group ended gets its terminal event at
+   once (rule 27). sig's completion or error ends the result first, then
+   every group, in the order they were made. key may fail through
+   rpl_callback_fail (or return a value of a type this header does not list,
+   an RPL_ERROR_CALLBACK error): the result and every group fail with that
+   error, and sig is disposed. Disposing the result's subscription disposes
+   sig, even while groups are subscribed: they get nothing more, and each
+   group subscription ends without a terminal event (its release runs) once
+   its handle is released or disposed (rule 6a). key runs on
+   the thread delivering sig's value, one value at a time per subscription;
+   group values are delivered on the same thread. Follows RAC's groupBy:.
+   sig is borrowed (retained); release(ctx) runs once, when the result and
+   every subscription to it are gone (at once on failure). Errors: sig NULL
+   (RPL_ERR_NULL) or not a signal (RPL_ERR_KIND), key NULL (RPL_ERR_NULL).
+   Default name: "[sig] -groupBy:"; each group signal: "+groupBy: group". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_group_by(rpl_signal_t *RPL_NULLABLE sig, rpl_map_fn RPL_NULLABLE key,
+                                               void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
 
 /* ===========================================================================
  * Schedulers, time and threads
@@ -1171,90 +1563,11 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_timeout(rpl_signal_t *RPL_NULLABLE sig, ui
    positive and s not the immediate scheduler (RPL_ERR_INVALID). */
 rpl_signal_t *RPL_NULLABLE rpl_signal_interval(uint64_t ns, rpl_scheduler_t *RPL_NULLABLE s);
 
-/* ===========================================================================
- * Operators added in 0.2: the rest of ReactiveCocoa's catalogue and the Rx
- * operators users reach for
- * ---------------------------------------------------------------------------
- * The conventions of the operator sections above hold here too: each returns
- * a new signal (+1) and borrows its signal arguments; a callback comes as
- * (fn, ctx, release) last and may fail through rpl_callback_fail; by-value
- * values are consumed, also on failure; time operators take (ns, s) and run
- * their timers on s; bad input returns NULL and sets the last error. Each
- * comment says which peer (ReactiveObjC or RxSwift) the operator follows.
- * ======================================================================== */
-
-/* ---- Creating and sharing, and time ------------------------------------------
- * (from_array, range, timer, start_eagerly, start_lazily, share,
- *  delay_subscription, throttle_first, throttle_if, buffer_with_time)
+/* ---- More time operators -----------------------------------------------------
+ * (delay_subscription, throttle_first, throttle_if, buffer_with_time)
  * ------------------------------------------------------------------------ */
 
-/* Creating. Each returns a new cold signal (+1). */
-
-/* Sends values[0], ..., values[count - 1] to each subscriber (each gets its
-   own references), then completes; count 0 completes at once. Consumes the
-   values, also on failure. It stops between values once the subscription has
-   ended (a take, a dispose from a callback). Follows RxSwift's from(_:).
-   Default name "+fromArray: 3". Errors: values NULL with count > 0
-   (RPL_ERR_NULL); a value of a type rpl_type does not list, or count above
-   SIZE_MAX / 2 (RPL_ERR_INVALID). */
-rpl_signal_t *RPL_NULLABLE rpl_signal_from_array(const rpl_value *RPL_NULLABLE values, size_t count);
-
-/* Sends the ints start, start + 1, ..., start + count - 1, then completes
-   (RxSwift's range(start:count:)); count 0 completes at once. It stops
-   between values once the subscription has ended. Default name
-   "+range: 5 count: 3". Errors: the last int would pass INT64_MAX
-   (RPL_ERR_INVALID; start INT64_MAX with count 1 is fine). */
-rpl_signal_t *RPL_NULLABLE rpl_signal_range(int64_t start, size_t count);
-
-/* Sends the int 0 on s, ns after subscription, then completes (RxSwift's
-   timer without a period). Disposing before then cancels the timer. Retains
-   s (a test scheduler or run loop only weakly, as for every operator).
-   Default name "+timer: 1000000". Errors: s NULL (RPL_ERR_NULL), not a
-   scheduler (RPL_ERR_KIND), the immediate scheduler (RPL_ERR_INVALID). */
-rpl_signal_t *RPL_NULLABLE rpl_signal_timer(uint64_t ns, rpl_scheduler_t *RPL_NULLABLE s);
-
-/* ReactiveObjC's startLazilyWithScheduler:block:. fn(ctx, subscriber) runs
-   once, as work on s, when the result is first subscribed; it sends events
-   to subscriber (borrowed for the call; retain it to send later, from any
-   thread) and may return a disposable (+1, disposed when that subscription
-   ends) or NULL. Everything it sends is recorded in an unlimited replay
-   subject: every subscriber, now or later, gets all of it, then the live
-   events, delivered on s at first (the subscription is made on s, like
-   rpl_signal_subscribe_on). Disposing a subscription, or all of them, never
-   cancels fn's work: its subscriber stays live until fn ends it. fn is not
-   an operator callback: rpl_callback_fail returns RPL_ERR_INVALID in it.
-   release(ctx) runs once the result and its pending work are freed. Any
-   scheduler may be used; on the immediate one fn runs inside the first
-   subscribe. Default name "+startLazilyWithScheduler:block:". Errors: s NULL
-   (RPL_ERR_NULL) or not a scheduler (RPL_ERR_KIND), then fn NULL
-   (RPL_ERR_NULL); release(ctx) still runs. */
-rpl_signal_t *RPL_NULLABLE rpl_signal_start_lazily(rpl_scheduler_t *RPL_NULLABLE s, rpl_subscribe_fn RPL_NULLABLE fn,
-                                                   void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
-
-/* ReactiveObjC's startEagerlyWithScheduler:block:: rpl_signal_start_lazily
-   with fn already scheduled on s when this returns (on the immediate
-   scheduler it has already run). Releasing the result does not cancel that
-   work: fn runs even if the result is released at once. Default name
-   "+startEagerlyWithScheduler:block:". Errors as rpl_signal_start_lazily. */
-rpl_signal_t *RPL_NULLABLE rpl_signal_start_eagerly(rpl_scheduler_t *RPL_NULLABLE s, rpl_subscribe_fn RPL_NULLABLE fn,
-                                                    void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
-
-/* Sharing. */
-
-/* RxSwift's share(replay: replay, scope: .whileConnected): the subscribers of
-   the result share one subscription of sig (a connection), made when the
-   first one subscribes and disposed when the last one leaves. Each
-   connection has a fresh subject: a subscriber joining a live connection
-   first gets its last replay values (0: none, like publish;
-   RPL_REPLAY_UNLIMITED: all), then live events. When sig terminates, the
-   connection is over before its subscribers hear of it, so a later
-   subscriber, also one subscribing from its terminal callback, gets a fresh
-   connection: sig is subscribed again. Events reach the subscribers on the
-   thread sig sends them. Default name "[sig] -share: 1". Errors: sig NULL
-   (RPL_ERR_NULL) or not a signal (RPL_ERR_KIND). */
-rpl_signal_t *RPL_NULLABLE rpl_signal_share(rpl_signal_t *RPL_NULLABLE sig, size_t replay);
-
-/* Time. Each retains sig and s; ns is in nanoseconds on s's clock, and every
+/* Each retains sig and s; ns is in nanoseconds on s's clock, and every
    one works on a test scheduler. */
 
 /* RxSwift's delaySubscription: subscribes to sig ns after the subscription,
@@ -1309,307 +1622,6 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_throttle_if(rpl_signal_t *RPL_NULLABLE sig
 rpl_signal_t *RPL_NULLABLE rpl_signal_buffer_with_time(rpl_signal_t *RPL_NULLABLE sig, uint64_t ns,
                                                        rpl_scheduler_t *RPL_NULLABLE s);
 
-/* ---- Transforming, testing, and side effects of a subscription's life --------
- * (map_replace, ignore, ignore_values, reduce_each, combine_previous,
- *  distinct_until_changed_with, buffer, not, and, or, any, all,
- *  default_if_empty, initially, finally, do_dispose)
- * ------------------------------------------------------------------------ */
-
-/* Common to this group: each operator returns a new cold signal (+1) and
-   borrows sig (retained); it is fused (a chain runs as direct calls in one
-   subscription, with no allocation per scalar value; buffer allocates one
-   tuple per count values). Callbacks run on the thread delivering sig's event,
-   one at a time per subscription, and release(ctx) runs once, when the
-   operator signal and every subscription to it are gone (at once on a
-   failed call). Disposing a subscription to the result disposes the one to
-   sig; an error of sig passes on, unless the comment says otherwise.
-   rpl_callback_fail works in every callback here except do_dispose's.
-   Errors (every operator): sig NULL (RPL_ERR_NULL) or not a signal
-   (RPL_ERR_KIND); fn NULL (RPL_ERR_NULL); a by-value v or start of a type
-   rpl_type does not list (RPL_ERR_INVALID); checked in that order. On failure
-   NULL is returned, v / start is consumed and release(ctx) has run.
-   A value of the wrong type reaching reduce_each, not, and or or fails the
-   result with domain RPL_ERROR_DOMAIN, code RPL_ERROR_TYPE, and disposes sig
-   (ReactiveObjC asserts there). A value a callback returns of a type rpl_type
-   does not list fails the result with RPL_ERROR_CALLBACK. */
-
-/* rpl_signal_reduce_each: the items of a tuple (borrowed, never NULL, also
-   when count is 0); returns a new value owned by the runtime. */
-typedef rpl_value (*rpl_reduce_each_fn)(void *RPL_NULLABLE ctx, const rpl_value *RPL_NONNULL items,
-                                        size_t count);
-/* rpl_signal_distinct_until_changed_with: whether a (the last value passed)
-   and b (the new value) are equal; both borrowed. */
-typedef bool (*rpl_equal_fn)(void *RPL_NULLABLE ctx, const rpl_value *RPL_NONNULL a,
-                             const rpl_value *RPL_NONNULL b);
-
-/* Sends v for every value of sig; terminal events pass (ReactiveObjC's
-   mapReplace:). v is consumed; each subscription holds a reference to it.
-   Named "[sig] -mapReplace:". */
-rpl_signal_t *RPL_NULLABLE rpl_signal_map_replace(rpl_signal_t *RPL_NULLABLE sig, rpl_value v);
-/* sig's values except those equal to v (rpl_value_equal: by content, so
-   ignore of nil drops nils); terminal events pass (ReactiveObjC's ignore:).
-   v is consumed. Named "[sig] -ignore:". */
-rpl_signal_t *RPL_NULLABLE rpl_signal_ignore(rpl_signal_t *RPL_NULLABLE sig, rpl_value v);
-/* No values: only sig's error or completion (ReactiveObjC's ignoreValues).
-   Named "[sig] -ignoreValues". */
-rpl_signal_t *RPL_NULLABLE rpl_signal_ignore_values(rpl_signal_t *RPL_NULLABLE sig);
-/* For each tuple value of sig, sends fn(ctx, items, count) with the tuple's
-   items (ReactiveObjC's reduceEach:). A value that is not a tuple fails the
-   result with RPL_ERROR_TYPE and disposes sig (ReactiveObjC asserts).
-   Named "[sig] -reduceEach:". */
-rpl_signal_t *RPL_NULLABLE rpl_signal_reduce_each(rpl_signal_t *RPL_NULLABLE sig, rpl_reduce_each_fn RPL_NULLABLE fn,
-                                                  void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
-/* For each value v of sig, sends fn(ctx, &previous, v), where previous is
-   the value sig sent before v (not the last result), and start for the first
-   (ReactiveObjC's combinePreviousWithStart:reduce:): [1, 2, 3] with start 0
-   and "previous-current" gives "0-1", "1-2", "2-3". start is consumed; each
-   subscription begins from it. Named
-   "[sig] -combinePreviousWithStart:reduce:". */
-rpl_signal_t *RPL_NULLABLE rpl_signal_combine_previous(rpl_signal_t *RPL_NULLABLE sig, rpl_value start,
-                                                       rpl_reduce_fn RPL_NULLABLE fn, void *RPL_NULLABLE ctx,
-                                                       rpl_release_fn RPL_NULLABLE release);
-/* Like rpl_signal_distinct_until_changed, with fn(ctx, &last, v) deciding
-   equality: drops v when fn returns true, where last is the last value
-   passed; the first value always passes without a call (RxSwift's
-   distinctUntilChanged(_:)). Named "[sig] -distinctUntilChangedWith:". */
-rpl_signal_t *RPL_NULLABLE rpl_signal_distinct_until_changed_with(rpl_signal_t *RPL_NULLABLE sig,
-                                                                  rpl_equal_fn RPL_NULLABLE fn,
-                                                                  void *RPL_NULLABLE ctx,
-                                                                  rpl_release_fn RPL_NULLABLE release);
-/* sig's values in tuples (RPL_TYPE_TUPLE) of count, in order; when sig
-   completes, the values left (fewer than count) as one last tuple if there
-   are any, then completed. An error is passed on alone and the partial tuple
-   dropped (ReactiveX's buffer(count); ReactiveObjC has only bufferWithTime).
-   Holds at most count values per subscription. count 0 is RPL_ERR_INVALID
-   (checked after sig). Named "[sig] -buffer: 3". */
-rpl_signal_t *RPL_NULLABLE rpl_signal_buffer(rpl_signal_t *RPL_NULLABLE sig, size_t count);
-/* For each bool value of sig, its negation (ReactiveObjC's not). Any other
-   type fails the result with RPL_ERROR_TYPE and disposes sig (no conversion:
-   an int is not a bool). Named "[sig] -not". */
-rpl_signal_t *RPL_NULLABLE rpl_signal_not(rpl_signal_t *RPL_NULLABLE sig);
-/* For each tuple of bools sent by sig, true when every item is true
-   (ReactiveObjC's and). A value that is not a tuple, an empty tuple, or an
-   item that is not a bool fails the result with RPL_ERROR_TYPE and disposes
-   sig (ReactiveObjC asserts all three). Named "[sig] -and". */
-rpl_signal_t *RPL_NULLABLE rpl_signal_and(rpl_signal_t *RPL_NULLABLE sig);
-/* Like rpl_signal_and, true when some item is true (ReactiveObjC's or).
-   Named "[sig] -or". */
-rpl_signal_t *RPL_NULLABLE rpl_signal_or(rpl_signal_t *RPL_NULLABLE sig);
-/* One bool, then completed (ReactiveObjC's any:): true at the first value
-   for which fn(ctx, v) is true, after which sig is disposed (fn is not called
-   again); false when sig completes first. As in ReactiveObjC, an error of sig
-   also gives false, then completed: the error is not passed on (RxSwift would
-   pass it). Named "[sig] -any:". */
-rpl_signal_t *RPL_NULLABLE rpl_signal_any(rpl_signal_t *RPL_NULLABLE sig, rpl_predicate_fn RPL_NULLABLE fn,
-                                          void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
-/* One bool, then completed (ReactiveObjC's all:): false at the first value
-   for which fn(ctx, v) is false, after which sig is disposed; true when sig
-   completes (also with no values). An error of sig gives false, then
-   completed (ReactiveObjC). Named "[sig] -all:". */
-rpl_signal_t *RPL_NULLABLE rpl_signal_all(rpl_signal_t *RPL_NULLABLE sig, rpl_predicate_fn RPL_NULLABLE fn,
-                                          void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
-/* sig's events; when sig completes without having sent a value, v first,
-   then completed. An error is passed on alone (RxSwift's ifEmpty(default:)).
-   v is consumed. Named "[sig] -defaultIfEmpty:". */
-rpl_signal_t *RPL_NULLABLE rpl_signal_default_if_empty(rpl_signal_t *RPL_NULLABLE sig, rpl_value v);
-
-/* Calls fn(ctx) at each subscription to the result, on the subscribing
-   thread, before sig is subscribed (ReactiveObjC's initially:; semantics.md
-   rule 27). rpl_callback_fail inside fn fails that subscription with the
-   error, and sig is not subscribed. Since fn runs only at subscription,
-   release(ctx) runs when the operator signal is freed, even while
-   subscriptions to it go on. Named "[sig] -initially:". */
-rpl_signal_t *RPL_NULLABLE rpl_signal_initially(rpl_signal_t *RPL_NULLABLE sig, rpl_do_completed_fn RPL_NULLABLE fn,
-                                                void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
-/* Calls fn(ctx) when sig errs or completes, before the terminal event is
-   passed on, on the thread delivering it; not when the subscription is
-   disposed, nor when a downstream operator (take) ends it
-   (ReactiveObjC's finally:). rpl_callback_fail inside fn sends that error in
-   place of the terminal event. Named "[sig] -finally:". */
-rpl_signal_t *RPL_NULLABLE rpl_signal_finally(rpl_signal_t *RPL_NULLABLE sig, rpl_do_completed_fn RPL_NULLABLE fn,
-                                              void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
-/* Calls fn(ctx) once per subscription when it ends for any reason - error,
-   completion, disposal (also by a downstream take), or its sources being
-   freed (rule 6a) - after the subscription to sig was disposed, including the
-   disposable sig's subscribe callback returned (also when sig terminated
-   inside that callback: fn waits for it to return, and for the subscription
-   to sig to have been made, so over merge or concat the inputs' disposables
-   too), and before the observer's release (RxSwift's do(onDispose:); semantics.md rule 27). It
-   runs on the thread that ended the subscription or, when another thread
-   was delivering to it then (a callback running, a subject's delivery),
-   on that thread once it lets go.
-   The subscription is over, so rpl_callback_fail inside fn returns
-   RPL_ERR_INVALID. Named "[sig] -doDispose:". */
-rpl_signal_t *RPL_NULLABLE rpl_signal_do_dispose(rpl_signal_t *RPL_NULLABLE sig, rpl_do_completed_fn RPL_NULLABLE fn,
-                                                 void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
-
-/* ---- Flattening and choosing between signals -----------------------------------
- * (flatten_max, concat_map, concat_all, switch_if_empty, if, switch_cases)
- * ------------------------------------------------------------------------ */
-
-/* Code of the error rpl_signal_switch_cases sends for a key that has no case
-   when no default was given (domain RPL_ERROR_DOMAIN; RAC's
-   RACSignalErrorNoMatchingCase). */
-enum { RPL_ERROR_NO_MATCHING_CASE = 6 };
-
-/* For a signal of signal values (RPL_TYPE_SIGNAL): subscribes each inner
-   signal as it arrives while fewer than max_concurrent run, and merges their
-   values; later inners wait, in arrival order, and each starts when a
-   running one completes (on the thread of that completion). 0 means no
-   limit (rpl_signal_flatten). A nil value is an empty inner; any other
-   non-signal value fails the result at once (domain RPL_ERROR_DOMAIN, code
-   RPL_ERROR_GENERIC). Completes when sig and every inner, running or
-   waiting, have completed. The first error of sig or of a running inner
-   ends everything: waiting inners are never subscribed. Disposing the
-   result disposes sig and the running inners. Inners that complete while
-   they are being subscribed start the next one in a loop, so a long queue
-   of synchronous inners does not grow the stack. Follows RAC (flatten:).
-   Errors: sig NULL or not a signal. Name: "[sig] -flatten: 2". */
-rpl_signal_t *RPL_NULLABLE rpl_signal_flatten_max(rpl_signal_t *RPL_NULLABLE sig, size_t max_concurrent);
-/* rpl_signal_flatten_max(sig, 1): the inner signals of a signal of signal
-   values one after the other, each subscribed when the previous one has
-   completed (Rx concat, RAC -concat). Values as for rpl_signal_flatten_max.
-   Name: "[sig] -concat". */
-rpl_signal_t *RPL_NULLABLE rpl_signal_concat_all(rpl_signal_t *RPL_NULLABLE sig);
-/* For each value v of sig, calls fn(ctx, v) when v arrives (even while an
-   earlier inner still runs) and subscribes the signals it returns one after
-   the other, in order, each when the previous one has completed (Rx
-   concatMap; flatten_map with one inner at a time). A NULL return is an
-   empty signal. A returned handle that is not a signal, or an
-   rpl_callback_fail from fn, fails the result at once (RPL_ERROR_CALLBACK
-   for the handle), the returned signal is released and sig is disposed.
-   Completes after sig and every inner signal. fn runs on the thread
-   delivering sig's value, one value at a time per subscription; release(ctx)
-   as for rpl_signal_flatten_map. Errors: NULL or non-signal sig, NULL fn.
-   Name: "[sig] -concatMap:". */
-rpl_signal_t *RPL_NULLABLE rpl_signal_concat_map(rpl_signal_t *RPL_NULLABLE sig, rpl_flatten_map_fn RPL_NULLABLE fn,
-                                                 void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
-/* sig's events; if sig completes without having sent a value, other's
-   events instead (other is subscribed only then, on the thread of sig's
-   completion). An error of sig ends the result (other is never subscribed).
-   Disposing the result disposes whichever of the two runs. other is
-   borrowed (retained). Follows RxSwift (switchIfEmpty). Errors: sig or
-   other NULL or not a signal. Name: "[sig] -switchIfEmpty: [other]". */
-rpl_signal_t *RPL_NULLABLE rpl_signal_switch_if_empty(rpl_signal_t *RPL_NULLABLE sig,
-                                                      rpl_signal_t *RPL_NULLABLE other);
-/* Follows then_sig while the latest value of cond is true and else_sig while
-   it is false: each cond value disposes the subscription followed so far
-   and subscribes the chosen signal afresh (also when the choice did not
-   change), so only its events pass (RAC +if:then:else:, a switch_to_latest
-   over cond). Completes when cond and the signal followed last have
-   completed; an error of cond or of the signal followed ends everything.
-   The chosen signal is subscribed on the thread that delivered the cond
-   value. A cond value that is not a bool (RPL_TYPE_BOOL; ints and nil
-   included) fails the result (domain RPL_ERROR_DOMAIN, code RPL_ERROR_TYPE; RAC
-   asserts). Disposing the result disposes cond and the signal followed. All
-   three signals are borrowed (retained). Errors: any of them NULL or not a
-   signal. Name: "+if:then:else: ([cond], [then], [else])". */
-rpl_signal_t *RPL_NULLABLE rpl_signal_if(rpl_signal_t *RPL_NULLABLE cond, rpl_signal_t *RPL_NULLABLE then_sig,
-                                         rpl_signal_t *RPL_NULLABLE else_sig);
-/* Like rpl_signal_if with count cases: for each value k of key_sig, follows
-   cases[i] for the key keys[i] equal to k (rpl_value_equal: same type and
-   contents; nil is a key like any other), else default_sig (RAC
-   +switch:cases:default:). Finding the case costs as much as hashing k,
-   whatever count is. Without a default (default_sig NULL), a key with no
-   case fails the result (domain RPL_ERROR_DOMAIN, code
-   RPL_ERROR_NO_MATCHING_CASE). Completion, errors and disposal as for
-   rpl_signal_if; a case is subscribed on the thread that delivered its key.
-   keys[0..count) are consumed, also on failure (except for a count too large
-   for an array, RPL_ERR_INVALID, when nothing is read); cases and
-   default_sig are borrowed (retained); both arrays are read during the call
-   and may be NULL only when count is 0. Keys must be distinct: a key equal
-   to an earlier one is RPL_ERR_INVALID (like a repeated case label in C).
-   Errors, in this order: key_sig NULL or not a signal; count too large
-   (RPL_ERR_INVALID); cases NULL with a
-   non-zero count or cases[i] NULL (RPL_ERR_NULL) or not a signal
-   (RPL_ERR_KIND); default_sig not a signal; keys NULL with a non-zero count
-   (RPL_ERR_NULL); a key of a type rpl_type does not list, or a repeated key
-   (RPL_ERR_INVALID). Name: "+switch:cases:default: ([key_sig], [cases[0]],
-   ..., [default_sig])" (no default: the list ends with the last case). */
-rpl_signal_t *RPL_NULLABLE rpl_signal_switch_cases(rpl_signal_t *RPL_NULLABLE key_sig,
-                                                   const rpl_value *RPL_NULLABLE keys,
-                                                   rpl_signal_t *RPL_NULLABLE const *RPL_NULLABLE cases, size_t count,
-                                                   rpl_signal_t *RPL_NULLABLE default_sig);
-
-/* ---- Combining with a second signal, and grouping ----------------------------
- * (with_latest_from, sample, take_until_replacement, skip_until, group_by)
- * ------------------------------------------------------------------------ */
-
-/* For each value v of sig, a tuple (v, latest value of other) (RPL_TYPE_TUPLE,
-   2 items), once other has sent a value; sig's values before that are dropped.
-   other is subscribed first, then sig (rule 27). sig's completion completes
-   the result; other's completion does not (its latest value stays in use);
-   an error of either ends it. Disposing the result's subscription disposes
-   both. Values leave on the thread sig sent them, serialized with other's
-   events. Follows RxSwift's withLatestFrom. Both signals are borrowed
-   (retained). Errors: sig or other NULL (RPL_ERR_NULL) or not a signal
-   (RPL_ERR_KIND). Default name: "[sig] -withLatestFrom: [other]". */
-rpl_signal_t *RPL_NULLABLE rpl_signal_with_latest_from(rpl_signal_t *RPL_NULLABLE sig,
-                                                       rpl_signal_t *RPL_NULLABLE other);
-
-/* On every value of sampler, sig's latest value (again on each tick, if sig
-   sent nothing new), once sig has sent one; ticks before that send nothing.
-   sig is subscribed first, then sampler. Ends when either input ends: a
-   completion of either completes the result, an error of either fails it,
-   and the other input is disposed. Disposing the result's subscription
-   disposes both. Values leave on the thread of the sampler's tick. Follows
-   RAC's sample: (rule 27). Both signals are borrowed (retained). Errors: sig
-   or sampler NULL (RPL_ERR_NULL) or not a signal (RPL_ERR_KIND). Default
-   name: "[sig] -sample: [sampler]". */
-rpl_signal_t *RPL_NULLABLE rpl_signal_sample(rpl_signal_t *RPL_NULLABLE sig, rpl_signal_t *RPL_NULLABLE sampler);
-
-/* sig's values until replacement sends any event; from then on only
-   replacement's events (values, then its completion or error), and sig is
-   disposed before replacement's first event is passed on. replacement is
-   subscribed first: if it sends at once, sig is never subscribed. sig's
-   completion is not passed on (the result ends with replacement); sig's
-   error fails the result while replacement has not fired. Disposing the
-   result's subscription disposes both. Follows RAC's takeUntilReplacement:.
-   Both signals are borrowed (retained). Errors: sig or replacement NULL
-   (RPL_ERR_NULL) or not a signal (RPL_ERR_KIND). Default name:
-   "[sig] -takeUntilReplacement: [replacement]". */
-rpl_signal_t *RPL_NULLABLE rpl_signal_take_until_replacement(rpl_signal_t *RPL_NULLABLE sig,
-                                                             rpl_signal_t *RPL_NULLABLE replacement);
-
-/* sig's events once trigger has sent a value: earlier values are dropped,
-   and trigger is disposed at its first value. sig is subscribed first, then
-   trigger (so the values a synchronous sig sends while it is subscribed are
-   dropped). A trigger that completes without a value leaves every value
-   dropped; an error of trigger (before its first value) fails the result; an
-   error of sig always does. sig's completion completes the result once
-   trigger has fired; before that, the subscription ends without a terminal
-   event (its observer's release runs). Disposing the result's subscription
-   disposes both. Follows RxSwift's skipUntil (rule 27). Both signals are
-   borrowed (retained). Errors: sig or trigger NULL (RPL_ERR_NULL) or not a
-   signal (RPL_ERR_KIND). Default name: "[sig] -skipUntil: [trigger]". */
-rpl_signal_t *RPL_NULLABLE rpl_signal_skip_until(rpl_signal_t *RPL_NULLABLE sig, rpl_signal_t *RPL_NULLABLE trigger);
-
-/* Splits sig's values into groups by key(ctx, v) (v borrowed; the key
-   returned is owned by the runtime). The first time a key is seen (keys
-   compare as rpl_value_equal, found by hash, not by a scan of the groups),
-   the result sends a tuple (key, group) (RPL_TYPE_TUPLE; item 1 is a signal
-   value, RPL_TYPE_SIGNAL: rpl_value_signal borrows it, rpl_retain keeps it);
-   then v goes to that key's group. A group signal is hot, like a plain
-   subject: a subscriber gets the values sent after it subscribed (one that
-   subscribes from the result's on_next gets the value that made the group),
-   and one that subscribes after the group ended gets its terminal event at
-   once (rule 27). sig's completion or error ends the result first, then
-   every group, in the order they were made. key may fail through
-   rpl_callback_fail (or return a value of a type this header does not list,
-   an RPL_ERROR_CALLBACK error): the result and every group fail with that
-   error, and sig is disposed. Disposing the result's subscription disposes
-   sig, even while groups are subscribed: they get nothing more, and each
-   group subscription ends without a terminal event (its release runs) once
-   its handle is released or disposed (rule 6a). key runs on
-   the thread delivering sig's value, one value at a time per subscription;
-   group values are delivered on the same thread. Follows RAC's groupBy:.
-   sig is borrowed (retained); release(ctx) runs once, when the result and
-   every subscription to it are gone (at once on failure). Errors: sig NULL
-   (RPL_ERR_NULL) or not a signal (RPL_ERR_KIND), key NULL (RPL_ERR_NULL).
-   Default name: "[sig] -groupBy:"; each group signal: "+groupBy: group". */
-rpl_signal_t *RPL_NULLABLE rpl_signal_group_by(rpl_signal_t *RPL_NULLABLE sig, rpl_map_fn RPL_NULLABLE key,
-                                               void *RPL_NULLABLE ctx, rpl_release_fn RPL_NULLABLE release);
-
 /* ===========================================================================
  * Names, tracing and counting: seeing what a running program's signals do
  * ---------------------------------------------------------------------------
@@ -1655,7 +1667,7 @@ const char *RPL_NULLABLE rpl_signal_name(const rpl_signal_t *RPL_NULLABLE sig);
  * or rpl_signal_subscribe_next reports, in the order they happen for it:
  * SUBSCRIBE (before any event), each NEXT, then ERROR or COMPLETED if it
  * terminates, and DISPOSE when it ends - after a terminal event too, since
- * that ends it (semantics.md rules 26-27). Events are reported just before
+ * that ends it (rules 26-27). Events are reported just before
  * the observer's callback runs; DISPOSE just before its release(ctx).
  * Subscriptions of one signal to another inside operators are not reported:
  * the trace shows what the program's observers see.
@@ -1719,7 +1731,8 @@ size_t rpl_live_objects(void);
 /* RAC's logAll: a signal (+1) that sends what sig sends and writes each
    event of each subscription to stderr, one line per event:
    "<label>: next <value>", "<label>: error <domain> <code> <message>",
-   "<label>: completed". label NULL means sig's name (taken when the first
+   "<label>: completed". Tuples and events nested more than 16 deep in a
+   value are written "...". label NULL means sig's name (taken when the first
    event is logged). Named "[sig] -logAll". Errors: NULL sig (RPL_ERR_NULL),
    not a signal (RPL_ERR_KIND). */
 rpl_signal_t *RPL_NULLABLE rpl_signal_log(rpl_signal_t *RPL_NULLABLE sig, const char *RPL_NULLABLE label);

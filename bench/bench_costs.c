@@ -1,4 +1,4 @@
-/* Flat-cost rows of `make bench` (semantics.md rule 23, issue 9): each cost
+/* Flat-cost rows of `make bench` (rule 23, issue 9): each cost
  * beside a large amount of unrelated state, next to the same cost beside
  * none, so a cost that grows with the state shows as a ratio between the two
  * rows.

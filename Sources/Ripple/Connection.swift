@@ -1,6 +1,6 @@
 import Synchronization
 
-// Multicast connections (semantics.md rules 12-14): one subscription of a
+// Multicast connections (rules 12-14): one subscription of a
 // source, shared through a subject.
 //
 // Ownership (rule 6a, issue 10 D4). What can send into the subject: the

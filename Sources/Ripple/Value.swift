@@ -193,32 +193,47 @@ public final class TupleBox: RippleObject {
         self.items = items
         super.init(kind: .box)
     }
-    /// Iterative, so a deeply nested tuple (a user-controlled depth) cannot
-    /// overflow the stack: a nested tuple this box holds the last reference
-    /// to has its items moved onto a local work list before it is released,
-    /// so its own deinit only drops references that are not the last.
-    /// Items are dropped last first, depth first; `items` is read in place
-    /// (a copy to pop from would cost an allocation per freed tuple), and the
-    /// work list allocates only when a nested tuple is freed with this one.
+    /// Items are dropped last first, depth first (see `Value.releaseNested`);
+    /// `items` is read in place (a copy to pop from would cost an allocation
+    /// per freed tuple), and the work list allocates only when a nested
+    /// tuple or event is freed with this one.
     deinit {
         var work: [Value] = []
         for v in items.reversed() {
-            TupleBox.drop(v, onto: &work)
-            while let w = work.popLast() { TupleBox.drop(w, onto: &work) }
+            Value.drop(v, onto: &work)
+            while let w = work.popLast() { Value.drop(w, onto: &work) }
         }
     }
+}
 
-    /// Releases `v`; if it is a tuple this was the last reference to, its
-    /// items are retained onto `work` first, so freeing it frees nothing else.
+extension Value {
+    /// Drops this value's reference, in constant stack however deeply
+    /// tuples and events nest in it (a depth the program chooses, rule 19):
+    /// a tuple or event this drops the last reference to has its own values
+    /// moved onto a local work list before it is freed, so its deinit only
+    /// drops references that are not the last.
+    public func releaseNested() {
+        var work: [Value] = []
+        Value.drop(self, onto: &work)
+        while let w = work.popLast() { Value.drop(w, onto: &work) }
+    }
+
+    /// Releases `v`; if it is a tuple or an event this was the last reference
+    /// to, its values are retained onto `work` first, so freeing it frees
+    /// nothing else.
     @inline(__always)
-    private static func drop(_ v: Value, onto work: inout [Value]) {
-        guard v.rawType == ValueType.tuple.rawValue, let p = v.objectPointer else {
+    fileprivate static func drop(_ v: Value, onto work: inout [Value]) {
+        let isTuple = v.rawType == ValueType.tuple.rawValue
+        guard isTuple || v.rawType == ValueType.event.rawValue, let p = v.objectPointer else {
             v.release()
             return
         }
         var child = Unmanaged<RippleObject>.fromOpaque(p).takeRetainedValue()  // v's reference
-        if isKnownUniquelyReferenced(&child), let t = child as? TupleBox {
+        guard isKnownUniquelyReferenced(&child) else { return }
+        if let t = child as? TupleBox {
             for item in t.items { work.append(item.retained()) }
+        } else if let e = child as? EventBox, case .next(let x) = e.event {
+            work.append(x.retained())
         }
     }
 }
@@ -240,5 +255,6 @@ public final class EventBox: RippleObject {
         self.event = event
         super.init(kind: .box)
     }
-    deinit { event.release() }
+    /// A `.next` value nested any depth is freed in constant stack.
+    deinit { if case .next(let v) = event { v.releaseNested() } }
 }

@@ -72,6 +72,7 @@ public func rpl_status_string(_ status: rpl_status) -> UnsafePointer<CChar> {
     case RPL_ERR_NOMEM: staticCString("out of memory")
     case RPL_ERR_STATE: staticCString("not valid in the current state")
     case RPL_ERR_MISUSE: staticCString("a handle was used after it was freed")
+    case RPL_ERR_DEPTH: staticCString("the signal would be built too deep")
     default: staticCString("unknown status")
     }
 }

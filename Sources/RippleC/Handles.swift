@@ -248,7 +248,7 @@ public func rpl_version() -> CUnsignedInt {
 
 @c @implementation
 public func rpl_version_string() -> UnsafePointer<CChar> {
-    staticCString("0.1.0")  // RPL_VERSION_STRING; the C tests check they agree
+    staticCString("0.2.0")  // RPL_VERSION_STRING; the C tests check they agree
 }
 
 @c @implementation

@@ -12,7 +12,7 @@ func callbackOperator<F>(
     _ sig: OpaquePointer?, _ fn: F?, _ ctx: UnsafeMutableRawPointer?, _ release: rpl_release_fn?,
     _ name: StaticString, _ op: StaticString, _ make: (Signal, F, CallbackContext) -> Signal
 ) -> OpaquePointer? {
-    checkedCallback(sig, fn, ctx, release, name).map { named(make($0, $1, $2), .unary($0, op)) }
+    checkedCallback(sig, fn, ctx, release, name).flatMap { named(make($0, $1, $2), .unary($0, op)) }
 }
 
 /// An operator over (sig, v) (map_replace, ignore, default_if_empty, and
@@ -25,7 +25,7 @@ func valueOperator(_ sig: OpaquePointer?, _ v: rpl_value, _ name: StaticString, 
         dropValue(v)
         return nil
     }
-    return valueArg(v, name).map { named(make(source, $0), .unary(source, op)) }
+    return valueArg(v, name).flatMap { named(make(source, $0), .unary(source, op)) }
 }
 
 /// A callback operator with a value argument (scan, aggregate,

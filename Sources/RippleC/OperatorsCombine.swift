@@ -46,17 +46,17 @@ public func rpl_signal_concat(_ a: OpaquePointer?, _ b: OpaquePointer?) -> Opaqu
 
 @c @implementation
 public func rpl_signal_merge(_ sigs: UnsafePointer<OpaquePointer?>?, _ count: Int) -> OpaquePointer? {
-    signalArray(sigs, count, "rpl_signal_merge").map { named(MergeSignal($0), .list("+merge:", $0)) }
+    signalArray(sigs, count, "rpl_signal_merge").flatMap { named(MergeSignal($0), .list("+merge:", $0)) }
 }
 
 @c @implementation
 public func rpl_signal_combine_latest(_ sigs: UnsafePointer<OpaquePointer?>?, _ count: Int) -> OpaquePointer? {
-    signalArray(sigs, count, "rpl_signal_combine_latest").map { named(CombineLatestSignal($0), .list("+combineLatest:", $0)) }
+    signalArray(sigs, count, "rpl_signal_combine_latest").flatMap { named(CombineLatestSignal($0), .list("+combineLatest:", $0)) }
 }
 
 @c @implementation
 public func rpl_signal_zip(_ sigs: UnsafePointer<OpaquePointer?>?, _ count: Int) -> OpaquePointer? {
-    signalArray(sigs, count, "rpl_signal_zip").map { named(ZipSignal($0), .list("+zip:", $0)) }
+    signalArray(sigs, count, "rpl_signal_zip").flatMap { named(ZipSignal($0), .list("+zip:", $0)) }
 }
 
 @c @implementation
@@ -65,7 +65,7 @@ public func rpl_signal_start_with(_ sig: OpaquePointer?, _ v: rpl_value) -> Opaq
         dropValue(v)
         return nil
     }
-    return valueArg(v, "rpl_signal_start_with").map { named(StartWithSignal(source, $0), .unary(source, "-startWith:")) }
+    return valueArg(v, "rpl_signal_start_with").flatMap { named(StartWithSignal(source, $0), .unary(source, "-startWith:")) }
 }
 
 @c @implementation

@@ -5,7 +5,7 @@ import CRipple
 import Ripple
 
 @c @implementation
-public func rpl_signal_from_array(_ values: UnsafePointer<rpl_value>?, _ count: Int) -> OpaquePointer? {
+public func rpl_signal_from_array(_ values: UnsafeMutablePointer<rpl_value>?, _ count: Int) -> OpaquePointer? {
     let fn: StaticString = "rpl_signal_from_array"
     guard count >= 0 else {  // a size_t above SIZE_MAX / 2: no such array
         setError(RPL_ERR_INVALID, "\(fn): count \(UInt(bitPattern: count)) is too large")
@@ -84,14 +84,14 @@ public func rpl_signal_share(_ sig: OpaquePointer?, _ replay: Int) -> OpaquePoin
 
 @c @implementation
 public func rpl_signal_delay_subscription(_ sig: OpaquePointer?, _ ns: UInt64, _ s: OpaquePointer?) -> OpaquePointer? {
-    operands(sig, s, "rpl_signal_delay_subscription", timers: true).map {
+    operands(sig, s, "rpl_signal_delay_subscription", timers: true).flatMap {
         named(DelaySubscriptionSignal($0, ns, $1), .unaryArg($0, "-delaySubscription:", ns))
     }
 }
 
 @c @implementation
 public func rpl_signal_throttle_first(_ sig: OpaquePointer?, _ ns: UInt64, _ s: OpaquePointer?) -> OpaquePointer? {
-    operands(sig, s, "rpl_signal_throttle_first").map {
+    operands(sig, s, "rpl_signal_throttle_first").flatMap {
         named(ThrottleFirstSignal($0, ns, $1), .unaryArg($0, "-throttleFirst:", ns))
     }
 }
@@ -115,7 +115,7 @@ public func rpl_signal_throttle_if(_ sig: OpaquePointer?, _ ns: UInt64, _ s: Opa
 
 @c @implementation
 public func rpl_signal_buffer_with_time(_ sig: OpaquePointer?, _ ns: UInt64, _ s: OpaquePointer?) -> OpaquePointer? {
-    operands(sig, s, "rpl_signal_buffer_with_time", timers: true).map {
+    operands(sig, s, "rpl_signal_buffer_with_time", timers: true).flatMap {
         named(BufferWithTimeSignal($0, ns, $1), .unaryArg($0, "-bufferWithTime:", ns))
     }
 }

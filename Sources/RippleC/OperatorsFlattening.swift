@@ -57,7 +57,7 @@ public func rpl_signal_if(_ cond: OpaquePointer?, _ thenSig: OpaquePointer?, _ e
 }
 
 @c @implementation
-public func rpl_signal_switch_cases(_ keySig: OpaquePointer?, _ keys: UnsafePointer<rpl_value>?,
+public func rpl_signal_switch_cases(_ keySig: OpaquePointer?, _ keys: UnsafeMutablePointer<rpl_value>?,
                                     _ cases: UnsafePointer<OpaquePointer?>?, _ count: Int,
                                     _ defaultSig: OpaquePointer?) -> OpaquePointer? {
     let fn: StaticString = "rpl_signal_switch_cases"

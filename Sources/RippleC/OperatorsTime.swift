@@ -5,12 +5,12 @@ import Ripple
 
 @c @implementation
 public func rpl_signal_subscribe_on(_ sig: OpaquePointer?, _ s: OpaquePointer?) -> OpaquePointer? {
-    operands(sig, s, "rpl_signal_subscribe_on").map { named(SubscribeOnSignal($0, $1), .unary($0, "-subscribeOn:")) }
+    operands(sig, s, "rpl_signal_subscribe_on").flatMap { named(SubscribeOnSignal($0, $1), .unary($0, "-subscribeOn:")) }
 }
 
 @c @implementation
 public func rpl_signal_deliver_on(_ sig: OpaquePointer?, _ s: OpaquePointer?) -> OpaquePointer? {
-    operands(sig, s, "rpl_signal_deliver_on").map { named(DeliverOnSignal($0, $1), .unary($0, "-deliverOn:")) }
+    operands(sig, s, "rpl_signal_deliver_on").flatMap { named(DeliverOnSignal($0, $1), .unary($0, "-deliverOn:")) }
 }
 
 @c @implementation
@@ -32,17 +32,17 @@ public func rpl_signal_deliver_on_bounded(_ sig: OpaquePointer?, _ s: OpaquePoin
 
 @c @implementation
 public func rpl_signal_delay(_ sig: OpaquePointer?, _ ns: UInt64, _ s: OpaquePointer?) -> OpaquePointer? {
-    operands(sig, s, "rpl_signal_delay").map { named(DelaySignal($0, ns, $1), .unaryArg($0, "-delay:", ns)) }
+    operands(sig, s, "rpl_signal_delay").flatMap { named(DelaySignal($0, ns, $1), .unaryArg($0, "-delay:", ns)) }
 }
 
 @c @implementation
 public func rpl_signal_throttle(_ sig: OpaquePointer?, _ ns: UInt64, _ s: OpaquePointer?) -> OpaquePointer? {
-    operands(sig, s, "rpl_signal_throttle", timers: true).map { named(ThrottleIfSignal($0, ns, $1), .unaryArg($0, "-throttle:", ns)) }
+    operands(sig, s, "rpl_signal_throttle", timers: true).flatMap { named(ThrottleIfSignal($0, ns, $1), .unaryArg($0, "-throttle:", ns)) }
 }
 
 @c @implementation
 public func rpl_signal_timeout(_ sig: OpaquePointer?, _ ns: UInt64, _ s: OpaquePointer?) -> OpaquePointer? {
-    operands(sig, s, "rpl_signal_timeout", timers: true).map { named(TimeoutSignal($0, ns, $1), .unaryArg($0, "-timeout:", ns)) }
+    operands(sig, s, "rpl_signal_timeout", timers: true).flatMap { named(TimeoutSignal($0, ns, $1), .unaryArg($0, "-timeout:", ns)) }
 }
 
 @c @implementation

@@ -155,7 +155,7 @@ public func rpl_signal_subscribe_next(
 
 @c @implementation
 public func rpl_signal_return(_ v: rpl_value) -> OpaquePointer? {
-    valueArg(v, "rpl_signal_return").map { named(ReturnSignal($0), .constructor("+return:")) }
+    valueArg(v, "rpl_signal_return").flatMap { named(ReturnSignal($0), .constructor("+return:")) }
 }
 
 @c @implementation

@@ -1,4 +1,4 @@
-// Subjects: plain, behavior and replay (semantics.md rules 7-11).
+// Subjects: plain, behavior and replay (rules 7-11).
 import CRipple
 import Ripple
 
@@ -12,7 +12,7 @@ public func rpl_subject_create() -> OpaquePointer? { named(Subject(), .construct
 
 @c @implementation
 public func rpl_behavior_subject_create(_ initial: rpl_value) -> OpaquePointer? {
-    valueArg(initial, "rpl_behavior_subject_create", what: "initial").map { named(BehaviorSubject($0), .constructor("+behaviorSubject:")) }
+    valueArg(initial, "rpl_behavior_subject_create", what: "initial").flatMap { named(BehaviorSubject($0), .constructor("+behaviorSubject:")) }
 }
 
 @c @implementation

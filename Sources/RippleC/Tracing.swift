@@ -1,5 +1,5 @@
 // Names, the trace hook, USDT probes, the live-object count and
-// rpl_signal_log (ripple.h "Names, tracing and counting"; semantics.md rule
+// rpl_signal_log (ripple.h "Names, tracing and counting"; rule
 // 26). The flags and probe sites are in RippleSupport (ripple_trace.h); the
 // C observer's sink (Signals.swift) reports its subscription's events.
 import CRipple
@@ -64,11 +64,35 @@ public func rpl_signal_name(_ sig: OpaquePointer?) -> UnsafePointer<CChar>? {
 }
 
 /// Gives a new signal its origin (its default name is built from it later)
-/// and returns its +1 handle.
+/// and returns its +1 handle; nil (RPL_ERR_DEPTH) when that makes it deeper
+/// than RPL_MAX_SIGNAL_DEPTH (rule 19). The refused signal is freed here,
+/// so its callbacks' release(ctx) runs and the values it took are released,
+/// as on every failed call.
 @inline(__always)
-func named<S: Signal>(_ s: S, _ origin: SignalOrigin) -> OpaquePointer {
+func named(_ s: Signal, _ origin: SignalOrigin) -> OpaquePointer? {
     s.setOrigin(origin)
+    guard s.asSource.depth <= Signal.maxDepth else {
+        refuseDepth(s.asSource.depth)
+        return nil
+    }
     return retainedHandle(s)
+}
+
+/// Whether `input` may be an operator's input: false (RPL_ERR_DEPTH) when
+/// it is RPL_MAX_SIGNAL_DEPTH deep already. For the operators that act when
+/// made (a connection that connects at once), checked before they are made.
+func shallowEnough(_ input: Signal, _ fn: StaticString) -> Bool {
+    let depth = input.asSource.depth  // a subject's lives on its subscribe-only side
+    guard depth >= Signal.maxDepth else { return true }
+    refuseDepth(depth + 1, fn)
+    return false
+}
+
+@inline(never)
+private func refuseDepth(_ depth: Int32, _ fn: StaticString? = nil) {
+    let prefix = fn.map { "\($0): " } ?? ""
+    setError(RPL_ERR_DEPTH, "\(prefix)the signal would be \(depth) operators deep, past RPL_MAX_SIGNAL_DEPTH "
+             + "(\(Signal.maxDepth)): build long chains from arrays (merge, concat_all) instead")
 }
 
 /// Names a subject fed by `origin`'s input now, and returns it.
@@ -135,9 +159,15 @@ final class LogSignal: Signal {
     }
 }
 
-/// A value as rpl_signal_log writes it.
-func describe(_ v: borrowing Value) -> String {
-    switch v.type {
+/// A value as rpl_signal_log writes it. Tuples and events nested deeper than
+/// `describedDepth` are written "..." (their depth is the program's, and the
+/// text is for reading).
+private let describedDepth = 16
+
+func describe(_ v: borrowing Value, depth: Int = 0) -> String {
+    let type = v.type
+    if depth == describedDepth, type == .tuple || type == .event { return "..." }
+    switch type {
     case .nil: return "nil"
     case .bool: return v.boolValue ? "true" : "false"
     case .int: return String(v.intValue)
@@ -145,11 +175,11 @@ func describe(_ v: borrowing Value) -> String {
     case .string: return "\"" + (v.stringValue ?? "") + "\""
     case .bytes: return "<\(v.bytesBox?.buffer.count ?? 0) bytes>"
     case .pointer: return "<pointer>"
-    case .tuple: return "(" + (v.tupleItems ?? []).map { describe($0) }.joined(separator: ", ") + ")"
+    case .tuple: return "(" + (v.tupleItems ?? []).map { describe($0, depth: depth + 1) }.joined(separator: ", ") + ")"
     case .signal: return "<signal " + (v.signalValue?.name ?? "") + ">"
     case .event:
         switch v.eventValue {
-        case .next(let x)?: return "<next " + describe(x) + ">"
+        case .next(let x)?: return "<next " + describe(x, depth: depth + 1) + ">"
         case .error(let e)?: return "<error " + String(cString: e.messageCString) + ">"
         default: return "<completed>"
         }

@@ -94,7 +94,7 @@ private func record(_ signal: Signal, _ r: OpRecorder) -> Subscriber { signal.su
         #expect(src.subscriptions == 0)
     }
 
-    /// semantics.md rule 4: RAC's recursive take.
+    /// Rule 4: RAC's recursive take.
     @Test func recursiveTake() {
         let src = OpSource([], complete: false)
         var got: [Int64] = []

@@ -1,4 +1,4 @@
-/* rpl_callback_fail (semantics.md rules 24 and 27): the one failure channel
+/* rpl_callback_fail (rules 24 and 27): the one failure channel
    of operator callbacks. Inside a per-subscription operator callback it fails
    that operator once the callback returns (the return value discarded, the
    error downstream, upstream disposed); anywhere else it is refused. */

@@ -1,6 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 /* Blocking helpers: rpl_signal_first, rpl_signal_wait, rpl_signal_to_array and
-   rpl_last_signal_error (semantics.md rule 22). */
+   rpl_last_signal_error (rule 22). */
 #include "check.h"
 #include <ripple.h>
 #include <pthread.h>

@@ -1,4 +1,5 @@
-/* Plain, compound and serial disposables (rac-reference 3.1-3.3). */
+/* Plain, compound and serial disposables (ReactiveObjC's RACDisposable,
+   RACCompoundDisposable and RACSerialDisposable). */
 #include "check.h"
 #include <ripple.h>
 #include <pthread.h>
@@ -196,7 +197,7 @@ static void test_compound(void) {
     rpl_disposable_dispose(c);  /* idempotent */
     CHECK_EQ_INT(a, 1);
 
-    /* 3.2 rule 3: adding to a disposed compound disposes at once. */
+    /* As in ReactiveObjC: adding to a disposed compound disposes at once. */
     rpl_disposable_t *dl = rpl_disposable_create(bump, &late);
     CHECK_EQ_INT(rpl_compound_disposable_add(c, dl), RPL_OK);
     CHECK_EQ_INT(late, 1);

@@ -1,4 +1,4 @@
-/* Cold signals, subscribers and observers on one thread: semantics.md rules
+/* Cold signals, subscribers and observers on one thread: rules
    1, 2, 3, 5, 6, 6a, 19 and 20, the primitive constructors and bad input. */
 #define REC_LOG_RELEASE 1 /* the release is logged as "R": it must come last */
 #include "recorder.h"
@@ -33,7 +33,7 @@ static rpl_disposable_t *grammar_body(void *ctx, rpl_subscriber_t *s) {
     CHECK_EQ_INT(rpl_subscriber_send_error(s, NULL), RPL_OK);          /* ignored */
     CHECK_EQ_INT(rpl_subscriber_send_next(s, rpl_string("x")), RPL_OK); /* ignored, consumed */
     CHECK_EQ_INT(rpl_subscriber_send_completed(s), RPL_OK);
-    /* Rule 3 / rac 1.2 step 4: returned after a synchronous terminal event, the
+    /* Rule 3 (ReactiveObjC does the same): returned after a synchronous terminal event, the
        disposable is disposed at once. */
     return rpl_disposable_create(rec_disposed, b->r);
 }

@@ -1,5 +1,5 @@
 #define _POSIX_C_SOURCE 200809L
-/* Subscribers under threads: semantics.md rules 2, 4 and 6 (serialization,
+/* Subscribers under threads: rules 2, 4 and 6 (serialization,
    per-thread order, no deadlock, no starvation, dispose from another thread). */
 #include "check.h"
 #include <ripple.h>

@@ -18,7 +18,8 @@ static void test_version(void) {
 
 static void test_status_strings(void) {
     const rpl_status all[] = { RPL_OK, RPL_ERR_NULL, RPL_ERR_KIND, RPL_ERR_INVALID, RPL_ERR_TIMEOUT,
-                               RPL_ERR_NO_VALUE, RPL_ERR_FAILED, RPL_ERR_NOMEM, RPL_ERR_STATE };
+                               RPL_ERR_NO_VALUE, RPL_ERR_FAILED, RPL_ERR_NOMEM, RPL_ERR_STATE,
+                               RPL_ERR_MISUSE, RPL_ERR_DEPTH };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         const char *s = rpl_status_string(all[i]);
         CHECK(s != NULL && s[0] != '\0');

@@ -1,5 +1,5 @@
 #define _POSIX_C_SOURCE 200809L
-/* rpl_signal_deliver_on_bounded (semantics.md rules 25 and 27): every
+/* rpl_signal_deliver_on_bounded (rules 25 and 27): every
  * overflow policy, deterministically. The consumer (on a serial scheduler)
  * is held inside its callback for value 1 until the test lets it go, so the
  * test knows exactly which values wait: the one being delivered does not

@@ -1,6 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 /* A relay's terminal event, or its source's end without one
-   (docs/behaviour.md#lifetime-relay), queued behind another delivery (semantics.md rules 1, 2, 5 and 6a). The relayed operators whose relay has one upstream
+   (docs/behaviour.md#lifetime-relay), queued behind another delivery (rules 1, 2, 5). The relayed operators whose relay has one upstream
    (buffer_with_time, throttle_if, throttle, delay, subscribe_on,
    delay_subscription) forward the upstream's completion or error into the
    relay's gate. When that gate is owned at that moment (by this thread, from

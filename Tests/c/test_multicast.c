@@ -1,4 +1,4 @@
-/* Multicast connections: semantics.md rules 12-14 and every connection
+/* Multicast connections: rules 12-14 and every connection
    function. */
 #include "check.h"
 #define REC_LOG_RELEASE 1 /* logs end in "R": the release comes last */

@@ -1,7 +1,7 @@
 /* Limiting single-input operators: take, skip, take_last, take_while,
    skip_while. Each gets: values, completion, error propagation, disposal,
    release of ctx, restartability and bad input (ops_common.h); take also gets
-   the never-completing source, re-entrant sends (semantics.md rule 4) and
+   the never-completing source, re-entrant sends (rule 4) and
    concurrent senders. */
 #include "ops_common.h"
 #include <pthread.h>
@@ -138,7 +138,7 @@ static void test_take_never_completing(void) {
     rpl_release(nv);
 }
 
-/* RAC's recursive take (semantics.md rule 4): the subscriber sends v + 1 back
+/* RAC's recursive take (rule 4): the subscriber sends v + 1 back
    into the source on each value v; take 3 and send 0 gives [0, 1, 2, C]. */
 typedef struct {
     rec_t r;
@@ -189,7 +189,7 @@ static void test_take_recursive(void) {
     rpl_release(s);
 }
 
-/* The same with a real subject, as semantics.md rule 4 states it; a second
+/* The same with a real subject, as rule 4 states it; a second
    subscriber of the subject that is not behind take sees every value sent. */
 typedef struct {
     rec_t r;

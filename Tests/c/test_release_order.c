@@ -1,4 +1,4 @@
-/* Semantics rule 5 through the relayed operators: the terminal callback runs,
+/* Rule 5 through the relayed operators: the terminal callback runs,
    then the subscription's resources are disposed, then the observer's
    release runs, always last. The source here ends inside its subscribe
    callback and only then returns its disposable D; the release must come

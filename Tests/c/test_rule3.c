@@ -1,5 +1,5 @@
 #define _POSIX_C_SOURCE 200809L
-/* Rule 3a (semantics.md) for every operator: an operator holds its upstream
+/* Rule 3a for every operator: an operator holds its upstream
  * subscription before it starts it, so a dispose, a downstream take, a
  * terminal event or a timeout that happens while the upstream subscribe
  * callback is still running reaches that callback.

@@ -1,4 +1,4 @@
-/* Subjects: semantics.md rules 7-11 and every subject function, single
+/* Subjects: rules 7-11 and every subject function, single
    threaded (concurrency is in test_subjects_threads.c). */
 #include "check.h"
 #define REC_LOG_RELEASE 1 /* logs end in "R": the release comes last */

@@ -1,6 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 /* Names, the trace hook, rpl_live_objects and rpl_signal_log (ripple.h
-   "Names, tracing and counting"; semantics.md rules 26-27). */
+   "Names, tracing and counting"; rules 26-27). */
 #include "check.h"
 #include <pthread.h>
 #include <signal.h>
@@ -128,10 +128,11 @@ static void test_set_name(void) {
 }
 
 static void test_long_chain(void) {
-    /* A long chain: names are built in a loop (no deep recursion) and an
-       embedded name is cut to 256 bytes, so each stays short. */
+    /* A long chain, as deep as signals may be built (rule 19): names are
+       built in a loop (no deep recursion) and an embedded name is cut to
+       256 bytes, so each stays short. */
     rpl_signal_t *sig = rpl_signal_never();
-    long n = test_scale(20000, 2000);
+    long n = RPL_MAX_SIGNAL_DEPTH - 1;
     for (long i = 0; i < n; i++) {
         rpl_signal_t *next = rpl_signal_map(sig, plus_one, NULL, NULL);
         rpl_release(sig);

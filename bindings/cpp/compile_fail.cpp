@@ -15,7 +15,7 @@ using namespace ripple;
 
 int main() {
     Observable<int64_t> ints = Observable<int64_t>::of({1, 2, 3});
-    Observable<std::string> strings = Observable<std::string>::just("a");
+    Observable<std::string> strings = Observable<std::string>::return_("a");
     SubjectOf<int64_t> subject;
     (void)ints; (void)strings; (void)subject;
 #if CASE == 0

@@ -20,7 +20,7 @@
 // Exceptions never cross into C. A lambda that throws is caught at the C
 // trampoline and the exception is routed
 //   - for every operator callback (map, filter, scan, aggregate, take_while,
-//     skip_while, do_*, bind, flatten_map, catch_error, and the 0.2 ones):
+//     skip_while, do_*, bind, flatten_map, catch_, and the 0.2 ones):
 //     through rpl_callback_fail, so the operator fails with the exception's
 //     error, which reaches on_error, and upstream is disposed (ripple.h,
 //     semantics rule 24); a type mismatch in a typed lambda is such an
@@ -919,7 +919,7 @@ struct SubscribeTramp {
     }
 };
 /// The trampolines of callbacks returning a signal (flatten_map, concat_map,
-/// bind, catch_error), defined once Signal is complete.
+/// bind, catch_), defined once Signal is complete.
 template <class F>
 struct SignalTramp;
 }  // namespace detail
@@ -960,7 +960,7 @@ class Signal : public detail::Handle<rpl_signal_t> {
         return adopt(detail::call_boxed(rpl_signal_create, &subscribe_tramp<F>::run, std::forward<F>(f)));
     }
     /// Sends v, then completes.
-    static Signal just(Value v) { return adopt(detail::check(rpl_signal_return(v.release()))); }
+    static Signal return_(Value v) { return adopt(detail::check(rpl_signal_return(v.release()))); }
     /// Sends each value, then completes (rpl_signal_from_array).
     static Signal of(std::vector<Value> values) { return from_array(std::move(values)); }
     static Signal from_array(std::vector<Value> values) {
@@ -1112,7 +1112,7 @@ class Signal : public detail::Handle<rpl_signal_t> {
         return with_fn<F>(rpl_signal_do_completed, &tramp<F>::action, std::forward<F>(f));
     }
 
-    // ---- Operators added in 0.2: transforming, testing, lifetime ---------
+    // ---- Operators: transforming, testing, a subscription's life -------
 
     /// v for every value (RAC's mapReplace:).
     Signal map_replace(Value v) const { return adopt(detail::check(rpl_signal_map_replace(h_, v.release()))); }
@@ -1169,7 +1169,7 @@ class Signal : public detail::Handle<rpl_signal_t> {
         return with_fn<F>(rpl_signal_do_dispose, &tramp<F>::action, std::forward<F>(f));
     }
 
-    // ---- Operators added in 0.2: a second signal, grouping ---------------
+    // ---- Operators: a second signal, grouping ----------------------------
 
     /// Tuples (v, other's latest value) for each value v once other has sent
     /// one (Rx's withLatestFrom).
@@ -1319,8 +1319,8 @@ class Signal : public detail::Handle<rpl_signal_t> {
     /// On an error, f(SignalError) -> Signal to continue with. An empty
     /// Signal passes the error on; a throw fails with the exception's error.
     template <class F>
-    Signal catch_error(F &&f) const {
-        return with_fn<F>(rpl_signal_catch, &signal_tramp<F>::catch_error, std::forward<F>(f));
+    Signal catch_(F &&f) const {
+        return with_fn<F>(rpl_signal_catch, &signal_tramp<F>::catch_, std::forward<F>(f));
     }
     /// On an error, continues with replacement.
     Signal catch_to(const Signal &replacement) const { return adopt(detail::check(rpl_signal_catch_to(h_, replacement.h_))); }
@@ -1393,7 +1393,7 @@ struct SignalTramp {
     static rpl_signal_t *bind(void *ctx, const rpl_value *v, bool *stop) {
         return signal_result([&] { return call_with(fn(ctx), Value::view(v), *stop); });
     }
-    static rpl_signal_t *catch_error(void *ctx, const rpl_error_t *e) {
+    static rpl_signal_t *catch_(void *ctx, const rpl_error_t *e) {
         return signal_result([&] { return fn(ctx)(SignalError::borrow(e)); });
     }
     /// Signal::defer's factory.
@@ -1863,7 +1863,7 @@ class Observable {
     static Observable create(F &&f) {
         return Observable(Signal::create(typed_subscribe(std::forward<F>(f))));
     }
-    static Observable just(const T &v) { return Observable(Signal::just(Value(v))); }
+    static Observable return_(const T &v) { return Observable(Signal::return_(Value(v))); }
     static Observable of(std::vector<T> values) {
         return Observable(Signal::of(std::vector<Value>(values.begin(), values.end())));
     }
@@ -1961,7 +1961,7 @@ class Observable {
     /// On an error, f(SignalError) -> Observable<T> to continue with.
     template <class F,
               std::enable_if_t<std::is_same_v<detail::observable_result_t<F, const SignalError &>, T>, int> = 0>
-    Observable catch_error(F &&f) const { return Observable(s_.catch_error(std::forward<F>(f))); }
+    Observable catch_(F &&f) const { return Observable(s_.catch_(std::forward<F>(f))); }
     Observable catch_to(const Observable &replacement) const { return Observable(s_.catch_to(replacement.s_)); }
     Observable retry(size_t n = forever_count) const { return Observable(s_.retry(n)); }
     Observable repeat(size_t n = forever_count) const { return Observable(s_.repeat(n)); }
@@ -1974,7 +1974,7 @@ class Observable {
     Observable replay_last() const { return Observable(s_.replay_last()); }
     Observable replay_lazily() const { return Observable(s_.replay_lazily()); }
 
-    // ---- Operators added in 0.2 -----------------------------------------
+    // ---- More operators: the rest of RAC's catalogue and Rx's -----------
 
     /// f(const SubscriberOf<T> &) once on s, replayed to every subscriber.
     template <class F, std::enable_if_t<std::is_invocable_v<F &, const SubscriberOf<T> &>, int> = 0>

@@ -188,7 +188,7 @@ static void test_values() {
     CHECK_EQ(Value::event_completed().to_string(), std::string("completed"));
 
     // Signal values.
-    Signal sig = Signal::just(3);
+    Signal sig = Signal::return_(3);
     Value sv2(sig);
     CHECK_EQ(sv2.type(), RPL_TYPE_SIGNAL);
     CHECK(sv2.as_signal() == sig);
@@ -388,8 +388,8 @@ static void test_create_and_subscribe() {
     Signal::create([&runs](const Subscriber &) { runs++; }).subscribe();
     CHECK_EQ(runs, 1);
 
-    // just / empty / never / error.
-    CHECK_EQ(Signal::just("v").first().as_string(), std::string("v"));
+    // return_ / empty / never / error.
+    CHECK_EQ(Signal::return_("v").first().as_string(), std::string("v"));
     auto l2 = std::make_shared<Log>();
     record(Signal::empty(), l2);
     CHECK_EQ(l2->completed, 1);
@@ -421,7 +421,7 @@ static void test_create_and_subscribe() {
 
     // Defer runs its factory at each subscription.
     int made = 0;
-    Signal deferred = Signal::defer([&made] { return Signal::just(++made); });
+    Signal deferred = Signal::defer([&made] { return Signal::return_(++made); });
     CHECK_EQ(deferred.first().as_int(), 1);
     CHECK_EQ(deferred.first().as_int(), 2);
 }
@@ -501,7 +501,7 @@ static void test_exceptions() {
     Signal::error("e").subscribe(nullptr, [](const SignalError &) { throw 1; });
     CHECK_EQ(handled.load(), 3);
     // A conversion failure in a typed lambda is an exception too.
-    Signal::just("not an int").subscribe([](int64_t) {});
+    Signal::return_("not an int").subscribe([](int64_t) {});
     CHECK_EQ(handled.load(), 4);
 
     // In operator callbacks: the operator fails with the exception (it reaches
@@ -517,8 +517,8 @@ static void test_exceptions() {
         Signal::of({1, 1, 2, 3}).skip_while([boom](int64_t x) { return boom(x) < 2; }).start_with(0),
         Signal::of({1, 2, 3}).do_next([boom](int64_t x) { boom(x); }),
         Signal::of({1, 2, 3}).try_map([boom](int64_t x) { return boom(x); }),
-        Signal::of({1, 2, 3}).flatten_map([boom](int64_t x) { return Signal::just(boom(x)); }),
-        Signal::of({1, 2, 3}).bind([boom](int64_t x, bool &) { return Signal::just(boom(x)); }),
+        Signal::of({1, 2, 3}).flatten_map([boom](int64_t x) { return Signal::return_(boom(x)); }),
+        Signal::of({1, 2, 3}).bind([boom](int64_t x, bool &) { return Signal::return_(boom(x)); }),
         // A typed lambda given a value of another type: the mismatch fails the operator.
         Signal::of({Value(1), Value("two"), Value(3)}).map([](int64_t x) { return x; }),
     };
@@ -537,15 +537,15 @@ static void test_exceptions() {
     CHECK_EQ(la->values.size(), size_t(0));
     CHECK_EQ(la->errors, 1);
     CHECK_EQ(la->error_message, std::string("op failed"));
-    // catch_error: the handler's exception replaces the caught error.
+    // catch_: the handler's exception replaces the caught error.
     auto lk = std::make_shared<Log>();
-    record(Signal::error("first").catch_error([](const SignalError &) -> Signal { throw std::runtime_error("op failed"); }), lk);
+    record(Signal::error("first").catch_([](const SignalError &) -> Signal { throw std::runtime_error("op failed"); }), lk);
     CHECK_EQ(lk->errors, 1);
     CHECK_EQ(lk->error_message, std::string("op failed"));
     // The source of a failed flatten_map is disposed (a subject loses its subscriber).
     Subject fm_src;
     auto lf = std::make_shared<Log>();
-    record(fm_src.flatten_map([boom](int64_t x) { return Signal::just(boom(x)); }), lf);
+    record(fm_src.flatten_map([boom](int64_t x) { return Signal::return_(boom(x)); }), lf);
     fm_src.send_next(1);
     fm_src.send_next(2);
     CHECK_EQ(lf->errors, 1);
@@ -573,7 +573,7 @@ static void test_exceptions() {
 
     // A throwing handler is contained.
     set_exception_handler([](std::exception_ptr, const char *) { throw 1; });
-    Signal::just(1).subscribe([](const Value &) { throw 2; });
+    Signal::return_(1).subscribe([](const Value &) { throw 2; });
     set_exception_handler(nullptr);  // back to the default (prints)
     set_exception_handler(old);
 }
@@ -633,7 +633,7 @@ static void test_handles_and_lifetimes() {
     CHECK_EQ(counter.use_count(), 1);
     // Defer's factory lambda lives as long as the signal.
     {
-        Signal d = Signal::defer([counter] { return Signal::just(1); });
+        Signal d = Signal::defer([counter] { return Signal::return_(1); });
         CHECK_EQ(d.first().as_int(), 1);
         CHECK_EQ(counter.use_count(), 2);
     }
@@ -674,7 +674,7 @@ static void test_combining() {
         // A throw fails the result with the exception's error.
         Signal bad = Signal::of({1, 2}).flatten_map([](int64_t x) -> Signal {
             if (x == 2) throw std::runtime_error("no signal for 2");
-            return Signal::just(x);
+            return Signal::return_(x);
         });
         auto log = std::make_shared<Log>();
         record(bad, log);
@@ -684,16 +684,16 @@ static void test_combining() {
         // bind with stop.
         Signal b = Signal::of({1, 2, 3, 4}).bind([counter](int64_t x, bool &stop) {
             if (x == 3) stop = true;
-            return Signal::just(x * 2);
+            return Signal::return_(x * 2);
         });
         CHECK(ints(b.to_vector()) == I({2, 4, 6}));
         Signal b2 = Signal::of({1, 2, 3}).bind([](const Value &v, bool &) {
-            return v.as_int() == 2 ? Signal() : Signal::just(v);  // empty: stop
+            return v.as_int() == 2 ? Signal() : Signal::return_(v);  // empty: stop
         });
         CHECK(ints(b2.to_vector()) == I({1}));
 
         // flatten / switch_to_latest of signal values.
-        Signal outer = Signal::of({Value(Signal::just(1)), Value(Signal::of({2, 3}))});
+        Signal outer = Signal::of({Value(Signal::return_(1)), Value(Signal::of({2, 3}))});
         CHECK(ints(outer.flatten().to_vector()) == I({1, 2, 3}));
         CHECK(ints(outer.switch_to_latest().to_vector()) == I({1, 2, 3}));
 
@@ -713,26 +713,26 @@ static void test_combining() {
         CHECK_EQ(Signal::combine_latest({c, c}).first().to_string(), std::string("(3, 3)"));
         CHECK(ints(a.start_with(0).to_vector()) == I({0, 1, 2}));
         CHECK(ints(a.then(c).to_vector()) == I({3}));
-        CHECK(Signal::never().take_until(Signal::just(1)).to_vector(1s).empty());
+        CHECK(Signal::never().take_until(Signal::return_(1)).to_vector(1s).empty());
         CHECK(ints(a.take_until(Signal::never()).to_vector()) == I({1, 2}));
 
-        // catch_error / catch_to.
+        // catch_ / catch_to.
         Signal failing = Signal::create([](const Subscriber &s) { s.send_next(1); s.send_error("e1"); });
         std::string seen;
-        Signal caught = failing.catch_error([&seen, counter](const SignalError &e) {
+        Signal caught = failing.catch_([&seen, counter](const SignalError &e) {
             seen = e.message();
-            return Signal::just(99);
+            return Signal::return_(99);
         });
         CHECK(ints(caught.to_vector()) == I({1, 99}));
         CHECK_EQ(seen, std::string("e1"));
-        CHECK_THROWS(failing.catch_error([](const SignalError &) { return Signal(); }).wait(), RPL_ERR_FAILED);
+        CHECK_THROWS(failing.catch_([](const SignalError &) { return Signal(); }).wait(), RPL_ERR_FAILED);
         try {
-            failing.catch_error([](const SignalError &) -> Signal { throw std::runtime_error("in catch"); }).wait();
+            failing.catch_([](const SignalError &) -> Signal { throw std::runtime_error("in catch"); }).wait();
             CHECK(false);
         } catch (const Error &e) {
             CHECK_EQ(e.signal_error().message(), std::string("in catch"));
         }
-        CHECK(ints(failing.catch_to(Signal::just(7)).to_vector()) == I({1, 7}));
+        CHECK(ints(failing.catch_to(Signal::return_(7)).to_vector()) == I({1, 7}));
 
         // retry / repeat.
         auto runs = std::make_shared<int>(0);
@@ -742,9 +742,9 @@ static void test_combining() {
         CHECK_EQ(*runs, 2);
         *runs = 0;
         CHECK(ints(flaky(runs, 0).retry().to_vector()) == I({1}));
-        CHECK(ints(Signal::just(5).repeat(3).to_vector()) == I({5, 5, 5}));
-        CHECK(ints(Signal::just(5).repeat().take_until(Signal::never()).take_until(Signal::just(0)).to_vector()).empty());
-        CHECK(Signal::just(5).repeat(0).to_vector().empty());
+        CHECK(ints(Signal::return_(5).repeat(3).to_vector()) == I({5, 5, 5}));
+        CHECK(ints(Signal::return_(5).repeat().take_until(Signal::never()).take_until(Signal::return_(0)).to_vector()).empty());
+        CHECK(Signal::return_(5).repeat(0).to_vector().empty());
     }
     CHECK_EQ(counter.use_count(), 1);  // every operator lambda freed with its signal
 }
@@ -794,7 +794,7 @@ static void test_single_input() {
         CHECK_EQ(handled.load(), 0);
         // A conversion failure inside a typed lambda is the same: a type
         // mismatch reaches on_error instead of being skipped.
-        CHECK_THROWS(Signal::just("s").filter([](int64_t) { return true; }).to_vector(), RPL_ERR_FAILED);
+        CHECK_THROWS(Signal::return_("s").filter([](int64_t) { return true; }).to_vector(), RPL_ERR_FAILED);
 
         // scan / aggregate.
         CHECK(ints(src.scan(0, [counter](int64_t acc, int64_t x) { return acc + x; }).to_vector()) == I({1, 3, 6, 10, 15}));
@@ -1340,7 +1340,7 @@ static void test_typed() {
     });
     CHECK((joined.to_vector() == std::vector<std::string>{"a10", "bb20", "ccc30"}));
     CHECK((words.collect().first() == std::vector<std::string>{"a", "bb", "ccc"}));
-    CHECK(Observable<bool>::just(true).map([](bool b) { return !b; }).first() == false);
+    CHECK(Observable<bool>::return_(true).map([](bool b) { return !b; }).first() == false);
     // Generic lambdas get T.
     CHECK((Observable<int64_t>::of({1, 2}).map([](auto x) { return x + 1; }).to_vector() == std::vector<int64_t>{2, 3}));
 
@@ -1374,18 +1374,18 @@ static void test_typed() {
     replay.send_completed();
     CHECK((replay.to_vector() == std::vector<double>{2.5, 3.5}));
 
-    // create, flatten_map, catch_error, merge, concat, combine_latest, start_with, take_until.
+    // create, flatten_map, catch_, merge, concat, combine_latest, start_with, take_until.
     auto counted = Observable<int64_t>::create([](const SubscriberOf<int64_t> &s) {
         for (int64_t i = 1; i <= 3; i++) s.send_next(i);
         s.send_completed();
     });
-    CHECK((counted.flatten_map([](int64_t x) { return Observable<std::string>::just(std::string(size_t(x), '*')); })
+    CHECK((counted.flatten_map([](int64_t x) { return Observable<std::string>::return_(std::string(size_t(x), '*')); })
                .to_vector() == std::vector<std::string>{"*", "**", "***"}));
-    auto recovered = Observable<int64_t>::error("bad").catch_error([](const SignalError &e) {
-        return Observable<int64_t>::just(int64_t(e.message().size()));
+    auto recovered = Observable<int64_t>::error("bad").catch_([](const SignalError &e) {
+        return Observable<int64_t>::return_(int64_t(e.message().size()));
     });
     CHECK_EQ(recovered.first(), int64_t(3));
-    CHECK((counted.merge(Observable<int64_t>::just(9)).to_vector() == std::vector<int64_t>{1, 2, 3, 9}));
+    CHECK((counted.merge(Observable<int64_t>::return_(9)).to_vector() == std::vector<int64_t>{1, 2, 3, 9}));
     CHECK((counted.concat(counted).start_with(0).to_vector() == std::vector<int64_t>{0, 1, 2, 3, 1, 2, 3}));
     SubjectOf<int64_t> a;
     SubjectOf<std::string> b;
@@ -1397,7 +1397,7 @@ static void test_typed() {
     CHECK_EQ(latest.size(), size_t(2));
     if (latest.size() == 2) CHECK(latest[1] == std::make_tuple(int64_t(2), std::string("x")));
     d2.dispose();
-    CHECK((Observable<int64_t>::defer([] { return Observable<int64_t>::just(5); }).to_vector() == std::vector<int64_t>{5}));
+    CHECK((Observable<int64_t>::defer([] { return Observable<int64_t>::return_(5); }).to_vector() == std::vector<int64_t>{5}));
 
     // Conversions: to the untyped Signal and back; checked views.
     Signal untyped = counted;  // the same signal
@@ -1504,7 +1504,7 @@ static void test_ops_creating() {
 
     // delay_subscription.
     auto ld = std::make_shared<Log>();
-    record(Signal::just(7).delay_subscription(10ms, ts), ld);
+    record(Signal::return_(7).delay_subscription(10ms, ts), ld);
     ts.advance_by(9ms);
     CHECK(ld->values.empty());
     ts.advance_by(1ms);
@@ -1765,7 +1765,7 @@ static void test_ops_combining() {
     ta.send_next(4);
     tt.send_next(0);
     CHECK((sampled == std::vector<int64_t>{4}));
-    CHECK((Observable<int64_t>::of({1, 2}).take_until_replacement(Observable<int64_t>::just(9)).to_vector() ==
+    CHECK((Observable<int64_t>::of({1, 2}).take_until_replacement(Observable<int64_t>::return_(9)).to_vector() ==
            std::vector<int64_t>{9}));
     SubjectOf<int64_t> tv;
     SubjectOf<bool> ttrigger;
@@ -1802,9 +1802,9 @@ static void test_ops_flattening() {
     i1.send_completed();
     i2.send_next(21);
     CHECK((ints(l->values) == I{10, 21}));
-    CHECK((Signal::of({Value(Signal::of({1, 2})), Value(Signal::just(3))}).concat_all().to_vector<int>() ==
+    CHECK((Signal::of({Value(Signal::of({1, 2})), Value(Signal::return_(3))}).concat_all().to_vector<int>() ==
            std::vector<int>{1, 2, 3}));
-    CHECK((Signal::of({Value(Signal::just(1)), Value(Signal::just(2))}).flatten_max(0).to_vector<int>() ==
+    CHECK((Signal::of({Value(Signal::return_(1)), Value(Signal::return_(2))}).flatten_max(0).to_vector<int>() ==
            std::vector<int>{1, 2}));
     // concat_map.
     CHECK((Signal::of({1, 2}).concat_map([](int64_t x) { return Signal::of({x, x * 10}); }).to_vector<int>() ==
@@ -1812,13 +1812,13 @@ static void test_ops_flattening() {
     auto lc = std::make_shared<Log>();
     record(Signal::of({1, 2}).concat_map([](int64_t x) -> Signal {
         if (x == 2) throw std::runtime_error("thrown");
-        return Signal::just(x);
+        return Signal::return_(x);
     }), lc);
     CHECK((ints(lc->values) == I{1}));
     CHECK_EQ(lc->error_message, std::string("thrown"));
     // switch_if_empty.
-    CHECK((Signal::empty().switch_if_empty(Signal::just(5)).to_vector<int>() == std::vector<int>{5}));
-    CHECK((Signal::just(1).switch_if_empty(Signal::just(5)).to_vector<int>() == std::vector<int>{1}));
+    CHECK((Signal::empty().switch_if_empty(Signal::return_(5)).to_vector<int>() == std::vector<int>{5}));
+    CHECK((Signal::return_(1).switch_if_empty(Signal::return_(5)).to_vector<int>() == std::vector<int>{1}));
     // if_: follows then / else by cond's latest bool.
     BehaviorSubject cond(true);
     auto li = std::make_shared<Log>();
@@ -1833,14 +1833,14 @@ static void test_ops_flattening() {
     // switch_cases: by key, with and without a default.
     Subject key;
     auto lw = std::make_shared<Log>();
-    record(Signal::switch_cases(key, {{Value("a"), Signal::just(1)}, {Value("b"), Signal::just(2)}}, Signal::just(0)), lw);
+    record(Signal::switch_cases(key, {{Value("a"), Signal::return_(1)}, {Value("b"), Signal::return_(2)}}, Signal::return_(0)), lw);
     key.send_next("b");
     key.send_next("z");
     key.send_next("a");
     CHECK((ints(lw->values) == I{2, 0, 1}));
     Subject key2;
     auto ln = std::make_shared<Log>();
-    record(Signal::switch_cases(key2, {{Value(1), Signal::just(1)}}), ln);
+    record(Signal::switch_cases(key2, {{Value(1), Signal::return_(1)}}), ln);
     key2.send_next(2);
     CHECK_EQ(ln->errors, 1);
     CHECK_THROWS(Signal::switch_cases(key2, {{Value(1), Signal::never()}, {Value(1), Signal::never()}}), RPL_ERR_INVALID);
@@ -1864,18 +1864,18 @@ static void test_ops_flattening() {
     CHECK_THROWS(fast2.deliver_on_bounded(ts, 0, Overflow::block), RPL_ERR_INVALID);
 
     // Typed.
-    auto nested = Observable<Observable<int64_t>>::of({Observable<int64_t>::of({1, 2}), Observable<int64_t>::just(3)});
+    auto nested = Observable<Observable<int64_t>>::of({Observable<int64_t>::of({1, 2}), Observable<int64_t>::return_(3)});
     CHECK((nested.concat_all().to_vector() == std::vector<int64_t>{1, 2, 3}));
     CHECK((nested.flatten_max(1).to_vector() == std::vector<int64_t>{1, 2, 3}));
     CHECK((nested.flatten().to_vector() == std::vector<int64_t>{1, 2, 3}));
-    CHECK((Observable<int64_t>::of({1, 2}).concat_map([](int64_t x) { return Observable<std::string>::just(std::to_string(x)); })
+    CHECK((Observable<int64_t>::of({1, 2}).concat_map([](int64_t x) { return Observable<std::string>::return_(std::to_string(x)); })
                .to_vector() == std::vector<std::string>{"1", "2"}));
-    CHECK((Observable<int64_t>::empty().switch_if_empty(Observable<int64_t>::just(4)).to_vector() == std::vector<int64_t>{4}));
-    CHECK((ripple::if_(Observable<bool>::just(false), Observable<std::string>::just("then"), Observable<std::string>::just("else"))
+    CHECK((Observable<int64_t>::empty().switch_if_empty(Observable<int64_t>::return_(4)).to_vector() == std::vector<int64_t>{4}));
+    CHECK((ripple::if_(Observable<bool>::return_(false), Observable<std::string>::return_("then"), Observable<std::string>::return_("else"))
                .to_vector() == std::vector<std::string>{"else"}));
-    CHECK((ripple::switch_cases(Observable<int64_t>::just(2),
-                                std::vector<std::pair<int64_t, Observable<std::string>>>{{1, Observable<std::string>::just("one")},
-                                                                                          {2, Observable<std::string>::just("two")}})
+    CHECK((ripple::switch_cases(Observable<int64_t>::return_(2),
+                                std::vector<std::pair<int64_t, Observable<std::string>>>{{1, Observable<std::string>::return_("one")},
+                                                                                          {2, Observable<std::string>::return_("two")}})
                .to_vector() == std::vector<std::string>{"two"}));
     SubjectOf<int64_t> tfast;
     std::vector<int64_t> latest;

@@ -2,8 +2,9 @@
 # Run by `make bindings-check` (and so `make check`): the compiled core built
 # against the staged header, the pytest suite against the freshly staged
 # library twice (compiled core, then cffi ABI mode with RIPPLE_PURE=1), mypy on
-# the package (it ships py.typed) when mypy is installed or installs from
-# PyPI, then `pip install` into a fresh virtualenv, which must build the
+# the package (it ships py.typed), mypy --strict and pyright on a typed user
+# program and on wrong calls they must reject, then `pip install` into a fresh
+# virtualenv, which must build the
 # compiled core, and an `import ripple` there, with the library found three ways.
 # Env: STAGE (staged prefix with lib/$SONAME and include/ripple.h), SONAME,
 # OUT (build dir), PYTHON, CC; RIPPLE_CHECK=unit (make test) stops after the
@@ -47,20 +48,22 @@ if [ "$native" = 1 ]; then run_pytest "compiled core" RIPPLE_CEXT_DIR="$EXT" RIP
 if [ "${RIPPLE_CHECK:-}" = unit ]; then echo "python: unit tests OK"; exit 0; fi
 run_pytest "cffi ABI mode" RIPPLE_PURE=1 PYTHONWARNINGS=ignore::RuntimeWarning
 
-# mypy: the installed one, else one from PyPI in a virtualenv kept in $OUT.
-MYPY=()
-MV="$OUT/python-mypy-venv"
-if "$PYTHON" -m mypy --version >/dev/null 2>&1; then MYPY=("$PYTHON" -m mypy)
-elif [ -x "$MV/bin/mypy" ]; then MYPY=("$MV/bin/mypy")
-elif "$PYTHON" -m venv "$MV" >/dev/null 2>&1 && env -u PIP_NO_INDEX "$MV/bin/pip" install -q --timeout 20 --retries 1 mypy >/dev/null 2>&1; then
-  MYPY=("$MV/bin/mypy")
-fi
-if [ "${#MYPY[@]}" -gt 0 ]; then
-  echo "python: mypy"
-  (cd "$HERE" && "${MYPY[@]}" --config-file pyproject.toml --cache-dir "$OUT/python-mypy-cache" ripple)
-else
-  echo "python: mypy is neither installed nor installable from PyPI: type check skipped"
-fi
+# The types (make deps installs mypy and pyright): the package itself, a correct
+# user program under mypy --strict and pyright, and the wrong calls of
+# tests/typing/wrong_calls.py, each of which both must reject.
+for tool in mypy pyright; do
+  "$PYTHON" -m "$tool" --version >/dev/null 2>&1 || { echo "python: $tool is not installed (make deps)" >&2; exit 1; }
+done
+echo "python: mypy and pyright"
+(
+  cd "$HERE"
+  "$PYTHON" -m mypy --config-file pyproject.toml --cache-dir "$OUT/python-mypy-cache" ripple
+  "$PYTHON" -m mypy --strict --follow-imports=silent --cache-dir "$OUT/python-mypy-cache" tests/typing/user_program.py
+  "$PYTHON" -m pyright tests/typing/user_program.py >/dev/null || "$PYTHON" -m pyright tests/typing/user_program.py
+  "$PYTHON" tests/typing/expect_errors.py tests/typing/wrong_calls.py -- \
+    "$PYTHON" -m mypy --strict --follow-imports=silent --no-error-summary --cache-dir "$OUT/python-mypy-cache"
+  "$PYTHON" tests/typing/expect_errors.py tests/typing/wrong_calls.py -- "$PYTHON" -m pyright
+)
 
 echo "python: pip install into a fresh virtualenv"
 VENV="$OUT/python-venv"

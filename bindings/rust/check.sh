@@ -66,7 +66,7 @@ fn main() {
     subject.send_error(Error::new("app", 1, "done"));
     Subject::new().send_completed();
     assert_eq!(*seen.lock().unwrap(), vec![Value::Int(20)]);
-    assert_eq!(unsafe { ripple_sys::rpl_version() }, ripple_sys::RPL_VERSION_NUMBER);
+    assert_eq!(i64::from(unsafe { ripple_sys::rpl_version() }), i64::from(ripple_sys::RPL_VERSION_NUMBER));
     println!("  consumer OK: {:?}", seen.lock().unwrap());
 }
 RS

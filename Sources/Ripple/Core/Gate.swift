@@ -4,7 +4,7 @@ import Synchronization
 
 // The delivery gate: one owner at a time delivers messages into whatever is
 // behind it (a subscriber's sink chain, or every subscriber of a subject).
-// Semantics.md rules 2, 4 and 6 rest on it.
+// Rules 2, 4 and 6 rest on it.
 //
 // - `owner` holds the owning thread's token (the address of its TLS block),
 //   0 when free, `finalToken` once finalized; `flags` holds PENDING, WAITERS

@@ -1,7 +1,7 @@
 /// What a gate delivers: a signal event, or a message only the runtime makes.
 ///
 /// Internal messages travel beside values, never as values: no `rpl_value`
-/// a program builds can be mistaken for one (semantics.md rule 19a).
+/// a program builds can be mistaken for one (rule 19a).
 public enum Message {
     case next(Value)          // owns its value
     case error(RippleError)

@@ -11,6 +11,13 @@ open class Signal: RippleObject {
     /// What the default name is built from; set once, before the signal is
     /// handed out.
     public final var origin: SignalOrigin = .none
+    /// How many signals deep this one is built: 1 for a source, else one more
+    /// than the deepest input its origin names (set with the origin).
+    /// Subscribing, delivering and freeing go down the chain in nested calls,
+    /// so the C API refuses an input at `maxDepth` (rule 19).
+    public final var depth: Int32 = 1
+    /// RPL_MAX_SIGNAL_DEPTH.
+    public static let maxDepth: Int32 = 1000
 
     public init() { super.init(kind: .signal) }
     public override init(kind: ObjectKind) { super.init(kind: kind) }

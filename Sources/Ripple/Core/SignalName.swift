@@ -47,6 +47,16 @@ extension SignalOrigin {
         case .list(let n, let l): .list(n, l.map(\.asSource))
         }
     }
+
+    /// The depth of the deepest input (0 for a constructor).
+    public var inputDepth: Int32 {
+        switch self {
+        case .none, .constructor, .constructorArg: return 0
+        case .unary(let s, _), .unaryArg(let s, _, _): return s.depth
+        case .binary(let a, _, let b): return max(a.depth, b.depth)
+        case .list(_, let l): return l.reduce(0) { max($0, $1.depth) }
+        }
+    }
 }
 
 /// Names embedded in another signal's default name are cut to this many
@@ -63,15 +73,23 @@ extension Signal {
 
     /// Records what the default name is built from (before the signal is
     /// handed out).
-    @inlinable
-    public final func setOrigin(_ o: __owned SignalOrigin) {
+    /// The signal's depth becomes one more than its deepest input's; the
+    /// inputs are kept by their subscribe-only sides (a name never keeps a
+    /// subject as a sender, docs/behaviour.md#lifetime-subject).
+    public final func setOrigin(_ o: SignalOrigin) {
         switch o {
         case .none, .constructor, .constructorArg:
             // No input: nothing to convert. (A subject's name lives on its
             // subscribe-only side; a constructor makes no other kind of
             // signal whose `asSource` is not itself.)
-            if kind == .subject { asSource.origin = o } else { origin = o }
-        default: asSource.origin = o.subscribeOnly
+            let holder: Signal = kind == .subject ? asSource : self
+            holder.origin = o
+            holder.depth = max(holder.depth, 1)
+        default:
+            let holder = asSource
+            let converted = o.subscribeOnly
+            holder.origin = converted
+            holder.depth = max(holder.depth, converted.inputDepth + 1)
         }
     }
 

@@ -1,5 +1,5 @@
 /// Disposables in insertion order, with O(1) add and O(1) amortized remove
-/// (semantics.md rule 23). Not synchronized: its owner locks.
+/// (rule 23). Not synchronized: its owner locks.
 ///
 /// Removal leaves a hole that later compaction closes; a position index is
 /// kept only once the bag is large enough for a scan to cost more than it.

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// RAC's `bind:` (semantics.md rule 15), and `flattenMap` / `flatten` on top.
+/// RAC's `bind:` (rule 15), and `flattenMap` / `flatten` on top.
 ///
 /// 1. Subscribes the source.
 /// 2. Maps each source value through `binder`.

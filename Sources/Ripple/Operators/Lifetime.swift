@@ -4,7 +4,7 @@ import RippleSupport
 // end, each a plain `fn(ctx)`.
 
 /// Runs `fn(ctx)` before each subscription, then subscribes the source
-/// (RAC's initially:, a defer; semantics.md rule 27: before the upstream
+/// (RAC's initially:, a defer; rule 27: before the upstream
 /// subscription). `rpl_callback_fail` inside it fails that subscription with
 /// the error, and the source is not subscribed.
 public final class InitiallySignal: CallbackOperatorSignal<RawCallback> {
@@ -33,7 +33,7 @@ public final class FinallySignal: CallbackOperatorSignal<RawCallback> {
 /// (error, completion, disposal, or its sources being freed), after its
 /// upstream was disposed (the source's own disposable too, also when the
 /// source terminated inside its subscribe callback) and before the
-/// observer's release (Rx's do(onDispose:); semantics.md rule 27). The
+/// observer's release (Rx's do(onDispose:); rule 27). The
 /// subscription is over by then, so `rpl_callback_fail` is refused there.
 public final class DoDisposeSignal: CallbackOperatorSignal<RawCallback> {
     override func makeSink(_ downstream: Sink) -> Sink { DoDisposeSink(callback, downstream) }

@@ -3,7 +3,7 @@
 /// subscribed first (RxSwift's skipUntil). A trigger that completes without a value leaves
 /// every value dropped; a trigger error fails the result; a source that
 /// completes before the trigger fired ends the subscription without a
-/// completion (semantics.md rule 27); a source error always passes.
+/// completion (rule 27); a source error always passes.
 final class SkipUntilCore: PairCore {
     static let source = 0, trigger = 1
     var open = false

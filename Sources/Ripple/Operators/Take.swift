@@ -6,7 +6,7 @@ import RippleSupport
 /// the last one (so `take(1)` of a signal that never completes completes).
 /// `take(0)` completes at once without subscribing to the source (RAC).
 /// Values sent back into the source from a callback are counted in order
-/// (semantics.md rule 4: RAC's recursive take).
+/// (rule 4: RAC's recursive take).
 public final class TakeSignal: UnaryOperatorSignal {
     let count: UInt
 

@@ -1,6 +1,6 @@
 /// with_latest_from: a tuple (value, latest value of `other`) for each value
 /// of the source, once `other` has sent (earlier source values are dropped).
-/// `other` is subscribed first (semantics.md rule 27). The source's
+/// `other` is subscribed first (rule 27). The source's
 /// completion completes it; `other`'s completion does not (its latest value
 /// stays in use); an error of either ends it (RxSwift's withLatestFrom).
 final class WithLatestFromCore: LatestValueCore {

@@ -1,4 +1,4 @@
-// Subjects: signals that are also senders (semantics.md rules 7-11). A
+// Subjects: signals that are also senders (rules 7-11). A
 // subject is a front for its hub (SubjectHub.swift), which owns delivery to
 // every subscriber.
 

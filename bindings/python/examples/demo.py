@@ -38,7 +38,7 @@ Signal.of(1, 0, 2).map(lambda x: 10 // x).subscribe(
     lambda v: print("  10 //", v), on_error=lambda e: print("  error:", repr(e)))
 
 # 4. Higher-order operators and recovery.
-print("flat_map:", Signal.of(1, 2).flat_map(lambda x: Signal.of(x, x * 100)).to_list())
+print("flatten_map:", Signal.of(1, 2).flatten_map(lambda x: Signal.of(x, x * 100)).to_list())
 print("zip:", Signal.zip(Signal.of(1, 2, 3), Signal.of("a", "b")).to_list())
 print("catch:", Signal.error(KeyError("k")).catch(lambda e: Signal.of("recovered from %r" % e)).first())
 

@@ -1,8 +1,8 @@
 """Ripple for Python: reactive signals over libripple's C API.
 
 See README.md. The library is found through RIPPLE_LIBRARY, pkg-config or the
-default loader path, in that order; its declarations are generated at import
-from the ripple.h installed next to it.
+default loader path, in that order; its declarations (ripple/_capi.py) are
+generated from ripple.h by scripts/gen_api.py.
 """
 
 import os as _os
@@ -12,19 +12,28 @@ if _os.environ.get("RIPPLE_CEXT_DIR"):
     __path__.append(_os.environ["RIPPLE_CEXT_DIR"])
 
 from ._core import (  # noqa: F401
-    CONSTANTS, HEADER_PATH, LIBRARY_PATH, RPL_FOREVER, CompoundDisposable, Disposable, Event,
+    CONSTANTS, LIBRARY_PATH, RPL_FOREVER, CompoundDisposable, Disposable, Event,
     NATIVE, NoValueError, Pointer, RippleError, RippleTimeoutError, SerialDisposable, Signal, StatusError,
     Subscriber, TraceEvent, clear_error_cache, ffi, has, lib, live_objects, set_exception_handler,
     set_trace, status_string, trace, version, version_number,
 )
-from ._sched import *  # noqa: F401,F403
-from ._sched import Scheduler, TestScheduler  # noqa: F401
+from ._sched import RunLoop, Scheduler, TestScheduler
 from ._subjects import BehaviorSubject, Connection, ReplaySubject, Subject  # noqa: F401
-from . import _ops, _ops02  # noqa: F401
 
-__version__ = "0.1.0"
+# The public names (mypy --strict and pyright see these as re-exported).
+__all__ = [
+    "BehaviorSubject", "CONSTANTS", "CompoundDisposable", "Connection", "Disposable", "Event", "LIBRARY_PATH",
+    "NATIVE", "NoValueError", "Pointer", "RPL_FOREVER", "ReplaySubject", "RippleError", "RippleTimeoutError",
+    "Scheduler", "SerialDisposable", "Signal", "StatusError", "Subject", "Subscriber", "TestScheduler",
+    "TraceEvent", "clear_error_cache", "ffi", "has", "lib", "live_objects", "set_exception_handler", "set_trace",
+    "status_string", "trace", "version", "version_number", "wrapped_operators", "RunLoop",
+]
+
+__version__ = "0.2.0"
 
 
-def wrapped_operators():
-    """[(Signal method, C function)] for the C-backed operators available."""
-    return _ops.wrapped()
+def wrapped_operators() -> "list[tuple[str, str]]":
+    """[(Signal method, C function)] for Signal's methods that are C operators
+    of the same name (a trailing underscore dropped)."""
+    return [(n, "rpl_signal_" + n.rstrip("_")) for n in sorted(dir(Signal))
+            if not n.startswith("_") and has("rpl_signal_" + n.rstrip("_"))]

@@ -18,7 +18,7 @@ Lifetimes
 Exceptions
 ----------
 * Raised where a callback produces something (map, filter, scan, predicates,
-  a ``Signal.create`` body, defer/flat_map/catch factories): the exception
+  a ``Signal.create`` body, defer/flatten_map/catch factories): the exception
   becomes the signal's error and travels downstream. A Python ``on_error`` gets
   the original exception object back.
 * Raised in an observer (``on_next``/``on_error``/``on_completed``) or in
@@ -44,7 +44,12 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Dict, Iterable, 
 
 from ._lib import load as _load
 
-ffi, lib, CONSTANTS, LIBRARY_PATH, HEADER_PATH = _load()
+if TYPE_CHECKING:
+    from ._capi import Lib
+
+ffi: Any
+lib: "Lib"  # the C functions, with the types generated from ripple.h (_capi.pyi)
+ffi, lib, CONSTANTS, LIBRARY_PATH = _load()
 
 RPL_FOREVER = CONSTANTS.get("RPL_FOREVER", 2**64 - 1)
 RPL_OBSERVER_VERSION = CONSTANTS.get("RPL_OBSERVER_VERSION", 1)
@@ -830,6 +835,12 @@ if _cext is not None:
     def _k(name, ctype):
         return ffi.cast(ctype, getattr(_cext, name))
 
+    _MAP: Any
+    _REDUCE: Any
+    _ITEMS: Any
+    _PREDICATE: Any
+    _EQUAL: Any
+    _ACTION: Any
     _MAP, _REDUCE, _ITEMS = _k("MAP", "rpl_map_fn"), _k("REDUCE", "rpl_reduce_fn"), _k("ITEMS", "void *")
     _PREDICATE, _EQUAL = _k("PREDICATE", "rpl_predicate_fn"), _k("EQUAL", "void *")
     _DO_NEXT, _DO_ERROR = _k("DO_NEXT", "rpl_do_next_fn"), _k("DO_ERROR", "rpl_do_error_fn")
@@ -939,12 +950,13 @@ NATIVE = _cext is not None
 
 _MISSING = object()
 
-if TYPE_CHECKING:
-    def _operator(*args: Any, **kwargs: Any) -> "Signal":
-        """The type of the operators attached to Signal at import (see Signal)."""
+# The operators are mixins of Signal, one module per group; they use the
+# helpers above, so they are imported here, after them.
+from ._ops import Operators  # noqa: E402
+from ._ops02 import Operators02  # noqa: E402
 
 
-class Signal:
+class Signal(Operators, Operators02):
     """A reactive signal: a C rpl_signal_t.
 
     Cold signals run their subscribe function once per subscriber. Methods
@@ -953,36 +965,21 @@ class Signal:
 
     __slots__ = ("_ptr", "__weakref__")
 
-    def __init__(self, _ptr):
+    def __init__(self, _ptr: Any) -> None:
         self._ptr = _ptr
 
     # -- internals
     @classmethod
-    def _own(cls, ptr):
+    def _own(cls, ptr: Any) -> "Signal":
         return cls(_owned(ptr))
 
     @classmethod
-    def _borrowed(cls, ptr):
+    def _borrowed(cls, ptr: Any) -> "Signal":
         return cls(_retained(ptr))
 
     def _c(self) -> Any:
         """The C signal (borrowed from this object)."""
         return self._ptr
-
-    if TYPE_CHECKING:
-        # Attached by _ops and _ops02 when the loaded library has the C
-        # function (see their docstrings); declared here for type checkers.
-        take = skip = take_last = distinct_until_changed = materialize = dematerialize = collect = \
-            flatten = switch_to_latest = concat = merge = combine_latest = zip = start_with = then = \
-            take_until = catch_to = retry = repeat = flat_map = flatten_map = bind = catch = catch_error = \
-            subscribe_on = deliver_on = observe_on = delay = throttle = timeout = interval = publish = \
-            multicast = replay = replay_last = replay_lazily = subscribe_subject = from_array = range = \
-            timer = start_lazily = start_eagerly = if_ = switch_cases = share = delay_subscription = \
-            throttle_first = throttle_if = buffer_with_time = deliver_on_bounded = map_replace = ignore = \
-            ignore_values = reduce_each = combine_previous = distinct_until_changed_with = buffer = \
-            group_by = not_ = and_ = or_ = any = all = default_if_empty = switch_if_empty = initially = \
-            finally_ = do_dispose = flatten_max = concat_map = concat_all = with_latest_from = sample = \
-            take_until_replacement = skip_until = _operator
 
     # -- names and logging (ripple.h "Names, tracing and counting")
     @property
@@ -1066,7 +1063,10 @@ class Signal:
             sub.send_completed()
         return cls.create(body)
 
-    of = classmethod(lambda cls, *values: cls.from_iterable(values))
+    @classmethod
+    def of(cls, *values: Any) -> "Signal":
+        """The signal of values (from_iterable of them)."""
+        return cls.from_iterable(values)
 
     # -- subscribing
     def subscribe(self, on_next: Optional[Callable[[Any], Any]] = None,

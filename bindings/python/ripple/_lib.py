@@ -1,15 +1,14 @@
-"""Finds and loads libripple.so and builds the cffi declarations from ripple.h.
+"""Finds and loads libripple.so with the cffi declarations of ripple.h.
 
 Library, in this order:
 1. ``RIPPLE_LIBRARY``: a path to the shared library;
 2. ``pkg-config --variable=libdir ripple``, then ``<libdir>/libripple.so.0``;
 3. the default loader path: ``libripple.so.0``.
 
-Header (the declarations must come from the header installed with that
-library, never from a copy): ``RIPPLE_HEADER`` if set, else
-``<libdir>/../include/ripple.h`` next to the loaded library, else
-``pkg-config --variable=includedir ripple``, else /usr/local/include and
-/usr/include.
+The declarations (``_capi.CDEF``) are generated from ripple.h by
+scripts/gen_api.py, as are the constants; a library whose major version
+differs from theirs is refused, and a function an older library lacks is
+reported by ``has()``.
 """
 
 import os
@@ -18,7 +17,7 @@ import subprocess
 
 from cffi import FFI  # type: ignore[import-untyped]
 
-from ._cdef import header_to_cdef
+from ._capi import CDEF, CONSTANTS, HEADER_VERSION
 
 SONAME = "libripple.so.0"
 
@@ -61,24 +60,8 @@ def _loaded_path(name):
     return None
 
 
-def _header_candidates(lib_path):
-    env = os.environ.get("RIPPLE_HEADER")
-    if env:
-        return [env]
-    out = []
-    if lib_path:
-        # Both the path as given (a symlink in <prefix>/lib) and its target.
-        for p in (lib_path, os.path.realpath(lib_path)):
-            out.append(os.path.normpath(os.path.join(os.path.dirname(p), "..", "include", "ripple.h")))
-    inc = _pkg_config("includedir")
-    if inc:
-        out.append(os.path.join(inc, "ripple.h"))
-    out += ["/usr/local/include/ripple.h", "/usr/include/ripple.h"]
-    return out
-
-
 def load():
-    """Returns (ffi, lib, constants, library_path, header_path)."""
+    """Returns (ffi, lib, constants, library_path)."""
     candidates, how = _library_candidates()
     ffi = FFI()
     lib = None
@@ -97,10 +80,12 @@ def load():
     if lib is None:
         raise ImportError("ripple: cannot load the library (found via %s): %s. Set RIPPLE_LIBRARY to the "
                           "path of libripple.so.0, or install Ripple (make install)." % (how, "; ".join(errors)))
-    header = next((h for h in _header_candidates(path) if os.path.isfile(h)), None)
-    if header is None:
-        raise ImportError("ripple: found the library at %s but not its ripple.h; set RIPPLE_HEADER" % path)
-    with open(header, encoding="utf-8") as f:
-        code, constants = header_to_cdef(f.read())
-    ffi.cdef(code)
-    return ffi, lib, constants, path, header
+    ffi.cdef(CDEF)
+    # The binding has every function of its header: the library must be of
+    # the same major version and at least its minor one.
+    loaded = lib.rpl_version()
+    if loaded // 10000 != HEADER_VERSION // 10000 or loaded // 100 < HEADER_VERSION // 100:
+        raise ImportError("ripple: the library at %s is version %d.%d.%d; this binding needs %d.%d or a later %d.x"
+                          % (path, loaded // 10000, loaded // 100 % 100, loaded % 100, HEADER_VERSION // 10000,
+                             HEADER_VERSION // 100 % 100, HEADER_VERSION // 10000))
+    return ffi, lib, dict(CONSTANTS), path

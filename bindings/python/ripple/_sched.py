@@ -182,6 +182,3 @@ class RunLoop:
 
 
 __all__ = ["Scheduler", "TestScheduler", "RunLoop"]
-if not has("rpl_run_loop_create"):
-    del RunLoop
-    __all__.remove("RunLoop")

@@ -1,11 +1,10 @@
 """Subjects (hot signals you send into) and multicast connections.
 
-Defined against the fixed names of c-api.md; a class or method whose C
-function the loaded library lacks raises NotImplementedError when used (the
-classes exist so that `from ripple import Subject` always works).
+A class whose C function the loaded library lacks raises NotImplementedError
+when used.
 """
 
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, cast
 
 from ._core import (  # noqa: F401
     _cext, _sender, _trace_fn,
@@ -28,8 +27,9 @@ class Subject(Signal):
     dispose() returned; a Subject seen by a trace hook is subscribed directly."""
 
     __slots__ = ("_subj", "send")
+    send: Callable[[Any], None]
 
-    def __init__(self, _ptr=None):
+    def __init__(self, _ptr: Any = None) -> None:
         if _ptr is None:
             _require("rpl_subject_create")
             _ptr = _owned(lib.rpl_subject_create())
@@ -38,7 +38,7 @@ class Subject(Signal):
         Signal.__init__(self, ffi.cast("rpl_signal_t *", _ptr))
 
     @property
-    def on_next(self):
+    def on_next(self) -> Callable[[Any], None]:
         """The same as send."""
         return self.send
 
@@ -48,7 +48,7 @@ class Subject(Signal):
                   on_error: Optional[Callable[[BaseException], Any]] = None,
                   on_completed: Optional[Callable[[], Any]] = None) -> Disposable:
         if type(self) is Subject and _cext is not None and _trace_fn[0] is None:
-            return self.send.subscribe(on_next, on_error, on_completed)
+            return cast(Any, self.send).subscribe(on_next, on_error, on_completed)  # the compiled core's Sender
         return Signal.subscribe(self, on_next, on_error, on_completed)
 
     subscribe.__doc__ = Signal.subscribe.__doc__
@@ -68,7 +68,7 @@ class Subject(Signal):
         """How many subscribers are attached now."""
         _require("rpl_subject_subscriber_count")
         n = lib.rpl_subject_subscriber_count(self._subj)
-        return n + self.send.count_delta() if _cext is not None else n
+        return n + cast(Any, self.send).count_delta() if _cext is not None else n
 
     @property
     def is_terminated(self) -> bool:
@@ -118,69 +118,24 @@ class Connection:
 
     __slots__ = ("_ptr", "__weakref__")
 
-    def __init__(self, ptr):
+    def __init__(self, ptr: Any) -> None:
         self._ptr = ptr
 
     @property
-    def signal(self):
+    def signal(self) -> Signal:
         return Signal(_retained(lib.rpl_connection_signal(self._ptr)))
 
-    def connect(self):
+    def connect(self) -> Disposable:
         """Subscribes the source (once, however often it is called); the
         Disposable disconnects."""
         return Disposable._wrap(_owned(lib.rpl_connection_connect(self._ptr)))
 
-    def autoconnect(self):
+    def autoconnect(self) -> Signal:
         """A signal that connects at its first subscriber and disconnects when
         the last one leaves (and connects again for a later one)."""
         return Signal._own(lib.rpl_connection_autoconnect(self._ptr))
 
-    def subscribe(self, *args, **kwargs):
-        return self.signal.subscribe(*args, **kwargs)
-
-
-def _publish(self):
-    """A Connection multicasting through a plain subject."""
-    _require("rpl_signal_publish")
-    return Connection(_owned(lib.rpl_signal_publish(self._c())))
-
-
-def _multicast(self, subject):
-    """A Connection multicasting through `subject`."""
-    _require("rpl_signal_multicast")
-    return Connection(_owned(lib.rpl_signal_multicast(self._c(), subject._subj)))
-
-
-def _replay(self):
-    """Multicast through an unlimited replay subject, connected at once."""
-    _require("rpl_signal_replay")
-    return Signal._own(lib.rpl_signal_replay(self._c()))
-
-
-def _replay_last(self):
-    """Like replay(), keeping only the last value."""
-    _require("rpl_signal_replay_last")
-    return Signal._own(lib.rpl_signal_replay_last(self._c()))
-
-
-def _replay_lazily(self):
-    """Like replay(), connected at the first subscription."""
-    _require("rpl_signal_replay_lazily")
-    return Signal._own(lib.rpl_signal_replay_lazily(self._c()))
-
-
-def _subscribe_subject(self, subject):
-    """Sends this signal's events into subject; returns the subscription."""
-    _require("rpl_signal_subscribe_subject")
-    return Disposable._wrap(_owned(lib.rpl_signal_subscribe_subject(self._c(), subject._subj)))
-
-
-for _name, _fn, _c in (("publish", _publish, "rpl_signal_publish"),
-                       ("multicast", _multicast, "rpl_signal_multicast"),
-                       ("replay", _replay, "rpl_signal_replay"),
-                       ("replay_last", _replay_last, "rpl_signal_replay_last"),
-                       ("replay_lazily", _replay_lazily, "rpl_signal_replay_lazily"),
-                       ("subscribe_subject", _subscribe_subject, "rpl_signal_subscribe_subject")):
-    if has(_c):
-        _fn.__name__ = _name
-        setattr(Signal, _name, _fn)
+    def subscribe(self, on_next: Optional[Callable[[Any], Any]] = None,
+                  on_error: Optional[Callable[[BaseException], Any]] = None,
+                  on_completed: Optional[Callable[[], Any]] = None) -> Disposable:
+        return self.signal.subscribe(on_next, on_error, on_completed)

@@ -64,10 +64,10 @@ def test_create_body_exception_is_the_error():
 
 @needs("rpl_signal_flatten_map", "rpl_signal_catch", "rpl_signal_bind")
 def test_signal_returning_callbacks():
-    assert isinstance(run(Signal.of(1).flat_map(boom))[0][1], Boom)
+    assert isinstance(run(Signal.of(1).flatten_map(boom))[0][1], Boom)
     assert isinstance(run(Signal.of(1).bind(boom))[0][1], Boom)
     assert isinstance(run(Signal.error(ValueError()).catch(boom))[0][1], Boom)
-    assert isinstance(run(Signal.of(1).flat_map(lambda v: "not a signal"))[0][1], TypeError)
+    assert isinstance(run(Signal.of(1).flatten_map(lambda v: "not a signal"))[0][1], TypeError)
 
 
 def test_observer_exceptions_reach_the_handler(reported):

@@ -100,7 +100,7 @@ def test_operator_callbacks_released():
     f = lambda v: Signal.of(v)  # noqa: E731
     g = lambda e: Signal.empty()  # noqa: E731
     rs = [weakref.ref(f), weakref.ref(g)]
-    s = Signal.of(1).flat_map(f).catch(g)
+    s = Signal.of(1).flatten_map(f).catch(g)
     assert s.to_list() == [1]
     del f, g, s
     collect()

@@ -104,8 +104,8 @@ def test_start_with_then_take_until():
 
 @needs("rpl_signal_flatten_map", "rpl_signal_flatten", "rpl_signal_switch_to_latest", "rpl_signal_bind")
 def test_higher_order():
-    assert S(1, 2).flat_map(lambda x: S(x, x * 10)).to_list() == [1, 10, 2, 20]
-    assert S(1, 2).flat_map(lambda x: None).to_list() == []
+    assert S(1, 2).flatten_map(lambda x: S(x, x * 10)).to_list() == [1, 10, 2, 20]
+    assert S(1, 2).flatten_map(lambda x: None).to_list() == []
     assert S(S(1), S(2, 3)).flatten().to_list() == [1, 2, 3]
     assert S(S(1), S(2)).switch_to_latest().to_list() == [1, 2]
     assert S(1, 2, 3).bind(lambda x: S(x) if x < 2 else (S(x), True)).to_list() == [1, 2]
@@ -136,7 +136,7 @@ def test_recovery():
 def test_every_listed_operator_is_a_method():
     names = ["map", "filter", "scan", "aggregate", "take_while", "skip_while", "do_next", "do_error",
              "do_completed", "take", "skip", "take_last", "distinct_until_changed", "materialize",
-             "dematerialize", "collect", "flatten", "switch_to_latest", "flat_map", "bind", "concat", "merge",
+             "dematerialize", "collect", "flatten", "switch_to_latest", "flatten_map", "bind", "concat", "merge",
              "combine_latest", "zip", "start_with", "then", "take_until", "catch", "catch_to", "retry",
              "repeat", "delay", "throttle", "timeout", "deliver_on", "subscribe_on", "interval", "publish",
              "multicast", "replay", "replay_last", "replay_lazily"]

@@ -46,7 +46,7 @@ fn main() -> Result<(), Error> {
 
     // 4. Errors: retry, then recover.
     let flaky = Signal::error(Error::new("net", 503, "service unavailable"));
-    let recovered = flaky.retry(2).catch(|e| Signal::just(format!("fallback after: {e}")));
+    let recovered = flaky.retry(2).catch(|e| Signal::return_(format!("fallback after: {e}")));
     println!("  {}", recovered.first(Duration::from_secs(1))?.as_str().unwrap());
 
     // 5. Virtual time: throttle (debounce) keystrokes without sleeping.

@@ -77,7 +77,7 @@ struct Callback<Function> {
 
 /// Runs one per-subscription operator callback: `rpl_callback_fail` called
 /// inside it (and not inside a delivery it starts) fails this call. Returns
-/// the callback's result and that failure, if any (semantics.md rule 24).
+/// the callback's result and that failure, if any (rule 24).
 @inline(__always)
 func withFailureChannel<R>(_ body: () -> R) -> (R, RippleError?) {
     let t = ripple_thread()!

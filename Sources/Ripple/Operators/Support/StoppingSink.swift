@@ -3,7 +3,7 @@
 ///
 /// `stop` marks the root subscriber done, sends the terminal event to the
 /// sinks below this one, then disposes the subscription's resources (the
-/// source): the order of semantics.md rule 5. Sinks above this one see no
+/// source): the order of rule 5. Sinks above this one see no
 /// terminal event, so a `do_completed` upstream of a `take` does not run, and
 /// a value sent back into the source from the terminal callback is dropped by
 /// the subscriber. If the root is already done because an upstream sink is
@@ -49,7 +49,7 @@ class StoppingSink: ForwardingSink {
     }
 
     /// Fails the subscription because `op`'s callback returned `value`, of
-    /// a type ripple.h does not list (semantics.md rule 19a). The value is
+    /// a type ripple.h does not list (rule 19a). The value is
     /// not released: it is not a box the runtime made.
     final func refuse(_ value: Value, _ op: StaticString) {
         stop(.runtime(.callback, "\(op): the callback returned a value of type \(value.rawType), which ripple.h does not list"))

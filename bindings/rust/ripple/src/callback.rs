@@ -66,7 +66,7 @@ pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
 fn callback_panicked(payload: Box<dyn Any + Send>) {
     PANICS.fetch_add(1, Ordering::Relaxed);
     let message = panic_message(&*payload);
-    let error = crate::Error::new(crate::Error::PANIC_DOMAIN, ripple_sys::RPL_ERROR_CALLBACK, message.clone());
+    let error = crate::Error::new(crate::Error::PANIC_DOMAIN, i64::from(ripple_sys::RPL_ERROR_CALLBACK), message.clone());
     // rpl_callback_fail consumes the handle, whatever it returns.
     let status = unsafe { ripple_sys::rpl_callback_fail(error.to_handle().into_raw()) };
     if status != ripple_sys::RPL_OK {

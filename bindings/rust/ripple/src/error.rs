@@ -46,7 +46,7 @@ impl Error {
     /// A blocking call that timed out, or the error of the `timeout` operator.
     pub fn is_timeout(&self) -> bool {
         self.status() == Some(sys::RPL_ERR_TIMEOUT)
-            || (self.domain == Self::DOMAIN && self.code == sys::RPL_ERROR_TIMEOUT)
+            || (self.domain == Self::DOMAIN && self.code == i64::from(sys::RPL_ERROR_TIMEOUT))
     }
 
     /// An error for a failed call, with the runtime's text for `status`.

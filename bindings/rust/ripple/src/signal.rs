@@ -120,7 +120,7 @@ unsafe extern "C" fn subscribe_fn<F: Fn(Subscriber) -> Option<Disposable>>(
         Err(payload) => {
             // Here the subscriber is at hand, so the panic becomes its error.
             let message = panic_message(&*payload);
-            keep.send_error(Error::new(Error::PANIC_DOMAIN, sys::RPL_ERROR_CALLBACK, message));
+            keep.send_error(Error::new(Error::PANIC_DOMAIN, i64::from(sys::RPL_ERROR_CALLBACK), message));
             null_mut()
         }
     }
@@ -197,7 +197,7 @@ impl Signal {
     }
 
     /// Sends `v`, then completes (`rpl_signal_return`).
-    pub fn just(v: impl Into<Value>) -> Signal {
+    pub fn return_(v: impl Into<Value>) -> Signal {
         unsafe { Signal::from_owned(sys::rpl_signal_return(v.into().into_raw()), "rpl_signal_return") }
     }
 
@@ -264,7 +264,7 @@ impl Signal {
     {
         let ctx = into_ctx(Observer { next: on_next, error: on_error, completed: on_completed });
         let obs = sys::rpl_observer {
-            version: sys::RPL_OBSERVER_VERSION,
+            version: sys::RPL_OBSERVER_INIT.version,
             on_next: Some(obs_next::<N, E, C>),
             on_error: Some(obs_error::<N, E, C>),
             on_completed: Some(obs_completed::<N, E, C>),
@@ -277,7 +277,7 @@ impl Signal {
     /// Subscribes to values only; errors and completion end the subscription silently.
     pub fn subscribe_next<F: Fn(&Value) + Send + Sync + 'static>(&self, on_next: F) -> Subscription {
         let obs = sys::rpl_observer {
-            version: sys::RPL_OBSERVER_VERSION,
+            version: sys::RPL_OBSERVER_INIT.version,
             on_next: Some(value_fn::<F>),
             on_error: None,
             on_completed: None,

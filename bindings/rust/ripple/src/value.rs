@@ -206,9 +206,9 @@ impl Value {
     #[inline]
     pub fn into_raw(self) -> sys::rpl_value {
         match self {
-            Value::Nil => scalar(sys::RPL_TYPE_NIL, sys::rpl_value_payload { i: 0 }),
-            Value::Int(i) => scalar(sys::RPL_TYPE_INT, sys::rpl_value_payload { i }),
-            Value::Double(d) => scalar(sys::RPL_TYPE_DOUBLE, sys::rpl_value_payload { d }),
+            Value::Nil => scalar(sys::RPL_TYPE_NIL, sys::rpl_value_as { i: 0 }),
+            Value::Int(i) => scalar(sys::RPL_TYPE_INT, sys::rpl_value_as { i }),
+            Value::Double(d) => scalar(sys::RPL_TYPE_DOUBLE, sys::rpl_value_as { d }),
             boxed => boxed.into_raw_slow(),
         }
     }
@@ -280,7 +280,7 @@ pub(crate) fn drop_value(v: Value) {
 }
 
 #[inline]
-fn scalar(type_: sys::rpl_type, as_: sys::rpl_value_payload) -> sys::rpl_value {
+fn scalar(type_: sys::rpl_type, as_: sys::rpl_value_as) -> sys::rpl_value {
     sys::rpl_value { type_, reserved_: 0, as_ }
 }
 

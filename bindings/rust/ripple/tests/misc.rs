@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 #[test]
 fn the_loaded_library_matches_the_header() {
-    assert_eq!(ripple::version(), ripple::sys::RPL_VERSION_NUMBER);
+    assert_eq!(i64::from(ripple::version()), i64::from(ripple::sys::RPL_VERSION_NUMBER));
     let expected = format!(
         "{}.{}.{}",
         ripple::sys::RPL_VERSION_MAJOR,

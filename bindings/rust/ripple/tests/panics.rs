@@ -15,7 +15,7 @@ fn lock() -> std::sync::MutexGuard<'static, ()> {
 }
 
 fn is_panic_error(e: &Error, text: &str) -> bool {
-    e.domain() == Error::PANIC_DOMAIN && e.code() == ripple::sys::RPL_ERROR_CALLBACK && e.message().contains(text)
+    e.domain() == Error::PANIC_DOMAIN && e.code() == i64::from(ripple::sys::RPL_ERROR_CALLBACK) && e.message().contains(text)
 }
 
 #[test]
@@ -99,7 +99,7 @@ fn panics_in_flatten_map_and_catch_fail_the_signal_and_defer_fails_its_subscribe
     // defer's factory is not an operator callback: the binding's fallback (no signal)
     // gives the runtime's callback error.
     let err = Signal::defer(|| panic!("defer boom")).wait(SECOND).unwrap_err();
-    assert_eq!((err.domain(), err.code()), (Error::DOMAIN, ripple::sys::RPL_ERROR_CALLBACK));
+    assert_eq!((err.domain(), err.code()), (Error::DOMAIN, i64::from(ripple::sys::RPL_ERROR_CALLBACK)));
 }
 
 #[test]

@@ -5,7 +5,7 @@ use ripple::{Error, Event, Signal, Value};
 use std::sync::Arc;
 
 fn round_trip(v: Value) -> Value {
-    Signal::just(v).first(SECOND).expect("a value")
+    Signal::return_(v).first(SECOND).expect("a value")
 }
 
 #[test]
@@ -35,7 +35,7 @@ fn every_kind_round_trips_through_the_runtime() {
 
 #[test]
 fn a_signal_value_carries_the_same_signal() {
-    let inner = Signal::just(5);
+    let inner = Signal::return_(5);
     let back = round_trip(Value::Signal(inner.clone()));
     let s = back.as_signal().expect("a signal value");
     assert_eq!(s.as_ptr(), inner.as_ptr());

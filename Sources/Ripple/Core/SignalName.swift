@@ -76,20 +76,25 @@ extension Signal {
     /// The signal's depth becomes one more than its deepest input's; the
     /// inputs are kept by their subscribe-only sides (a name never keeps a
     /// subject as a sender, docs/behaviour.md#lifetime-subject).
-    public final func setOrigin(_ o: SignalOrigin) {
+    public final func setOrigin(_ o: __owned SignalOrigin) {
         switch o {
         case .none, .constructor, .constructorArg:
             // No input: nothing to convert. (A subject's name lives on its
             // subscribe-only side; a constructor makes no other kind of
             // signal whose `asSource` is not itself.)
-            let holder: Signal = kind == .subject ? asSource : self
+            if magic != ObjectKind.subject.rawValue {
+                origin = o
+                if depth < 1 { depth = 1 }
+                return
+            }
+            let holder = asSource
             holder.origin = o
             holder.depth = max(holder.depth, 1)
         default:
             let holder = asSource
             let converted = o.subscribeOnly
-            holder.origin = converted
             holder.depth = max(holder.depth, converted.inputDepth + 1)
+            holder.origin = converted
         }
     }
 

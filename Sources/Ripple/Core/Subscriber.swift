@@ -200,13 +200,6 @@ public final class Subscriber: Gate {
         if hub == nil && mustFinalize { finalize() }
     }
 
-    /// Ends the subscription without an event once what was sent to it
-    /// before has been delivered: nothing can send to it any more (rule
-    /// 6a), but what was sent still arrives (rule 2), also when it is queued
-    /// behind a delivery on another thread or further up this thread's
-    /// stack. Never waits: the owner of the gate then ends it.
-    public func endWhenDelivered() { post(.close) }
-
     /// Call before running the subscribe body of a new subscriber that may
     /// end the subscription synchronously and then return a resource; pair
     /// with `endSubscribeBody` (or `endSubscribeCall`). A plain store: no

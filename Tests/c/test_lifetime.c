@@ -177,6 +177,20 @@ static void lt_report(const char *op, const char *what, int ok) {
     fprintf(stderr, "FAIL %s: %s\n", op, what);
 }
 
+/* Subscribes r to operator i over a fresh source s, on a fresh test
+   scheduler *ts (advanced past every timer the operators arm); releases the
+   signals and returns the handle. */
+static rpl_disposable_t *lt_subscribe_op(size_t i, lt_src *s, rpl_scheduler_t **ts, rec_t *r) {
+    *ts = rpl_test_scheduler_create();
+    rpl_signal_t *src = lt_signal(s);
+    rpl_signal_t *op = lt_ops[i].make(src, *ts);
+    rpl_release(src);
+    rpl_disposable_t *d = rec_subscribe(op, r);
+    rpl_release(op);
+    rpl_test_scheduler_advance_by(*ts, 100);
+    return d;
+}
+
 /* lifetime-handle: while the consumer holds the subscription's handle, only
    a terminal event or a dispose ends it, for every operator; the dispose then
    ends it at once (release has run when dispose returns) and disposes the
@@ -184,14 +198,9 @@ static void lt_report(const char *op, const char *what, int ok) {
 static void test_handle_keeps_subscription(void) {
     for (size_t i = 0; i < LT_NOPS; i++) {
         lt_src s = {0};
-        rpl_scheduler_t *ts = rpl_test_scheduler_create();
-        rpl_signal_t *src = lt_signal(&s);
-        rpl_signal_t *op = lt_ops[i].make(src, ts);
-        rpl_release(src);
+        rpl_scheduler_t *ts;
         rec_t r;
-        rpl_disposable_t *d = rec_subscribe(op, &r);
-        rpl_release(op);
-        rpl_test_scheduler_advance_by(ts, 100);
+        rpl_disposable_t *d = lt_subscribe_op(i, &s, &ts, &r);
         lt_report(lt_ops[i].name, "no release while the handle is held",
                   atomic_load(&r.released) == 0 && r.completed == 0 && r.errors == 0);
         lt_report(lt_ops[i].name, "the source is not disposed while the handle is held",
@@ -214,13 +223,9 @@ static void test_handle_keeps_subscription(void) {
 static void test_unreachable_subscription_ends(void) {
     for (size_t i = 0; i < LT_NOPS; i++) {
         lt_src s = {0};
-        rpl_scheduler_t *ts = rpl_test_scheduler_create();
-        rpl_signal_t *src = lt_signal(&s);
-        rpl_signal_t *op = lt_ops[i].make(src, ts);
-        rpl_release(src);
+        rpl_scheduler_t *ts;
         rec_t r;
-        rpl_release(rec_subscribe(op, &r));
-        rpl_release(op);
+        rpl_release(lt_subscribe_op(i, &s, &ts, &r));
         rpl_test_scheduler_advance_by(ts, 100);
         rpl_release(ts);
         lt_report(lt_ops[i].name, "released once nothing can reach it", atomic_load(&r.released) == 1);

@@ -36,11 +36,12 @@ open class Signal: RippleObject {
 }
 
 extension Signal {
-    /// Subscribes closures.
+    /// Subscribes closures; returns the consumer's handle
+    /// (docs/behaviour.md#lifetime-handle).
     @discardableResult
     public func subscribe(next: ((borrowing Value) -> Void)? = nil, error: ((RippleError) -> Void)? = nil,
-                          completed: (() -> Void)? = nil) -> Subscriber {
-        subscribe(ClosureSink(next: next, error: error, completed: completed))
+                          completed: (() -> Void)? = nil) -> Subscription {
+        subscription(ClosureSink(next: next, error: error, completed: completed))
     }
 }
 

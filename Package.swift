@@ -15,10 +15,13 @@ let package = Package(
         .systemLibrary(name: "CRipple", path: "Include"),
         // Per-thread state read on every delivery (two instructions via %fs).
         .target(name: "RippleSupport"),
+        // The built-in trace hook (rpl_trace_write, RIPPLE_TRACE) and the text
+        // of a value, written in C against the public API.
+        .target(name: "RippleTraceWriter", dependencies: ["RippleSupport"]),
         // The reactive runtime, in plain Swift.
         .target(name: "Ripple", dependencies: ["RippleSupport"]),
         // The C entry points: a thin shim of handles over the runtime.
-        .target(name: "RippleC", dependencies: ["Ripple", "CRipple"]),
+        .target(name: "RippleC", dependencies: ["Ripple", "CRipple", "RippleTraceWriter"]),
         .testTarget(name: "RippleTests", dependencies: ["Ripple", "RippleC", "CRipple"]),
     ]
 )

@@ -1716,6 +1716,56 @@ typedef void (*rpl_trace_fn)(void *RPL_NULLABLE ctx, const rpl_trace_event *RPL_
    returns RPL_OK. */
 rpl_status rpl_trace_set(rpl_trace_fn RPL_NULLABLE fn, void *RPL_NULLABLE ctx);
 
+/* The built-in trace hook: writes every event to fd as one JSON line
+ * (JSON Lines), for the `ripple-trace` command to draw as a timeline:
+ *   {"ripple_trace":1,"pid":4242,"clock":"monotonic","start_unix_ns":...}
+ *   {"t":18211,"thread":4242,"kind":"next","sub":3,"signal":"clicks","value":"42"}
+ *   {"t":19020,"thread":4243,"kind":"error","sub":3,"signal":"clicks",
+ *    "error":{"domain":"net","code":7,"message":"timed out"}}
+ * The first line says where the times count from; then one line per event:
+ * t, nanoseconds since rpl_trace_write started (CLOCK_MONOTONIC); thread,
+ * the Linux thread id; kind, subscribe / next / error / completed /
+ * dispose (as rpl_trace_kind); sub, the subscription id; signal, the name
+ * of the signal subscribed to (cut to 512 bytes); value (next only), the
+ * value as rpl_signal_log writes it (cut to 256 bytes: 42, 1.5, "text",
+ * (1, "a"), <3 bytes>, ...); error (error only). Strings are JSON-escaped
+ * UTF-8; a cut one ends in "...".
+ *
+ * fd >= 0 starts writing to a duplicate of fd (close-on-exec), so the
+ * caller may close fd at once; fd -1 stops and closes the duplicate. A new
+ * fd ends the previous file first. The writer is the trace hook: it and
+ * rpl_trace_set share the one hook slot, each replacing the other
+ * (rpl_trace_write(-1) then leaves the other hook set).
+ *
+ * Threads: any thread. Lines never mix: each is formatted by the thread of
+ * its event and appended under a lock to a buffer that goes out in whole
+ * lines, in time order, when 32 KiB are pending, when an event comes 50 ms
+ * after the last write, at rpl_trace_write(-1) and at exit (lines pending
+ * when the process is killed are lost). Cost per event (make bench, "trace
+ * write" row): the line's formatting and a lock; the write(2) is shared by
+ * hundreds of events.
+ *
+ * Write errors never reach the program: EINTR and partial writes are
+ * retried, a full non-blocking fd is waited for (up to 1 s per stall), SIGPIPE
+ * is held back during the write. A write that fails (closed pipe, full
+ * disk, a full fd that stays full) ends the writing: later events are
+ * counted as dropped, and the call that ends that file (fd -1 or a new fd)
+ * returns RPL_ERR_STATE with the cause and the count in
+ * rpl_last_error_message() (a new fd is started all the same).
+ *
+ * The environment variable RIPPLE_TRACE=path starts the writer when the
+ * library is loaded, so an unmodified program can be traced:
+ *   RIPPLE_TRACE=trace.jsonl ./program && ripple-trace trace.jsonl -o trace.html
+ * The file is created or truncated (mode 0644 before the umask); "%p" in
+ * the path becomes the process id. A path that cannot be opened is
+ * reported on stderr and the program runs untraced.
+ * A child made by fork does not write its parent's trace (a new
+ * rpl_trace_write in the child starts its own).
+ *
+ * Errors: fd < -1, not open, or open read-only (RPL_ERR_INVALID: nothing
+ * changes); the ended file's write failure (RPL_ERR_STATE, as above). */
+rpl_status rpl_trace_write(int fd);
+
 /* Runtime objects alive now: every handle kind (signals, subjects,
    subscriptions and other disposables, connections, schedulers, errors) and
    boxed values. The shared schedulers (rpl_scheduler_immediate,
@@ -1732,10 +1782,258 @@ size_t rpl_live_objects(void);
    event of each subscription to stderr, one line per event:
    "<label>: next <value>", "<label>: error <domain> <code> <message>",
    "<label>: completed". Tuples and events nested more than 16 deep in a
-   value are written "...". label NULL means sig's name (taken when the first
+   value are written "...", and a value's text is cut to 4 KiB (ending in
+   "..."); values are written as rpl_trace_write writes them. label NULL means sig's name (taken when the first
    event is logged). Named "[sig] -logAll". Errors: NULL sig (RPL_ERR_NULL),
    not a signal (RPL_ERR_KIND). */
 rpl_signal_t *RPL_NULLABLE rpl_signal_log(rpl_signal_t *RPL_NULLABLE sig, const char *RPL_NULLABLE label);
+
+/* ===========================================================================
+ * The operating system: descriptors, sockets, OS signals, processes, files
+ * ---------------------------------------------------------------------------
+ * Each function returns a cold signal (+1). A subscription watches its
+ * source while it lasts: the watch (an epoll registration, the signal
+ * disposition, the inotify watch, the pidfd) is in place when
+ * rpl_signal_subscribe returns and removed when rpl_disposable_dispose (or
+ * the subscription's terminal event) returns; after that Ripple makes no
+ * further system call on the descriptor, so the caller may close it.
+ *
+ * Events are delivered as work on s: a run loop's scheduler (the run loop's
+ * descriptor, rpl_run_loop_fd, then also becomes readable while one of its
+ * sources is ready, so one poll() serves everything; the sources are
+ * collected by the rpl_run_loop_run* calls), a serial scheduler, or the
+ * background scheduler. One subscription's events keep their order on every
+ * scheduler. The immediate scheduler and a test scheduler are refused
+ * (RPL_ERR_INVALID). Readiness comes from one watcher per process (one epoll
+ * set and one thread for serial and background schedulers; a run loop's own
+ * set for its sources): subscribing and disposing cost O(1), whatever else
+ * is watched.
+ *
+ * A system call that fails is an error event with domain
+ * RPL_ERROR_DOMAIN_ERRNO ("errno"), code errno, and a message naming the
+ * call; one that fails while the subscription is being set up (a missing
+ * path, a pid that is not a child) is delivered the same way, as work on s.
+ * EINTR is retried, never reported. Descriptors stay the caller's: Ripple
+ * never closes one it did not create, and may set O_NONBLOCK on one it reads
+ * or writes (read, read_lines, write, accept), as libuv does. Readiness is
+ * level-triggered: a descriptor that stays ready is reported again after its
+ * previous event was handled. See docs/behaviour.md#os-sources for
+ * descriptors closed under a watch, partial writes, a signal several
+ * subscribers watch, a path that goes away, and fork.
+ *
+ * Errors at the call (NULL is returned): s NULL (RPL_ERR_NULL), not a
+ * scheduler (RPL_ERR_KIND), the immediate or a test scheduler
+ * (RPL_ERR_INVALID); a negative or closed descriptor (RPL_ERR_INVALID), and
+ * the per-function ones below. Thread safety: any thread.
+ * ======================================================================== */
+
+/* Errors of the OS sources: domain RPL_ERROR_DOMAIN_ERRNO, code errno. */
+#define RPL_ERROR_DOMAIN_ERRNO "errno"
+/* rpl_signal_read_lines met a line longer than max_line (domain RPL_ERROR_DOMAIN). */
+enum { RPL_ERROR_LINE_TOO_LONG = 7 };
+
+/* fd (an int value) each time fd is readable: level-triggered, so while it
+   stays readable (the observer does not read it all) it is sent again after
+   each value has been handled. Never completes; dispose to stop. A
+   descriptor epoll cannot watch (a regular file) fails with EPERM. Name:
+   "+fdReadable: <fd>". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_fd_readable(int fd, rpl_scheduler_t *RPL_NULLABLE s);
+/* Like rpl_signal_fd_readable, for writability. Name: "+fdWritable: <fd>". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_fd_writable(int fd, rpl_scheduler_t *RPL_NULLABLE s);
+/* The bytes read from fd, as bytes values (RPL_TYPE_BYTES) of at most
+   max_chunk bytes, in order; completes at end of input; a read error fails
+   it (errno). fd is made non-blocking. Errors at the call: max_chunk 0
+   (RPL_ERR_INVALID). Name: "+read: <fd>". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_read(int fd, size_t max_chunk, rpl_scheduler_t *RPL_NULLABLE s);
+/* The lines read from fd, as strings (RPL_TYPE_STRING) without their "\n"
+   or "\r\n"; at end of input an unterminated last line (if any; a final
+   "\r" is kept there), then completion. A line longer than max_line bytes
+   (its ending not counted) fails the signal (domain RPL_ERROR_DOMAIN, code
+   RPL_ERROR_LINE_TOO_LONG) as soon as the bytes read show it, so a
+   subscription buffers at most about max_line bytes; the lines before it
+   are sent. An idle subscription holds no read buffer. fd is made
+   non-blocking. Errors at the call: max_line 0 (RPL_ERR_INVALID). Name:
+   "+readLines: <fd>". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_read_lines(int fd, size_t max_line, rpl_scheduler_t *RPL_NULLABLE s);
+/* Writes each string or bytes value of sig to fd, in order, waiting for
+   writability (a partial write continues when fd is writable again); sends
+   each value's byte count (an int) once all of it is written. Completes once
+   sig completed and everything is written; sig's error fails it after the
+   values before it are written. A value of another type fails it (domain
+   RPL_ERROR_DOMAIN, code RPL_ERROR_TYPE) after the values before it are
+   written; sig is then disposed. sig is subscribed synchronously, inside
+   rpl_signal_subscribe, once the watch is in place; disposing the result
+   disposes sig (values not yet written are dropped). fd is made
+   non-blocking. sig is borrowed (retained). Errors at the call: sig NULL
+   (RPL_ERR_NULL) or not a signal (RPL_ERR_KIND). Name: "[sig] -write: <fd>". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_write(rpl_signal_t *RPL_NULLABLE sig, int fd, rpl_scheduler_t *RPL_NULLABLE s);
+/* Each connection accepted on the listening socket listen_fd, as its
+   descriptor (an int; non-blocking and close-on-exec), owned by the
+   receiver from then on. Failures that concern only the connection being
+   accepted (ECONNABORTED, EPROTO, network errors) are skipped; others
+   (EMFILE, a socket that is not listening: EINVAL) fail the signal.
+   listen_fd is made non-blocking. Name: "+accept: <fd>". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_accept(int listen_fd, rpl_scheduler_t *RPL_NULLABLE s);
+/* signo (an int) each time the process gets that signal while subscribed.
+   The first subscription to signo installs Ripple's handler and saves the
+   previous disposition, which is not chained (the old handler does not run
+   while subscribed); the last one to end restores it. Every subscription to
+   signo gets every delivery. Signals that arrive faster than they are
+   delivered may coalesce, as the kernel's own do. Errors at the call: signo
+   out of range, SIGKILL or SIGSTOP (RPL_ERR_INVALID); a signal the C library
+   reserves (sigaction fails) is an EINVAL error event. Name:
+   "+osSignal: <signo>". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_os_signal(int signo, rpl_scheduler_t *RPL_NULLABLE s);
+/* The raw waitpid status (an int: WIFEXITED, WEXITSTATUS, ... apply) of the
+   child process pid once it has ended - the child is reaped - then
+   completes. A pid that is not this process's child fails with ECHILD (also
+   when something else reaped it first). Watched through a pidfd (Linux 5.3
+   or later; else ENOSYS). Errors at the call: pid <= 0 or above INT_MAX
+   (RPL_ERR_INVALID). Name: "+childExit: <pid>". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_child_exit(int64_t pid, rpl_scheduler_t *RPL_NULLABLE s);
+/* Changes to path (a directory, or one file), as tuples (RPL_TYPE_TUPLE,
+   2 items): the name (a string, relative to the watched directory; for an
+   event about path itself, path's last component) and RPL_FILE_* flags (an
+   int). When path itself goes away (deleted, or moved away) that event is
+   sent, then the signal completes. A missing path is an ENOENT error event
+   (the path may exist by the time of the subscription). path is copied.
+   Each subscription holds one inotify instance (the system limits how many
+   a user has: EMFILE beyond it). Errors at the call: path NULL
+   (RPL_ERR_NULL) or empty (RPL_ERR_INVALID). Name: "+fileChanges:". */
+rpl_signal_t *RPL_NULLABLE rpl_signal_file_changes(const char *RPL_NULLABLE path, rpl_scheduler_t *RPL_NULLABLE s);
+/* The flags of rpl_signal_file_changes. */
+enum {
+    RPL_FILE_CREATED = 1,   /* a name was created */
+    RPL_FILE_MODIFIED = 2,  /* its contents or attributes changed */
+    RPL_FILE_DELETED = 4,   /* it was deleted */
+    RPL_FILE_MOVED = 8      /* it was moved (from or to the name) */
+};
+
+/* ===========================================================================
+ * Marble tests: signals drawn as text, on a test scheduler
+ * ---------------------------------------------------------------------------
+ * A marble diagram draws a signal on a time line, one character per frame of
+ * 1 ms of virtual time, as RxJS's TestScheduler reads it in run mode:
+ *   -        one frame passes
+ *   a        a value, in one frame (see the table below)
+ *   (ab)     a group: a and b in the same frame, the group's first; the group
+ *            takes as many frames as it has characters ("(ab)" four)
+ *   |        completion          #   an error (domain "marble", code 1,
+ *                                    message "error")
+ *   ^        the subscription point (frame 0 of a hot diagram)
+ *   !        unsubscription (subscription diagrams only; takes no frame)
+ *   ' '      spaces are ignored, so diagrams can be aligned
+ *   10ms 1.5s 2m   a time progression: that much time passes (at the start
+ *            of the diagram or after a space, and followed by a space;
+ *            "a 10ms b" puts b 11 frames after a)
+ * Values. Each function takes a table of (key, value) pairs: the character
+ * key stands for the value. Without an entry, a digit stands for that int
+ * (rpl_int) and any other character for a one-character string (rpl_string).
+ * A key may not be a character the syntax claims (- ( ) | # ^ ! and space)
+ * nor appear twice. A drawn value (rpl_marble_record, a failed expectation)
+ * is its table key (the first entry rpl_value_equal to it), else its digit
+ * (an int 0 to 9) or its character (a one-character string that is no
+ * digit, syntax or table key), else '?'.
+ * Time. Frame 0 of rpl_marble_expect and rpl_marble_record is the test
+ * scheduler's time at the call; a cold diagram's frames count from each
+ * subscription, a hot one's from its creation ('^' is then), and
+ * rpl_marble_subscriptions' from the marble's creation. As in RxJS, a
+ * subscription made at a frame (its '^') gets the hot events of that frame,
+ * and one ended at a frame (its '!') gets none of that frame's events: the
+ * test subscribes and unsubscribes ahead of the other work due in the same
+ * frame. An event between frames (a delay of 1.5 ms) is drawn with a time
+ * progression ("1.5ms a"). The syntax cannot draw an event less than a
+ * group's width after the group: a drawing then shows it late, and a failed
+ * expectation's first line gives the frames.
+ * Departures from RxJS: '^' in a hot or expected diagram is frame 0 where the
+ * frames before it put it (RxJS counts the characters before it, spaces and
+ * time progressions included, which agrees when there are none); the
+ * diagrams RxJS accepts but cannot mean are refused: a group inside a
+ * group, an unclosed or unopened group, a second '^' or '!', '^' inside a
+ * group of events or after '!', an event after '|' or '#', '^' in a cold
+ * diagram, '!' outside a subscription diagram, and any character but - ^ !
+ * ( ) and time progressions in a subscription diagram. A refused diagram is
+ * RPL_ERR_INVALID, with the 1-based column and the reason in the message:
+ *   "rpl_marble_cold: column 3 of \"a|b\": an event after '|'".
+ * Threads: the marble functions drive the test scheduler like
+ * rpl_test_scheduler_run: call them from one thread at a time.
+ * ======================================================================== */
+
+/* One entry of a marble value table: key stands for value. */
+typedef struct rpl_marble_value {
+    char key;
+    rpl_value value;
+} rpl_marble_value;
+
+/* A cold signal (+1) that, for each subscriber, plays marbles on the test
+   scheduler test, its frames counted from that subscription (frame 0's
+   events come when the scheduler next runs, as every later frame's).
+   The values in values[0..count) are consumed, also on failure (except for a
+   count too large for an array: RPL_ERR_INVALID, nothing read); each
+   subscriber gets its own references. The signal holds test weakly, like
+   every operator: once test is freed, a new subscription ends at once and
+   pending events are dropped. Default name "+cold: <marbles>".
+   Errors, in this order: test NULL (RPL_ERR_NULL), not a test scheduler
+   (RPL_ERR_KIND); marbles NULL, or values NULL with count > 0
+   (RPL_ERR_NULL); count too large, a table entry of an unlisted type, a
+   syntax key or a repeated key, or a refused diagram, including '^'
+   (RPL_ERR_INVALID). */
+rpl_signal_t *RPL_NULLABLE rpl_marble_cold(rpl_scheduler_t *RPL_NULLABLE test, const char *RPL_NULLABLE marbles,
+                                           rpl_marble_value *RPL_NULLABLE values, size_t count);
+
+/* A plain subject (+1) that plays marbles once, on the test scheduler test,
+   from now: '^' marks the scheduler's current time (no '^': the diagram
+   starts now). Events before '^' are sent at once (before anyone can have
+   subscribed, so only a terminal event among them has an effect: later
+   subscribers get it); frame 0's and later ones' when the scheduler runs.
+   Pending events keep the subject alive; it is a subject like any other
+   (rpl_subject_send_* work too). Values as for rpl_marble_cold. Errors as
+   rpl_marble_cold, '^' allowed once. Default name "+hot: <marbles>". */
+rpl_subject_t *RPL_NULLABLE rpl_marble_hot(rpl_scheduler_t *RPL_NULLABLE test, const char *RPL_NULLABLE marbles,
+                                           rpl_marble_value *RPL_NULLABLE values, size_t count);
+
+/* Subscribes sig at the '^' of the subscription diagram subscription (NULL
+   or "": now, frame 0), disposes that subscription at its '!' (if it has
+   one), and runs the test scheduler until no work is pending, or 60,000
+   frames past the last frame the diagrams reach (the subscription diagram,
+   and every marble's events scheduled so far), so that work without end,
+   such as an interval, stops (what is due later stays pending). Returns what sig did, drawn in the same
+   syntax with the table values (borrowed) as a string value (+1): e.g.
+   "--a--(bc)|". Frame 0 is the scheduler's time at the call. Errors: test
+   NULL or not a test scheduler, sig NULL or not a signal, values NULL with
+   count > 0, count too large, a bad table or subscription diagram; nil is
+   returned. */
+rpl_value rpl_marble_record(rpl_scheduler_t *RPL_NULLABLE test, rpl_signal_t *RPL_NULLABLE sig,
+                            const char *RPL_NULLABLE subscription,
+                            const rpl_marble_value *RPL_NULLABLE values, size_t count);
+
+/* Runs sig as rpl_marble_record does (the expected diagram's end counting
+   among the frames the diagrams reach) and compares what it did with
+   expected: RPL_OK when sig sent exactly those events in exactly those
+   frames (values compared with rpl_value_equal against the table's, '#'
+   matching any error); else RPL_ERR_FAILED with the difference in
+   rpl_last_error_message(), on four lines:
+     rpl_marble_expect: at frame 4 expected value 'b', got value 'c'
+     expected: --a-b-|
+     actual:   --a-c-|
+                   ^
+   (both drawn the same way, the caret under the first difference). The
+   subscription is disposed only at the diagram's '!': without one it stays
+   subscribed after the call (what it gets then is dropped). Errors as
+   rpl_marble_record, and a refused expected diagram (RPL_ERR_INVALID). */
+rpl_status rpl_marble_expect(rpl_scheduler_t *RPL_NULLABLE test, rpl_signal_t *RPL_NULLABLE sig,
+                             const char *RPL_NULLABLE subscription, const char *RPL_NULLABLE expected,
+                             const rpl_marble_value *RPL_NULLABLE values, size_t count);
+
+/* The subscriptions made so far to a signal from rpl_marble_cold or a
+   subject from rpl_marble_hot (pass it cast to rpl_signal_t *), one line
+   each, in the order they were made, separated by newline characters (none
+   at the end; "" for none): "^" where it began, "!" where it ended - disposed or
+   terminated, as in RxJS - frames from the marble's creation: "--^---!",
+   "(^!)" for one that ended in its first frame, "^" for one still going.
+   Returned as a string value (+1). Errors: marble NULL (RPL_ERR_NULL), not
+   a marble signal or subject (RPL_ERR_KIND); nil is returned. */
+rpl_value rpl_marble_subscriptions(rpl_signal_t *RPL_NULLABLE marble);
 
 #if defined(__clang__)
 #pragma clang diagnostic pop

@@ -11,6 +11,7 @@ __attribute__((weak)) void bench_schedulers(void);
 __attribute__((weak)) void bench_costs(void);
 __attribute__((weak)) void bench_trace(void);
 __attribute__((weak)) void bench_pipeline(void);
+__attribute__((weak)) void bench_os(void);
 
 int main(void) {
     bench_header();
@@ -22,5 +23,6 @@ int main(void) {
     if (bench_costs) bench_costs();
     if (bench_trace) bench_trace();
     if (bench_pipeline) bench_pipeline();
+    if (bench_os) bench_os();
     return 0;
 }

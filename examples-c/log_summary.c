@@ -7,7 +7,7 @@
  *
  * Lines look like "LEVEL message" (DEBUG, INFO, WARN, ERROR). The pipeline:
  *
- *   lines (a subject the main loop sends each line into)
+ *   rpl_signal_read_lines        the input's lines, read on the run loop
  *     -> rpl_signal_filter          drops blank lines, comments and DEBUG
  *     -> rpl_signal_group_by        one signal per level, made the first time
  *                                   the level is seen
@@ -15,10 +15,10 @@
  *                                   the level's lines of the last second, as
  *                                   one tuple
  *
- * Everything runs on the main thread: the main loop poll()s standard input
- * and the run loop's descriptor together, and the run loop fires the
- * one-second timers. At end of input the subject completes, each level's
- * last, partial second is summarized, and the program exits.
+ * Everything runs on the main thread, in the run loop: its descriptor is
+ * readable when input is there or a one-second timer is due, so the main
+ * loop polls that one descriptor. At end of input the lines complete, each
+ * level's last, partial second is summarized, and the program exits.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <poll.h>
@@ -134,18 +134,6 @@ static void *type_sample(void *arg) {
     return NULL;
 }
 
-/* Sends each complete line in buf into the subject; returns the bytes left. */
-static size_t send_lines(rpl_subject_t *lines, char *buf, size_t len) {
-    size_t start = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (buf[i] != '\n') continue;
-        rpl_subject_send_next(lines, rpl_string_n(buf + start, i - start));
-        start = i + 1;
-    }
-    memmove(buf, buf + start, len - start);
-    return len - start;
-}
-
 int main(int argc, char **argv) {
     int input = 0;
     pthread_t writer;
@@ -161,8 +149,8 @@ int main(int argc, char **argv) {
     timers = rpl_run_loop_scheduler(loop);
     started = rpl_scheduler_now(timers);
 
-    rpl_subject_t *lines = rpl_subject_create();
-    rpl_signal_t *wanted = rpl_signal_filter(rpl_subject_as_signal(lines), worth_summarizing, NULL, NULL);
+    rpl_signal_t *lines = rpl_signal_read_lines(input, 4096, timers);
+    rpl_signal_t *wanted = rpl_signal_filter(lines, worth_summarizing, NULL, NULL);
     rpl_signal_t *levels = rpl_signal_group_by(wanted, level_of, NULL, NULL);
     rpl_observer obs = RPL_OBSERVER_INIT;
     obs.on_next = new_level;
@@ -171,24 +159,10 @@ int main(int argc, char **argv) {
     open_streams = 1;
     rpl_disposable_t *outer = rpl_signal_subscribe(levels, &obs);
 
-    /* The main loop: standard input and the run loop, on one thread. */
-    char buf[4096];
-    size_t pending = 0;
-    int input_open = 1;
-    while (input_open || open_streams > 0) {
-        struct pollfd fds[2] = {{rpl_run_loop_fd(loop), POLLIN, 0}, {input, POLLIN, 0}};
-        if (poll(fds, input_open ? 2 : 1, 2000) < 0) break;
-        if (input_open && (fds[1].revents & (POLLIN | POLLHUP))) {
-            ssize_t n = read(input, buf + pending, sizeof buf - pending);
-            if (n > 0) {
-                pending = send_lines(lines, buf, pending + (size_t)n);
-                if (pending == sizeof buf) pending = 0;  /* an over-long line: dropped */
-            } else {
-                if (pending) rpl_subject_send_next(lines, rpl_string_n(buf, pending));
-                rpl_subject_send_completed(lines);  /* flushes every level's last second */
-                input_open = 0;
-            }
-        }
+    /* The main loop: the run loop's descriptor serves the input and the timers. */
+    while (open_streams > 0) {
+        struct pollfd fd = {rpl_run_loop_fd(loop), POLLIN, 0};
+        if (poll(&fd, 1, 2000) < 0) break;
         rpl_run_loop_run_until_idle(loop);
     }
     printf("end of input: every level summarized\n");

@@ -2,13 +2,17 @@
 # are exactly the header's functions, the USDT probes are there. (The version
 # checks, check-version and set-version, are in the Makefile, beside VERSION.)
 .PHONY: check-header check-symbols check-probes set-version check-version
-check-header: | $(DEPS_OK)
+# $(call compile-header,name under Include/): it compiles alone as C99 and C++, pedantic.
+define compile-header
 	@mkdir -p $(OUT)/hdr
-	@echo '#include <ripple.h>' > $(OUT)/hdr/h.c && cp $(OUT)/hdr/h.c $(OUT)/hdr/h.cpp
-	clang -std=c99 -pedantic -Wall -Wextra -Werror -fsyntax-only -IInclude $(OUT)/hdr/h.c
-	gcc -std=c99 -pedantic -Wall -Wextra -Werror -fsyntax-only -IInclude $(OUT)/hdr/h.c
-	clang++ -std=c++11 -pedantic -Wall -Wextra -Werror -fsyntax-only -IInclude $(OUT)/hdr/h.cpp
-	g++ -std=c++17 -pedantic -Wall -Wextra -Werror -fsyntax-only -IInclude $(OUT)/hdr/h.cpp
+	@echo '#include <$(1)>' > $(OUT)/hdr/$(1).c && cp $(OUT)/hdr/$(1).c $(OUT)/hdr/$(1).cpp
+	clang -std=c99 -pedantic -Wall -Wextra -Werror -fsyntax-only -IInclude $(OUT)/hdr/$(1).c
+	gcc -std=c99 -pedantic -Wall -Wextra -Werror -fsyntax-only -IInclude $(OUT)/hdr/$(1).c
+	clang++ -std=c++11 -pedantic -Wall -Wextra -Werror -fsyntax-only -IInclude $(OUT)/hdr/$(1).cpp
+	g++ -std=c++17 -pedantic -Wall -Wextra -Werror -fsyntax-only -IInclude $(OUT)/hdr/$(1).cpp
+endef
+check-header: | $(DEPS_OK)
+	$(call compile-header,ripple.h)
 	@grep -q 'RPL_VERSION_STRING "$(VERSION)"' $(HEADER) || { echo "header version is not $(VERSION)"; exit 1; }
 
 # Every function the header declares (the manifest, mk/api.mk) is exported,

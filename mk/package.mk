@@ -24,15 +24,16 @@ dist: $(DIST)/$(REALNAME) $(MANOUT)/ripple.3
 # The headers installed into includedir (a suite adds its own).
 INSTALL_HEADERS := $(HEADER) bindings/cpp/ripple.hpp
 INSTALLED = $(DIST)/$(REALNAME) $(MANOUT)/ripple.3 $(INSTALL_HEADERS) pkg/ripple.pc.in \
-    pkg/RippleConfig.cmake.in pkg/RippleConfigVersion.cmake.in pkg/ripple.supp docs/behaviour.md scripts/install.sh
+    pkg/RippleConfig.cmake.in pkg/RippleConfigVersion.cmake.in pkg/ripple.supp docs/behaviour.md scripts/install.sh \
+    tools/ripple-trace tools/ripple-trace.1
 
 # scripts/install.sh with what was built; then install|uninstall and settings.
 BUILT_ENV  = VERSION=$(VERSION) MAJOR=$(MAJOR) LIBNAME=$(LIBNAME) SONAME=$(SONAME) REALNAME=$(REALNAME) \
     DIST=$(CURDIR)/$(DIST) MANOUT=$(CURDIR)/$(MANOUT) HEADERS="$(INSTALL_HEADERS)" PYTHON=$(PYTHON)
 INSTALL_SH = $(BUILT_ENV) bash scripts/install.sh
 # make install and uninstall pass the Makefile's GNU directory variables.
-INSTALL_VARS := DESTDIR prefix exec_prefix libdir includedir pkgconfigdir cmakedir datarootdir mandir man3dir \
-    docdir rippledatadir debugdir INSTALL LDCONFIG
+INSTALL_VARS := DESTDIR prefix exec_prefix bindir libdir includedir pkgconfigdir cmakedir datarootdir mandir \
+    man1dir man3dir docdir rippledatadir debugdir INSTALL LDCONFIG
 USER_INSTALL_VARS = $(foreach v,$(INSTALL_VARS),$(v)='$($(v))')
 
 # Install / uninstall (DESTDIR only here, never baked into files).
@@ -85,7 +86,8 @@ check-install: $$(INSTALLED) | $(DEPS_OK)
 	$(INSTALL_SH) install prefix=/usr/local DESTDIR=$(IT)/destdir >/dev/null
 	@D=$(IT)/destdir/usr/local; for f in lib/$(REALNAME) include/ripple.h include/ripple.hpp lib/pkgconfig/ripple.pc \
 	    lib/cmake/Ripple/RippleConfig.cmake share/man/man3/ripple.3 share/man/man3/rpl_signal_subscribe.3 \
-	    share/ripple/ripple.supp share/doc/ripple/behaviour.md; do test -e $$D/$$f || { echo "install did not add $$f"; exit 1; }; done; \
+	    share/ripple/ripple.supp share/doc/ripple/behaviour.md bin/ripple-trace share/man/man1/ripple-trace.1; do \
+	  test -e $$D/$$f || { echo "install did not add $$f"; exit 1; }; done; test -x $$D/bin/ripple-trace; \
 	test -L $$D/lib/$(SONAME) && test -L $$D/share/man/man3/rpl_signal_subscribe.3; \
 	test -n "$$(find $$D/lib/debug/.build-id -name '*.debug')" || { echo "no debug file under lib/debug/.build-id"; exit 1; }; \
 	! readelf -S $$D/lib/$(REALNAME) | grep -qE '\.debug_info|\.symtab' || { echo "installed library is not stripped"; exit 1; }; \
@@ -128,9 +130,10 @@ DEBDIR   ?= $(OUT)/deb
 # The packages' Maintainer field (lintian rejects made-up mail hosts); a
 # packager building their own sets DEB_MAINTAINER='Name <address>'.
 DEB_MAINTAINER ?= Ripple maintainers <maintainers@users.noreply.a-seed-924565b8.example>
-# $(call build-debs,directory for the .deb files,work directory)
+# $(call build-debs,directory for the .deb files,work directory[,script[,more environment]])
+# (the script: pkg/mkdeb.sh unless given; mk/nats.mk passes pkg/mkdeb-nats.sh)
 define build-debs
-	@DEBS=$$($(BUILT_ENV) DEBDIR=$(abspath $(1)) WORK=$(2) DEB_MAINTAINER="$(DEB_MAINTAINER)" bash pkg/mkdeb.sh) || exit 1; \
+	@DEBS=$$($(BUILT_ENV) $(4) DEBDIR=$(abspath $(1)) WORK=$(2) DEB_MAINTAINER="$(DEB_MAINTAINER)" bash $(or $(3),pkg/mkdeb.sh)) || exit 1; \
 	for d in $$DEBS; do echo "$$d:"; dpkg-deb -f $$d Package Version Depends | sed 's/^/  /'; done; \
 	echo "lintian:"; lintian --fail-on error --tag-display-limit 0 $$DEBS 2>&1 | sed 's/^/  /'; rc=$${PIPESTATUS[0]}; \
 	test $$rc = 0 && echo "  no errors" || { echo "lintian reported errors"; exit 1; }
@@ -156,3 +159,8 @@ check-deb: $$(INSTALLED) | $(DEPS_OK)
 	env -i LD_LIBRARY_PATH=$$R/usr/lib/$$MA $(DT)/consumer && env -i LD_LIBRARY_PATH=$$R/usr/lib/$$MA $(DT)/consumer-cpp && \
 	env -i LD_LIBRARY_PATH=$$R/usr/lib/$$MA $(DT)/cmake/cmake_example >/dev/null && \
 	echo "deb: C, C++ and CMake programs build against the unpacked libripple-dev and run"
+	@MA=$$(dpkg-architecture -qDEB_HOST_MULTIARCH); R=$(DT)/root; dpkg-deb -x $(DT)/debs/ripple-tools_*_all.deb $$R && \
+	test "$$(dpkg-deb -f $(DT)/debs/ripple-tools_*_all.deb Depends)" = python3 && \
+	env -i RIPPLE_TRACE=$(DT)/consumer.jsonl LD_LIBRARY_PATH=$$R/usr/lib/$$MA $(DT)/consumer >/dev/null && \
+	$$R/usr/bin/ripple-trace $(DT)/consumer.jsonl -o $(DT)/consumer.html 2>/dev/null && grep -q 'id="trace-data"' $(DT)/consumer.html && \
+	echo "deb: ripple-tools' ripple-trace draws the trace of a program run against the unpacked runtime"

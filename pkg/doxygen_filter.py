@@ -7,13 +7,34 @@ no Doxygen markup: the first comment documents the file, each section banner
 ("/* ====") opens a group, a comment above a declaration documents it, and a
 comment after a member on the same line documents that member. Line numbers
 are kept, so Doxygen's source links and warnings point at the real header.
+
+With RIPPLE_DIAGRAMS set (make docs), the comment above a function that has
+a diagram there (<function>.svg, drawn by pkg/diagrams from a real run) ends
+with that image, so the reference shows each operator's marble diagram next
+to it; the image goes on the comment's last line, keeping the line numbers.
 """
+import os
 import re
 import sys
 
 RULE = re.compile(r"^/\* =+\s*$")
 END = re.compile(r"^ \* =+ \*/\s*$")
 SUB = re.compile(r"^ \* -+\s*$")
+FUNC = re.compile(r"\b(rpl_[a-z0-9_]+)\s*\((?!\s*\*)")
+
+
+def diagrams_for(lines, end):
+    """The diagrams of the functions declared right after the comment ending
+    at line `end` (up to a blank line or the next comment)."""
+    folder = os.environ.get("RIPPLE_DIAGRAMS")
+    if not folder:
+        return []
+    k = end + 1
+    decl = ""
+    while k < len(lines) and lines[k].strip() and not lines[k].lstrip().startswith("/*"):
+        decl += lines[k] + "\n"
+        k += 1
+    return [n + ".svg" for n in FUNC.findall(decl) if os.path.exists(os.path.join(folder, n + ".svg"))]
 
 
 def main(path):
@@ -39,7 +60,19 @@ def main(path):
                 i += 1
             out.append(" * @{ */")
         elif re.match(r"^\s*/\*(?![*/])", ln):
+            end = i
+            while "*/" not in lines[end]:
+                end += 1
+            images = diagrams_for(lines, end)
             out.append(re.sub(r"/\*", "/**", ln, count=1))
+            while i < end:
+                i += 1
+                out.append(lines[i])
+            if images:
+                k = out[-1].rindex("*/")
+                shown = " ".join("\\image html %s \"%s: marble diagram, recorded from a run\"" % (f, f[:-4])
+                                 for f in images)
+                out[-1] = out[-1][:k] + shown + " */" + out[-1][k + 2:]
         elif re.search(r"\S.*/\*(?!\*)", ln) and not ln.lstrip().startswith("#"):
             out.append(re.sub(r"/\*(?!\*)", "/**<", ln, count=1))
         else:

@@ -6,6 +6,7 @@ import CRipple
 import Glibc
 import Ripple
 import RippleSupport
+import RippleTraceWriter
 
 /// What an event of a subscription made while tracing was off reports as
 /// its signal's name: the signal may be gone by then.
@@ -116,6 +117,15 @@ public func rpl_trace_set(_ fn: rpl_trace_fn?, _ ctx: UnsafeMutableRawPointer?) 
 }
 
 @c @implementation
+public func rpl_trace_write(_ fd: Int32) -> rpl_status {
+    var buf = [CChar](repeating: 0, count: 256)
+    var msg: UnsafePointer<CChar>? = nil
+    let status = buf.withUnsafeMutableBufferPointer { ripple_trace_writer_set(fd, $0.baseAddress, $0.count, &msg) }
+    if status != 0 { setError(Int(status), String(cString: msg!)) }
+    return rpl_status(status)
+}
+
+@c @implementation
 public func rpl_live_objects() -> Int { RippleObject.liveCount }
 
 // MARK: rpl_signal_log
@@ -159,29 +169,13 @@ final class LogSignal: Signal {
     }
 }
 
-/// A value as rpl_signal_log writes it. Tuples and events nested deeper than
-/// `describedDepth` are written "..." (their depth is the program's, and the
-/// text is for reading).
-private let describedDepth = 16
-
-func describe(_ v: borrowing Value, depth: Int = 0) -> String {
-    let type = v.type
-    if depth == describedDepth, type == .tuple || type == .event { return "..." }
-    switch type {
-    case .nil: return "nil"
-    case .bool: return v.boolValue ? "true" : "false"
-    case .int: return String(v.intValue)
-    case .double: return String(v.doubleValue)
-    case .string: return "\"" + (v.stringValue ?? "") + "\""
-    case .bytes: return "<\(v.bytesBox?.buffer.count ?? 0) bytes>"
-    case .pointer: return "<pointer>"
-    case .tuple: return "(" + (v.tupleItems ?? []).map { describe($0, depth: depth + 1) }.joined(separator: ", ") + ")"
-    case .signal: return "<signal " + (v.signalValue?.name ?? "") + ">"
-    case .event:
-        switch v.eventValue {
-        case .next(let x)?: return "<next " + describe(x, depth: depth + 1) + ">"
-        case .error(let e)?: return "<error " + String(cString: e.messageCString) + ">"
-        default: return "<completed>"
+/// A value as rpl_signal_log writes it: the trace writer's text of it
+/// (ripple_value_text), so the log and a trace show values alike.
+func describe(_ v: borrowing Value) -> String {
+    withCValue(v) { p in
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 4096) { buf in
+            _ = ripple_value_text(cValue(p), buf.baseAddress!, buf.count)
+            return String(cString: buf.baseAddress!)
         }
     }
 }

@@ -38,6 +38,16 @@ static hook *retired;
 static pthread_mutex_t set_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t last_id;
 
+/* Puts h in the slot; the caller holds set_lock. */
+static void replace_locked(hook *h) {
+    hook *old = __atomic_exchange_n(&current, h, __ATOMIC_ACQ_REL);
+    __atomic_store_n(&ripple_trace_hook_on, h != 0, __ATOMIC_RELEASE);
+    if (old) {
+        old->retired = retired;
+        retired = old;
+    }
+}
+
 void ripple_trace_set(ripple_trace_fn fn, void *ctx) {
     hook *h = 0;
     if (fn) {
@@ -48,12 +58,13 @@ void ripple_trace_set(ripple_trace_fn fn, void *ctx) {
         h->retired = 0;
     }
     pthread_mutex_lock(&set_lock);
-    hook *old = __atomic_exchange_n(&current, h, __ATOMIC_ACQ_REL);
-    __atomic_store_n(&ripple_trace_hook_on, fn != 0, __ATOMIC_RELEASE);
-    if (old) {
-        old->retired = retired;
-        retired = old;
-    }
+    replace_locked(h);
+    pthread_mutex_unlock(&set_lock);
+}
+
+void ripple_trace_unset(ripple_trace_fn fn) {
+    pthread_mutex_lock(&set_lock);
+    if (current && current->fn == fn) replace_locked(0);
     pthread_mutex_unlock(&set_lock);
 }
 

@@ -39,9 +39,21 @@
  * (how many events one subscription can make at once): an operation whose
  * result would weigh more than WCAP is skipped, so nested cold sources stay
  * fast. Each also carries its multicast links (see sig_info), so that no
- * input builds a program that loops for ever by the rules. */
+ * input builds a program that loops for ever by the rules.
+ *
+ * The OS sources (issue 26) take a run loop the input drives (os_run) and a
+ * pipe of its own: read_lines, read and fd_readable on its read end, write
+ * of a live signal to its write end (wrong types included), and the sources
+ * whose setup fails at subscription (file_changes of a missing path,
+ * child_exit of a process that is not a child: an error event on the loop);
+ * with bad arguments (fd -1 or closed, max_line / max_chunk 0, SIGKILL,
+ * SIGSTOP or an out-of-range signal, pid <= 0, a NULL path, the immediate
+ * or the test scheduler) each must return NULL with the right RPL_ERR_*. */
+#define _GNU_SOURCE
+#include <fcntl.h>
 #include <pthread.h>
 #include <ripple.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -390,13 +402,15 @@ static sig_info op_info(uint8_t op, uint8_t b, bool *loops) {
     *loops = false;
     switch (op) {
     case 0: case 1: case 2: case 14: case 29: case 53: return (sig_info){ 1, 0, 0 };
+    case 89: if (b % 12 != 3) return (sig_info){ 1, 0, 0 }; return s;  /* write carries s's links */
     case 54: case 55: return (sig_info){ 4, 0, 0 };
+    case 91: case 92: return (sig_info){ 9, 0, 0 };  /* a marble diagram: at most 9 events */
     case 51: return (sig_info){ 1 + b % 4, 0, 0 };
     case 52: return (sig_info){ 1 + b % 6, 0, 0 };
     case 9: case 10: case 11: case 12: case 44: case 45: case 46:
     case 80: case 83: case 84: case 85: case 86: return joined(s, t, wmul(s.weight, t.weight));
     case 47: case 48: s.weight = wmul(s.weight, 1 + b % 4); return s;
-    case 78: case 89: case 90: s.weight = wmul(s.weight, 3); return s;
+    case 78: case 95: case 96: s.weight = wmul(s.weight, 3); return s;
     case 40: {  /* publish: the connection's subject carries s's events */
         unsigned k = 1u << (b % NCONN);
         return (sig_info){ s.weight, s.from | k, 0 };
@@ -466,7 +480,7 @@ static void dispose_slot(int slot) {
 }
 
 /* FUZZ_TRACE=1 prints each operation, to turn a saved input into a repro. */
-#define NOPS 92
+#define NOPS 98
 static const char *const op_names[NOPS] = {
     "subject", "behavior_subject", "replay_subject", "map", "filter", "take", "skip", "scan",
     "distinct_until_changed", "merge", "combine_latest", "zip", "take_until", "start_with", "return/empty",
@@ -481,8 +495,30 @@ static const char *const op_names[NOPS] = {
     "reduce_each", "combine_previous", "distinct_until_changed_with", "buffer", "not", "and", "or",
     "any", "all", "default_if_empty", "initially", "finally", "do_dispose", "flatten_max", "concat_map",
     "concat_all", "switch_if_empty", "if", "switch_cases", "with_latest_from", "sample",
-    "take_until_replacement", "skip_until", "group_by", "start_send", "bind", "flatten_map", "blocking",
+    "take_until_replacement", "skip_until", "group_by", "start_send", "os_source", "os_run",
+    "marble_cold", "marble_hot", "marble_roundtrip",
+    "trace_write", "bind", "flatten_map",
+    "blocking",
 };
+
+/* A marble diagram of up to 9 characters from b, often a bad one. */
+static void make_marbles(uint8_t b, char *out) {
+    static const char alphabet[] = "-a1(b)|#^! 2ms -";
+    size_t n = b % 10;
+    unsigned x = b * 2654435761u;
+    for (size_t i = 0; i < n; i++) {
+        x = x * 1103515245u + 12345u;
+        out[i] = alphabet[(x >> 16) % (sizeof alphabet - 1)];
+    }
+    out[n] = 0;
+}
+
+/* A marble diagram refused must be RPL_ERR_INVALID with its column. */
+static void check_refused(const void *made, const char *marbles) {
+    if (made) return;
+    if (rpl_last_error() != RPL_ERR_INVALID || !strstr(rpl_last_error_message(), "column "))
+        FAIL("marble \"%s\" refused without a column: %s", marbles, rpl_last_error_message());
+}
 
 static void trace(uint8_t op, uint8_t b) {
     static int on = -1;
@@ -492,6 +528,60 @@ static void trace(uint8_t op, uint8_t b) {
     for (int i = 0; i < NSIG && s < 0; i++) if (sigs[(b + i) % NSIG]) s = (b + i) % NSIG;
     for (int i = 0; i < NSIG && t < 0; i++) if (sigs[((b >> 3) + i) % NSIG]) t = ((b >> 3) + i) % NSIG;
     fprintf(stderr, "fuzz_api: %-22s b=%3d  s=sig%d t=sig%d\n", op_names[op], b, s, t);
+}
+
+/* --- The OS sources: a run loop and a pipe per input ---------------------- */
+static rpl_run_loop_t *os_loop;
+static int os_pipe[2] = {-1, -1};
+
+static void os_setup(void) {
+    if (os_loop) return;
+    os_loop = rpl_run_loop_create();
+    if (!os_loop || pipe2(os_pipe, O_NONBLOCK | O_CLOEXEC) != 0) FAIL("no run loop or pipe for the OS sources");
+}
+/* A refused call: NULL and the status expected. */
+static void os_refused(rpl_signal_t *sig, rpl_status want, const char *what) {
+    if (sig) FAIL("%s was not refused", what);
+    if (rpl_last_error() != want) FAIL("%s: status %d, not %d", what, (int)rpl_last_error(), (int)want);
+}
+static void os_source(rpl_signal_t *s, uint8_t b) {
+    os_setup();
+    rpl_scheduler_t *loop = rpl_run_loop_scheduler(os_loop);
+    int closed = dup(os_pipe[0]);
+    close(closed);
+    switch (b % 12) {
+    case 0: put_signal(rpl_signal_read_lines(os_pipe[0], 1 + b / 12 % 16, loop), NULL); break;
+    case 1: put_signal(rpl_signal_read(os_pipe[0], 1 + b / 12 % 8, loop), NULL); break;
+    case 2: put_signal(rpl_signal_fd_readable(os_pipe[0], loop), NULL); break;
+    case 3: if (s) put_signal(rpl_signal_write(s, os_pipe[1], loop), NULL); break;
+    case 4: put_signal(rpl_signal_file_changes("/nonexistent/ripple-fuzz", loop), NULL); break;
+    case 5: put_signal(rpl_signal_child_exit(1, loop), NULL); break;  /* not a child: ECHILD */
+    case 6: os_refused(rpl_signal_read_lines(b & 1 ? -1 : closed, 8, loop), RPL_ERR_INVALID, "read_lines of a bad fd"); break;
+    case 7: os_refused(b & 1 ? rpl_signal_read_lines(os_pipe[0], 0, loop) : rpl_signal_read(os_pipe[0], 0, loop),
+                       RPL_ERR_INVALID, "a zero max_line / max_chunk"); break;
+    case 8: {
+        static const int bad[] = { 9 /* SIGKILL */, 19 /* SIGSTOP */, 0, -1, 65, 1000 };  /* <signal.h>'s NSIG clashes */
+        os_refused(rpl_signal_os_signal(bad[b / 12 % 6], loop), RPL_ERR_INVALID, "a signal that cannot be watched");
+    } break;
+    case 9: os_refused(rpl_signal_child_exit(-(int64_t)(b / 12), loop), RPL_ERR_INVALID, "pid <= 0"); break;
+    case 10: os_refused(rpl_signal_file_changes(NULL, loop), RPL_ERR_NULL, "a NULL path"); break;
+    default:
+        os_refused(rpl_signal_accept(os_pipe[0], b & 1 ? rpl_scheduler_immediate() : clock_), RPL_ERR_INVALID,
+                   "an OS source on the immediate or a test scheduler");
+        break;
+    }
+}
+/* Writes a few bytes (some lines) into the pipe and runs the loop. */
+static void os_run(uint8_t b) {
+    os_setup();
+    static const char *const text[4] = { "a\n", "bc\nd", "\r\n", "0123456789abcdefghij\n" };
+    ssize_t w = write(os_pipe[1], text[b % 4], strlen(text[b % 4]));
+    (void)w;
+    if (b & 0x80) {  /* drain what nobody reads, so the pipe never fills */
+        char sink[256];
+        while (read(os_pipe[0], sink, sizeof sink) > 0) {}
+    }
+    rpl_run_loop_run_until_idle(os_loop);
 }
 
 static void run(const uint8_t *data, size_t size) {
@@ -670,13 +760,60 @@ static void run(const uint8_t *data, size_t size) {
         case 85: if (s && t) put_signal(rpl_signal_take_until_replacement(s, t), NULL); break;
         case 86: if (s && t) put_signal(rpl_signal_skip_until(s, t), NULL); break;
         case 87: if (s) put_signal(rpl_signal_group_by(s, op_key, new_ctx(b), ctx_release), NULL); break;
+        case 89: os_source(s, b); break;
+        case 90: os_run(b); break;
+        /* Marble tests: cold and hot marbles on the input's clock (a bad
+           diagram is refused with its column; the table is consumed either
+           way), and, on a scheduler of its own (the input's may hold work
+           without end), a cold marble whose recording must read back as
+           what it did. Every subscription log is a string. */
+        case 91: case 92: {
+            char m[16];
+            make_marbles(b, m);
+            rpl_marble_value v[1] = { { 'a', make_value((uint8_t)(b * 3)) } };
+            if (op == 91) {
+                rpl_signal_t *c = rpl_marble_cold(clock_, m, v, b & 1);
+                check_refused(c, m);
+                if (c) put_signal(c, NULL);
+            } else {
+                rpl_subject_t *h = rpl_marble_hot(clock_, m, v, b & 1);
+                check_refused(h, m);
+                if (h) put_signal(rpl_subject_as_signal(h), h);
+            }
+            if (!(b & 1)) rpl_value_release(&v[0].value);
+            if (s) {
+                rpl_value log = rpl_marble_subscriptions(s);
+                if (rpl_value_type(&log) != RPL_TYPE_STRING && rpl_last_error() != RPL_ERR_KIND)
+                    FAIL("rpl_marble_subscriptions: %s", rpl_last_error_message());
+                rpl_value_release(&log);
+            }
+        } break;
+        case 93: {
+            char m[16];
+            make_marbles(b, m);
+            rpl_scheduler_t *own = rpl_test_scheduler_create();
+            rpl_signal_t *c = rpl_marble_cold(own, m, NULL, 0);
+            check_refused(c, m);
+            if (c) {
+                rpl_signal_t *r = b & 0x80 ? rpl_signal_take(c, b % 3) : rpl_retain(c);
+                rpl_value drawn = rpl_marble_record(own, r, b & 0x40 ? "-^--!" : NULL, NULL, 0);
+                const char *text = rpl_value_string(&drawn, NULL);
+                if (!text) FAIL("rpl_marble_record: %s", rpl_last_error_message());
+                if (rpl_marble_expect(own, r, b & 0x40 ? "-^--!" : NULL, text, NULL, 0) != RPL_OK)
+                    FAIL("marble \"%s\" recorded as \"%s\" does not read back: %s", m, text, rpl_last_error_message());
+                rpl_value_release(&drawn);
+                rpl_release(r);
+                rpl_release(c);
+            }
+            rpl_release(own);
+        } break;
         /* Flattening over subjects, and the blocking helpers with timeout 0
            on what the input made (issue 21, defect 3): the helper's timer
            runs on the background scheduler, so the dispose that ends the
            wait may race with the subscribe. */
-        case 89: if (s) put_signal(rpl_signal_bind(s, op_bind, new_ctx(b), ctx_release), NULL); break;
-        case 90: if (s) put_signal(rpl_signal_flatten_map(s, op_flatten_map, new_ctx(b), ctx_release), NULL); break;
-        case 91: if (s && pick_info(b).weight <= 64) {
+        case 95: if (s) put_signal(rpl_signal_bind(s, op_bind, new_ctx(b), ctx_release), NULL); break;
+        case 96: if (s) put_signal(rpl_signal_flatten_map(s, op_flatten_map, new_ctx(b), ctx_release), NULL); break;
+        case 97: if (s && pick_info(b).weight <= 64) {
             threads_involved = 1;
             rpl_value v = rpl_nil();
             rpl_status st;
@@ -700,6 +837,14 @@ static void run(const uint8_t *data, size_t size) {
                 rpl_release(e);
             }
         } break;
+        case 94: { /* the trace writer: every later event goes through it as a JSON line */
+            static int sink = -1;
+            if (sink < 0) sink = open("/dev/null", O_WRONLY);
+            int fd = b % 4 == 0 ? -1 : b % 4 == 3 ? -2 - (b >> 2) : sink;
+            rpl_status st = rpl_trace_write(fd);
+            if (fd < -1 && st != RPL_ERR_INVALID) FAIL("rpl_trace_write(%d) was not refused", fd);
+            if (fd >= -1 && st != RPL_OK) FAIL("rpl_trace_write(%d): %s", fd, rpl_last_error_message());
+        } break;
         }
     }
 }
@@ -707,6 +852,7 @@ static void run(const uint8_t *data, size_t size) {
 static size_t live_at_start;   /* runtime objects alive before the input */
 
 static void finish(void) {
+    rpl_trace_write(-1);
     for (int i = 0; i < NSUB; i++) dispose_slot(i);
     for (int i = 0; i < NSIG; i++) { rpl_release(sigs[i]); sigs[i] = NULL; subjects[i] = NULL; }
     for (int k = 0; k < NCONN; k++) {
@@ -716,6 +862,12 @@ static void finish(void) {
         conn_info[k] = (sig_info){ 0, 0, 0 };
     }
     for (int i = 0; i < NSTART; i++) { rpl_release(starts[i]); starts[i] = NULL; }
+    if (os_loop) {
+        rpl_release(os_loop);  /* pending work is cancelled with it */
+        os_loop = NULL;
+        close(os_pipe[0]);
+        close(os_pipe[1]);
+    }
     rpl_release(clock_);
     clock_ = NULL;
     for (int i = 0; i < nobs; i++)

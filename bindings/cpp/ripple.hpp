@@ -1229,6 +1229,30 @@ class Signal : public detail::Handle<rpl_signal_t> {
     inline Signal timeout(Duration d, const Scheduler &s) const;
     /// Sends 0, 1, 2, ... every d on s; never completes.
     static inline Signal interval(Duration d, const Scheduler &s);
+    /// The operating system's sources (ripple.h, "The operating system"): events
+    /// delivered as work on s (a run loop's, a serial or the background
+    /// scheduler). Descriptors stay the caller's; read, read_lines, write and
+    /// accept make them non-blocking. A failing system call is an error with
+    /// domain "errno" and code errno.
+    /// fd (an int) each time it is readable / writable (level-triggered).
+    static inline Signal fd_readable(int fd, const Scheduler &s);
+    static inline Signal fd_writable(int fd, const Scheduler &s);
+    /// The bytes read from fd in chunks of at most max_chunk; completes at EOF.
+    static inline Signal read(int fd, size_t max_chunk, const Scheduler &s);
+    /// The lines read from fd (strings without "\n" / "\r\n"); a line over
+    /// max_line bytes fails it (RPL_ERROR_LINE_TOO_LONG).
+    static inline Signal read_lines(int fd, size_t max_line, const Scheduler &s);
+    /// Writes each string or bytes value of this signal to fd, sending each
+    /// value's byte count; completes once this completed and all is written.
+    inline Signal write(int fd, const Scheduler &s) const;
+    /// Each accepted connection's descriptor (an int), owned by the receiver.
+    static inline Signal accept(int listen_fd, const Scheduler &s);
+    /// signo each time the process gets it while subscribed.
+    static inline Signal os_signal(int signo, const Scheduler &s);
+    /// The child's raw wait status once it ends (it is reaped), then completes.
+    static inline Signal child_exit(int64_t pid, const Scheduler &s);
+    /// Changes under path as tuples (name, RPL_FILE_* flags).
+    static inline Signal file_changes(const std::string &path, const Scheduler &s);
     /// Subscribes to this signal d after the subscription, on s.
     inline Signal delay_subscription(Duration d, const Scheduler &s) const;
     /// Rx's throttle: the first value passes, then none until d has passed on
@@ -1624,6 +1648,21 @@ inline Signal Signal::interval(Duration d, const Scheduler &s) {
 }
 inline Signal Signal::timer(Duration d, const Scheduler &s) {
     return adopt(detail::check(rpl_signal_timer(detail::to_ns(d), s.get())));
+}
+inline Signal Signal::fd_readable(int fd, const Scheduler &s) { return adopt(detail::check(rpl_signal_fd_readable(fd, s.get()))); }
+inline Signal Signal::fd_writable(int fd, const Scheduler &s) { return adopt(detail::check(rpl_signal_fd_writable(fd, s.get()))); }
+inline Signal Signal::read(int fd, size_t max_chunk, const Scheduler &s) {
+    return adopt(detail::check(rpl_signal_read(fd, max_chunk, s.get())));
+}
+inline Signal Signal::read_lines(int fd, size_t max_line, const Scheduler &s) {
+    return adopt(detail::check(rpl_signal_read_lines(fd, max_line, s.get())));
+}
+inline Signal Signal::write(int fd, const Scheduler &s) const { return adopt(detail::check(rpl_signal_write(h_, fd, s.get()))); }
+inline Signal Signal::accept(int listen_fd, const Scheduler &s) { return adopt(detail::check(rpl_signal_accept(listen_fd, s.get()))); }
+inline Signal Signal::os_signal(int signo, const Scheduler &s) { return adopt(detail::check(rpl_signal_os_signal(signo, s.get()))); }
+inline Signal Signal::child_exit(int64_t pid, const Scheduler &s) { return adopt(detail::check(rpl_signal_child_exit(pid, s.get()))); }
+inline Signal Signal::file_changes(const std::string &path, const Scheduler &s) {
+    return adopt(detail::check(rpl_signal_file_changes(path.c_str(), s.get())));
 }
 template <class F>
 Signal Signal::start_lazily(const Scheduler &s, F &&f) {
@@ -2154,6 +2193,16 @@ class ReplaySubjectOf : public SubjectOf<T> {
 /// and after a piece of work to find leaks.
 inline std::size_t live_objects() noexcept { return rpl_live_objects(); }
 
+/// Writes every event as one JSON line to fd, for the ripple-trace command
+/// to draw as a timeline (ripple.h rpl_trace_write); -1 stops and writes
+/// out what is pending. The runtime writes to its own duplicate of fd (fd
+/// may be closed at once). Shares the one hook slot with Trace: each
+/// replaces the other. Throws ripple::Error for an fd not open for
+/// writing, and when the file it ends had a write fail (the message says
+/// why and how many events were lost). RIPPLE_TRACE=path in the
+/// environment does the same from load time.
+inline void trace_write(int fd) { detail::check(rpl_trace_write(fd)); }
+
 /// One traced event, as the hook sees it (borrowed for the call).
 using TraceEvent = rpl_trace_event;
 
@@ -2187,6 +2236,98 @@ class Trace {
     }
     Hook *hook_;
 };
+
+// ---------------------------------------------------------------------------
+// Marble tests (ripple.h, "Marble tests"): diagrams on a test scheduler.
+
+namespace testing {
+
+/// Characters and the values they stand for in a diagram; without an entry a
+/// digit is its int and any other character a one-character string.
+using MarbleValues = std::vector<std::pair<char, Value>>;
+
+/// Thrown by Marbles::expect when a signal did not do what its diagram
+/// says: what() has the frame of the first difference, then both diagrams
+/// and a caret under it. An Error (RPL_ERR_FAILED), so a test framework
+/// reports it like any failed check.
+class MarbleMismatch : public Error {
+  public:
+    explicit MarbleMismatch(const std::string &diff) : Error(RPL_ERR_FAILED, diff) {}
+};
+
+/// Marble diagrams on one test scheduler: cold and hot marbles, and
+/// expectations of what a signal does.
+///
+///     ripple::testing::Marbles m;
+///     auto clicks = m.hot("-a--b-c---d|");
+///     m.expect(clicks.throttle(2ms, m.scheduler()), "---a----c--(d|)");
+class Marbles {
+  public:
+    Marbles() = default;
+    explicit Marbles(TestScheduler s) : scheduler_(std::move(s)) {}
+    const TestScheduler &scheduler() const noexcept { return scheduler_; }
+
+    /// A signal that plays marbles for each subscriber, from its subscription.
+    Signal cold(const std::string &marbles, const MarbleValues &values = {}) const {
+        auto table = owned(values);
+        return Signal::adopt(detail::check(rpl_marble_cold(scheduler_.get(), marbles.c_str(), table.data(), table.size())));
+    }
+    /// A subject that plays marbles once, from now (its '^').
+    Subject hot(const std::string &marbles, const MarbleValues &values = {}) const {
+        auto table = owned(values);
+        return Subject::adopt(detail::check(rpl_marble_hot(scheduler_.get(), marbles.c_str(), table.data(), table.size())));
+    }
+    /// What sig does, drawn as a diagram, subscribed at subscription's '^'
+    /// (now when empty) and disposed at its '!'.
+    std::string record(const Signal &sig, const std::string &subscription = {}, const MarbleValues &values = {}) const {
+        auto table = borrowed(values);
+        Value v = Value::adopt(rpl_marble_record(scheduler_.get(), sig.get(), subscription.c_str(), table.data(), table.size()));
+        if (v.is_nil()) detail::throw_last();
+        return v.as_string();
+    }
+    /// Throws MarbleMismatch unless sig does exactly expected ('#' matches
+    /// any error); any other failure (a bad diagram) is an Error.
+    void expect(const Signal &sig, const std::string &expected, const MarbleValues &values = {},
+                const std::string &subscription = {}) const {
+        auto table = borrowed(values);
+        rpl_status st = rpl_marble_expect(scheduler_.get(), sig.get(), subscription.c_str(), expected.c_str(),
+                                          table.data(), table.size());
+        if (st == RPL_ERR_FAILED) {
+            std::string message = rpl_last_error_message();
+            throw MarbleMismatch(message.substr(message.find(": ") + 2));
+        }
+        detail::check(st);
+    }
+    /// The subscriptions made to a cold or hot marble, one "^--!" each.
+    std::vector<std::string> subscriptions(const Signal &marble) const {
+        Value v = Value::adopt(rpl_marble_subscriptions(marble.get()));
+        if (v.is_nil()) detail::throw_last();
+        std::vector<std::string> lines;
+        std::string text = v.as_string();
+        for (size_t start = 0; !text.empty() && start <= text.size();) {
+            size_t end = text.find('\n', start);
+            if (end == std::string::npos) end = text.size();
+            lines.push_back(text.substr(start, end - start));
+            start = end + 1;
+        }
+        return lines;
+    }
+
+  private:
+    static std::vector<rpl_marble_value> owned(const MarbleValues &values) {
+        std::vector<rpl_marble_value> t;
+        for (const auto &e : values) t.push_back({e.first, Value(e.second).release()});
+        return t;
+    }
+    static std::vector<rpl_marble_value> borrowed(const MarbleValues &values) {
+        std::vector<rpl_marble_value> t;
+        for (const auto &e : values) t.push_back({e.first, *e.second.c()});
+        return t;
+    }
+    TestScheduler scheduler_;
+};
+
+}  // namespace testing
 
 }  // namespace ripple
 

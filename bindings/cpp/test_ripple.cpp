@@ -2,6 +2,10 @@
 // failure and goes on; main prints "N passed, M failed" and exits non-zero on
 // any failure. Run under ASan/UBSan by check.sh.
 #include "ripple.hpp"
+#include <cerrno>
+#include <csignal>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <mutex>
 
 #include <atomic>
@@ -1255,6 +1259,29 @@ static void test_names_and_trace() {
             CHECK(seen[0].id != 0 && seen[0].id == seen[3].id);
         }
         CHECK_THROWS(Signal().name(), RPL_ERR_NULL);
+
+        // The built-in writer: JSON lines to a file, read back.
+        Subject s2;
+        s2.set_name("clicks");
+        Signal m2 = s2.map([](int64_t x) { return x + 1; });
+        std::FILE *f = std::tmpfile();
+        ripple::trace_write(fileno(f));
+        {
+            Disposable d = m2.subscribe([](int64_t) {});
+            s2.send_next(41);
+            d.dispose();
+        }
+        ripple::trace_write(-1);
+        std::rewind(f);
+        std::string text;
+        char buf[4096];
+        for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
+        std::fclose(f);
+        CHECK(text.rfind("{\"ripple_trace\":1,", 0) == 0);
+        CHECK(text.find("\"kind\":\"next\",") != std::string::npos);
+        CHECK(text.find("\"signal\":\"[clicks] -map:\",\"value\":\"42\"}") != std::string::npos);
+        CHECK(text.find("\"kind\":\"dispose\"") != std::string::npos);
+        CHECK_THROWS(ripple::trace_write(-7), RPL_ERR_INVALID);
     }
     CHECK_EQ(settled_live_objects(), base);
 }
@@ -1886,11 +1913,90 @@ static void test_ops_flattening() {
     CHECK((latest == std::vector<int64_t>{2}));
 }
 
+// The OS sources: lines from a pipe, write over a socket pair, accept,
+// the errno domain, bad input refused at the call.
+static void test_os_sources() {
+    using namespace ripple;
+    Scheduler bg = Scheduler::background();
+    int p[2];
+    CHECK(pipe(p) == 0);
+    const char text[] = "one\ntwo\r\nlast";
+    CHECK(::write(p[1], text, sizeof text - 1) == ssize_t(sizeof text - 1));
+    ::close(p[1]);
+    std::vector<Value> lines = Signal::read_lines(p[0], 100, bg).to_vector(5s);
+    CHECK_EQ(lines.size(), size_t(3));
+    if (lines.size() == 3) {
+        CHECK_EQ(lines[0].as_string(), std::string("one"));
+        CHECK_EQ(lines[1].as_string(), std::string("two"));
+        CHECK_EQ(lines[2].as_string(), std::string("last"));
+    }
+    ::close(p[0]);
+
+    int sv[2];
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+    Subject out;
+    Signal counts = Signal(out).write(sv[0], bg);
+    std::vector<int64_t> got;
+    std::mutex m;
+    Disposable d = counts.subscribe([&](const Value &v) { std::lock_guard<std::mutex> g(m); got.push_back(v.as_int()); });
+    out.send_next(Value("ping"));
+    char buf[8] = {0};
+    CHECK_EQ(::read(sv[1], buf, 4), ssize_t(4));
+    CHECK_EQ(std::string(buf), std::string("ping"));
+    d.dispose();
+    ::close(sv[0]);
+    ::close(sv[1]);
+
+    try {
+        Signal::child_exit(1, bg).first(5s);  // not our child
+        CHECK(false);
+    } catch (const Error &x) {
+        CHECK_EQ(x.status(), RPL_ERR_FAILED);
+        CHECK_EQ(std::string(x.signal_error().domain()), std::string(RPL_ERROR_DOMAIN_ERRNO));
+        CHECK_EQ(x.signal_error().code(), int64_t(ECHILD));
+    }
+    CHECK_THROWS(Signal::read_lines(-1, 10, bg), RPL_ERR_INVALID);
+    CHECK_THROWS(Signal::read(0, 0, bg), RPL_ERR_INVALID);
+    CHECK_THROWS(Signal::os_signal(SIGKILL, bg), RPL_ERR_INVALID);
+    CHECK_THROWS(Signal::child_exit(0, bg), RPL_ERR_INVALID);
+    CHECK_THROWS(Signal::accept(0, Scheduler::immediate()), RPL_ERR_INVALID);
+    Signal fc = Signal::file_changes("/tmp", bg);
+    CHECK_EQ(std::string(fc.name()), std::string("+fileChanges:"));
+}
+
+// Marble tests (ripple::testing): expect, record, subscriptions, mismatches
+// and bad diagrams.
+static void test_marbles() {
+    testing::Marbles m;
+    auto clicks = m.hot("-a--b-c---d|");
+    m.expect(clicks.throttle(2ms, m.scheduler()), "---a----c--(d|)");
+    CHECK(m.subscriptions(clicks) == std::vector<std::string>{"^----------!"});
+    auto source = m.cold("-x-y|", {{'x', Value(std::vector<Value>{1, "one"})}, {'y', nullptr}});
+    m.expect(source, "-p-q|", {{'p', Value(std::vector<Value>{1, "one"})}, {'q', nullptr}});
+    CHECK_EQ(m.record(source.take(1), "", {{'x', Value(std::vector<Value>{1, "one"})}}), std::string("-(x|)"));
+    CHECK_EQ(m.record(m.cold("a-b-c|"), "-^--!"), std::string("-a-b"));
+    CHECK((m.subscriptions(source) == std::vector<std::string>{"^---!", "----^!"}));
+    bool mismatch = false;
+    try {
+        m.expect(m.cold("--a-c-|"), "--a-b-|");
+    } catch (const testing::MarbleMismatch &e) {
+        mismatch = std::string(e.what()) ==
+                   "at frame 4 expected value 'b', got value 'c'\nexpected: --a-b-|\nactual:   --a-c-|\n              ^";
+        CHECK_EQ(e.status(), RPL_ERR_FAILED);
+    }
+    CHECK(mismatch);
+    CHECK_THROWS(m.cold("a|b"), RPL_ERR_INVALID);
+    CHECK_THROWS(m.expect(m.cold("a"), "((a))"), RPL_ERR_INVALID);
+    CHECK_THROWS(m.subscriptions(Signal::never()), RPL_ERR_KIND);
+    CHECK_THROWS(m.record(m.cold("a"), "^^"), RPL_ERR_INVALID);
+}
+
 int main() {
     std::fprintf(stderr, "ripple.hpp tests against libripple %s\n", ripple::version_string());
     CHECK(ripple::version_compatible());
     CHECK_EQ(ripple::version(), unsigned(RPL_VERSION_NUMBER));
     RUN(test_values);
+    RUN(test_marbles);
     RUN(test_errors);
     RUN(test_error_from_blocking);
     RUN(test_disposables);
@@ -1910,6 +2016,7 @@ int main() {
     RUN(test_ops_transforming);
     RUN(test_ops_combining);
     RUN(test_ops_flattening);
+    RUN(test_os_sources);
     std::printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

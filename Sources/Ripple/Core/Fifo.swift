@@ -7,6 +7,8 @@ struct Fifo<Element> {
 
     var isEmpty: Bool { head == items.count }
     var count: Int { items.count - head }
+    /// The first element, left in place.
+    var first: Element? { head < items.count ? items[head] : nil }
 
     mutating func append(_ e: Element) { items.append(e) }
 

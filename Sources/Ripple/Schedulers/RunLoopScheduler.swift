@@ -24,6 +24,9 @@ public final class RunLoopScheduler: Scheduler, @unchecked Sendable {
     private let timerFD: Int32
     /// The descriptor to poll.
     public let fd: Int32
+    /// The OS sources' watcher (Watcher.swift), made on first use; its epoll
+    /// set sits in `fd`, so `fd` is readable while one of them is ready.
+    private let ioWatcher = Atomic<UnsafeRawPointer?>(nil)
 
     /// A new run loop; nil if its descriptors cannot be created.
     public static func make() -> RunLoopScheduler? {
@@ -49,12 +52,40 @@ public final class RunLoopScheduler: Scheduler, @unchecked Sendable {
         // TestScheduler.deinit).
         for j in ready.takeAll() { j?.dispose() }
         for j in timers.removeAll() { j.dispose() }
+        if let w = ioWatcher.load(ordering: .acquiring) {
+            // Its sources' watches hold it (and their subscriptions): end them.
+            Unmanaged<Watcher>.fromOpaque(w).takeUnretainedValue().cancelAll()
+            Unmanaged<Watcher>.fromOpaque(w).release()
+        }
         close(fd)
         close(eventFD)
         close(timerFD)
     }
 
     public override var isDriven: Bool { true }
+
+    /// The watcher of the OS sources delivering here; nil (errno set) if it
+    /// cannot be made.
+    public func watcher() -> Watcher? {
+        if let w = ioWatcher.load(ordering: .acquiring) { return Unmanaged<Watcher>.fromOpaque(w).takeUnretainedValue() }
+        guard let w = Watcher() else { return nil }
+        guard ripple_io_epoll_add(fd, w.epfd, UInt32(RIPPLE_IO_IN), 0) == 0 else { return nil }
+        let p = UnsafeRawPointer(Unmanaged.passRetained(w).toOpaque())
+        let (ok, current) = ioWatcher.compareExchange(expected: nil, desired: p, ordering: .acquiringAndReleasing)
+        if ok { return w }
+        // Another thread made one first: use it.
+        _ = ripple_io_epoll_del(fd, w.epfd)
+        Unmanaged<Watcher>.fromOpaque(p).release()
+        return Unmanaged<Watcher>.fromOpaque(current!).takeUnretainedValue()
+    }
+
+    /// Turns the OS sources that are ready into queued work (their jobs
+    /// enqueue here). Not under `lock`.
+    private func collectSources() {
+        guard let p = ioWatcher.load(ordering: .acquiring) else { return }
+        let w = Unmanaged<Watcher>.fromOpaque(p).takeUnretainedValue()
+        if w.hasWatches { w.harvest(timeoutMs: 0) }
+    }
 
     public override func enqueue(_ job: Job) {
         lock.lock()
@@ -77,12 +108,18 @@ public final class RunLoopScheduler: Scheduler, @unchecked Sendable {
 
     /// Runs one ready (or due) job; false if there was none.
     public func runOne() throws(DriveError) -> Bool {
-        try drive { takeOne().map { execute($0); return true } ?? false }
+        try drive {
+            collectSources()
+            return takeOne().map { execute($0); return true } ?? false
+        }
     }
 
     /// Runs ready and due work until there is none; returns how many ran.
     public func runUntilIdle() throws(DriveError) -> Int {
         try drive {
+            // Sources are collected once: one that stays ready (fd_readable
+            // with nobody reading) is handled once per call, not for ever.
+            collectSources()
             var n = 0
             while let j = takeOne() {
                 execute(j)
@@ -95,6 +132,7 @@ public final class RunLoopScheduler: Scheduler, @unchecked Sendable {
     /// Runs work, sleeping while there is none, until `stop()`.
     public func run() throws(DriveError) {
         try drive {
+            var sinceCollect = 0
             while true {
                 lock.lock()
                 let stop = stopRequested
@@ -105,10 +143,19 @@ public final class RunLoopScheduler: Scheduler, @unchecked Sendable {
                 }
                 lock.unlock()
                 if stop { return }
+                // Sources are collected when nothing else is ready, and every
+                // 64 jobs, so a busy queue does not starve them.
+                sinceCollect += 1
+                if sinceCollect >= 64 {
+                    sinceCollect = 0
+                    collectSources()
+                }
                 if let j = takeOne() {
                     execute(j)
                 } else {
-                    ripple_wait_readable(fd)
+                    sinceCollect = 0
+                    collectSources()
+                    if let j = takeOne() { execute(j) } else { ripple_wait_readable(fd) }
                 }
             }
         }

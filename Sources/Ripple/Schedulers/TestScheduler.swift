@@ -9,6 +9,7 @@ public final class TestScheduler: Scheduler, @unchecked Sendable {
     private let lock = Lock()
     @exclusivity(unchecked) private var clock: UInt64 = 0
     @exclusivity(unchecked) private var timers = TimerHeap()
+    @exclusivity(unchecked) private var reach: UInt64 = 0
 
     public override init() { super.init() }
 
@@ -28,6 +29,25 @@ public final class TestScheduler: Scheduler, @unchecked Sendable {
         lock.withLock { timers.push(job, at: time) }
     }
 
+    /// Runs `action` at `time`, before every other job due then, also those
+    /// scheduled earlier (FIFO among such jobs). The marble tests subscribe
+    /// and unsubscribe this way, so a subscription made at a frame sees that
+    /// frame's events and one ended at a frame does not (Testing/).
+    @discardableResult
+    public func scheduleAhead(at time: UInt64, _ action: @escaping () -> Void) -> Disposable {
+        let a = ScheduledAction(action, interval: 0)
+        a.deadline = time
+        lock.withLock { timers.push(a, at: time, ahead: true) }
+        return a
+    }
+
+    /// The latest time that work known to end is scheduled for (marble
+    /// diagrams' events, Testing/): a marble test runs at least this far.
+    public var horizon: UInt64 { lock.withLock { reach } }
+
+    /// Moves `horizon` to `time` if that is later.
+    public func extendHorizon(to time: UInt64) { lock.withLock { if time > reach { reach = time } } }
+
     /// Number of jobs waiting (including cancelled ones not yet reached).
     public var pendingCount: Int { lock.withLock { timers.count } }
 
@@ -41,8 +61,12 @@ public final class TestScheduler: Scheduler, @unchecked Sendable {
 
     /// Runs jobs until none is pending, moving the clock to each one's time.
     /// Never call it with repeating work pending: it would not return.
-    public func runAll() {
-        while let job = next(dueBy: .max) { execute(job) }
+    public func runAll() { run(through: .max) }
+
+    /// Runs jobs due up to `limit` until none is, moving the clock to each
+    /// one's time (and no further: jobs due later stay pending).
+    public func run(through limit: UInt64) {
+        while let job = next(dueBy: limit) { execute(job) }
     }
 
     private func next(dueBy limit: UInt64) -> Job? {

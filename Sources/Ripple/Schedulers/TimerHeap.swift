@@ -1,4 +1,6 @@
-/// A min-heap of jobs by (time, sequence): FIFO among equal times.
+/// A min-heap of jobs by (time, sequence): FIFO among equal times. Jobs
+/// pushed `ahead` take their sequence numbers from a lower range, so they run
+/// before every other job due at the same time (FIFO among themselves).
 struct TimerHeap {
     struct Entry {
         let time: UInt64
@@ -7,7 +9,8 @@ struct TimerHeap {
         @inline(__always) func before(_ o: Entry) -> Bool { time < o.time || (time == o.time && seq < o.seq) }
     }
     private var items: [Entry] = []
-    private var nextSeq: UInt64 = 0
+    private var nextSeq: UInt64 = 1 << 63
+    private var nextAheadSeq: UInt64 = 0
     /// Size at which cancelled entries are swept out.
     private var sweepAt = 64
 
@@ -15,10 +18,17 @@ struct TimerHeap {
     var count: Int { items.count }
     var earliest: UInt64? { items.first?.time }
 
-    mutating func push(_ job: Job, at time: UInt64) {
+    mutating func push(_ job: Job, at time: UInt64, ahead: Bool = false) {
         if items.count >= sweepAt { sweepCancelled() }
-        items.append(Entry(time: time, seq: nextSeq, job: job))
-        nextSeq &+= 1
+        let seq: UInt64
+        if ahead {
+            seq = nextAheadSeq
+            nextAheadSeq &+= 1
+        } else {
+            seq = nextSeq
+            nextSeq &+= 1
+        }
+        items.append(Entry(time: time, seq: seq, job: job))
         var i = items.count - 1
         while i > 0 {
             let p = (i - 1) / 2

@@ -63,6 +63,10 @@ public class Subject: Signal, @unchecked Sendable {
 /// ends at once without an event.
 public final class SubjectSource: Signal, @unchecked Sendable {
     let hub: SubjectHub
+    /// Told of each new subscriber before it joins (a marble subject logs
+    /// its subscriptions this way); set once, before the subject is handed
+    /// out, and nil for every other subject.
+    @exclusivity(unchecked) var joining: ((Subscriber) -> Void)?
     init(_ hub: SubjectHub) {
         self.hub = hub
         super.init()
@@ -75,6 +79,7 @@ public final class SubjectSource: Signal, @unchecked Sendable {
     func subscribe(_ sink: Sink, counted: Bool) -> Subscriber {
         let x = Subscriber(sink, hub: hub)
         if !counted { hub.markUncounted(x) }
+        if let joining { joining(x) }
         hub.post(.join(x))  // behind another thread's delivery: joins when it lets go
         return x
     }

@@ -38,6 +38,10 @@ static inline int ripple_trace_any_on(void) {
 typedef void (*ripple_trace_fn)(void *ctx, const void *event);
 void ripple_trace_set(ripple_trace_fn fn, void *ctx) __attribute__((visibility("hidden")));
 
+/* Sets the hook off if it is fn (the trace writer stopping leaves a hook
+   set since with rpl_trace_set alone). */
+void ripple_trace_unset(ripple_trace_fn fn) __attribute__((visibility("hidden")));
+
 /* Reports one event: fires the probe of `kind` if attached, then calls the
    hook if set. `event` is an rpl_trace_event built by the caller. */
 void ripple_trace_emit(const void *event, int kind, const char *name, uint64_t id)

@@ -54,6 +54,18 @@ def _project():
     return out
 
 
+def _entry_points():
+    """entry_points.txt from pyproject's [project.entry-points.<group>] tables."""
+    import re
+    text = open(os.path.join(HERE, "pyproject.toml"), encoding="utf-8").read()
+    out = []
+    for group, body in re.findall(r"^\[project\.entry-points\.([\w.-]+)\]\n((?:[^\[\n].*\n|\n)*)", text, re.M):
+        entries = re.findall(r'^([\w.-]+)\s*=\s*"(.*?)"\s*$', body, re.M)
+        if entries:
+            out.append("[%s]\n" % group + "".join("%s = %s\n" % e for e in entries))
+    return "\n".join(out)
+
+
 def _metadata():
     p = _project()
     lines = ["Metadata-Version: 2.1", "Name: %s" % p["name"], "Version: %s" % p["version"]]
@@ -134,6 +146,8 @@ def _write_wheel(wheel_directory, files, native=False):
     tag = _wheel_tag(native)
     files = list(files)
     files.append((info + "/METADATA", _metadata().encode()))
+    if _entry_points():
+        files.append((info + "/entry_points.txt", _entry_points().encode()))
     files.append((info + "/WHEEL", ("Wheel-Version: 1.0\nGenerator: ripple_backend\nRoot-Is-Purelib: %s\n"
                                     "Tag: %s\n" % ("false" if native else "true", tag)).encode()))
     record = [_record_line(n, d) for n, d in files] + [info + "/RECORD,,"]

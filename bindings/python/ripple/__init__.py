@@ -15,10 +15,13 @@ from ._core import (  # noqa: F401
     CONSTANTS, LIBRARY_PATH, RPL_FOREVER, CompoundDisposable, Disposable, Event,
     NATIVE, NoValueError, Pointer, RippleError, RippleTimeoutError, SerialDisposable, Signal, StatusError,
     Subscriber, TraceEvent, clear_error_cache, ffi, has, lib, live_objects, set_exception_handler,
-    set_trace, status_string, trace, version, version_number,
+    set_trace, status_string, trace, trace_write, version, version_number,
 )
 from ._sched import RunLoop, Scheduler, TestScheduler
 from ._subjects import BehaviorSubject, Connection, ReplaySubject, Subject  # noqa: F401
+from ._io import (  # noqa: F401
+    ERROR_DOMAIN_ERRNO, ERROR_LINE_TOO_LONG, FILE_CREATED, FILE_DELETED, FILE_MODIFIED, FILE_MOVED,
+)
 
 # The public names (mypy --strict and pyright see these as re-exported).
 __all__ = [
@@ -27,6 +30,7 @@ __all__ = [
     "Scheduler", "SerialDisposable", "Signal", "StatusError", "Subject", "Subscriber", "TestScheduler",
     "TraceEvent", "clear_error_cache", "ffi", "has", "lib", "live_objects", "set_exception_handler", "set_trace",
     "status_string", "trace", "version", "version_number", "wrapped_operators", "RunLoop",
+    "ERROR_DOMAIN_ERRNO", "ERROR_LINE_TOO_LONG", "FILE_CREATED", "FILE_DELETED", "FILE_MODIFIED", "FILE_MOVED",
 ]
 
 __version__ = "0.2.0"

@@ -11,6 +11,7 @@ HEADER_VERSION = 200
 
 CONSTANTS: Dict[str, Union[int, str]] = {
     "RPL_ERROR_DOMAIN": "ripple",
+    "RPL_ERROR_DOMAIN_ERRNO": "errno",
     "RPL_FOREVER": 18446744073709551615,
     "RPL_FOREVER_COUNT": 18446744073709551615,
     "RPL_MAX_SIGNAL_DEPTH": 1000,
@@ -61,6 +62,11 @@ CONSTANTS: Dict[str, Union[int, str]] = {
     "RPL_TRACE_ERROR": 2,
     "RPL_TRACE_COMPLETED": 3,
     "RPL_TRACE_DISPOSE": 4,
+    "RPL_ERROR_LINE_TOO_LONG": 7,
+    "RPL_FILE_CREATED": 1,
+    "RPL_FILE_MODIFIED": 2,
+    "RPL_FILE_DELETED": 4,
+    "RPL_FILE_MOVED": 8,
 }
 
 CDEF = """\
@@ -95,11 +101,14 @@ typedef enum { RPL_OVERFLOW_BLOCK = 0, RPL_OVERFLOW_DROP_NEWEST = 1, RPL_OVERFLO
 typedef enum { RPL_TRACE_SUBSCRIBE = 0, RPL_TRACE_NEXT = 1, RPL_TRACE_ERROR = 2, RPL_TRACE_COMPLETED = 3, RPL_TRACE_DISPOSE = 4 } rpl_trace_kind;
 typedef struct rpl_trace_event { uint32_t version; rpl_trace_kind kind; const char *signal_name; uint64_t subscription; const rpl_value *value; const rpl_error_t *error; } rpl_trace_event;
 typedef void (*rpl_trace_fn)(void *, const rpl_trace_event *);
+typedef struct rpl_marble_value { char key; rpl_value value; } rpl_marble_value;
 enum { RPL_OK = 0, RPL_ERR_NULL = -1, RPL_ERR_KIND = -2, RPL_ERR_INVALID = -3, RPL_ERR_TIMEOUT = -4, RPL_ERR_NO_VALUE = -5, RPL_ERR_FAILED = -6, RPL_ERR_NOMEM = -7, RPL_ERR_STATE = -8, RPL_ERR_MISUSE = -9, RPL_ERR_DEPTH = -10 };
 enum { RPL_ERROR_GENERIC = 1, RPL_ERROR_TIMEOUT = 2, RPL_ERROR_CALLBACK = 3 };
 enum { RPL_ERROR_OVERFLOW = 5 };
 enum { RPL_ERROR_TYPE = 4 };
 enum { RPL_ERROR_NO_MATCHING_CASE = 6 };
+enum { RPL_ERROR_LINE_TOO_LONG = 7 };
+enum { RPL_FILE_CREATED = 1, RPL_FILE_MODIFIED = 2, RPL_FILE_DELETED = 4, RPL_FILE_MOVED = 8 };
 unsigned int rpl_version(void);
 const char *rpl_version_string(void);
 void *rpl_retain(void *handle);
@@ -283,6 +292,21 @@ rpl_signal_t *rpl_signal_buffer_with_time(rpl_signal_t *sig, uint64_t ns, rpl_sc
 rpl_status rpl_signal_set_name(rpl_signal_t *sig, const char *name);
 const char *rpl_signal_name(const rpl_signal_t *sig);
 rpl_status rpl_trace_set(rpl_trace_fn fn, void *ctx);
+rpl_status rpl_trace_write(int fd);
 size_t rpl_live_objects(void);
 rpl_signal_t *rpl_signal_log(rpl_signal_t *sig, const char *label);
+rpl_signal_t *rpl_signal_fd_readable(int fd, rpl_scheduler_t *s);
+rpl_signal_t *rpl_signal_fd_writable(int fd, rpl_scheduler_t *s);
+rpl_signal_t *rpl_signal_read(int fd, size_t max_chunk, rpl_scheduler_t *s);
+rpl_signal_t *rpl_signal_read_lines(int fd, size_t max_line, rpl_scheduler_t *s);
+rpl_signal_t *rpl_signal_write(rpl_signal_t *sig, int fd, rpl_scheduler_t *s);
+rpl_signal_t *rpl_signal_accept(int listen_fd, rpl_scheduler_t *s);
+rpl_signal_t *rpl_signal_os_signal(int signo, rpl_scheduler_t *s);
+rpl_signal_t *rpl_signal_child_exit(int64_t pid, rpl_scheduler_t *s);
+rpl_signal_t *rpl_signal_file_changes(const char *path, rpl_scheduler_t *s);
+rpl_signal_t *rpl_marble_cold(rpl_scheduler_t *test, const char *marbles, rpl_marble_value *values, size_t count);
+rpl_subject_t *rpl_marble_hot(rpl_scheduler_t *test, const char *marbles, rpl_marble_value *values, size_t count);
+rpl_value rpl_marble_record(rpl_scheduler_t *test, rpl_signal_t *sig, const char *subscription, const rpl_marble_value *values, size_t count);
+rpl_status rpl_marble_expect(rpl_scheduler_t *test, rpl_signal_t *sig, const char *subscription, const char *expected, const rpl_marble_value *values, size_t count);
+rpl_value rpl_marble_subscriptions(rpl_signal_t *marble);
 """

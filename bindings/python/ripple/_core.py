@@ -954,9 +954,10 @@ _MISSING = object()
 # helpers above, so they are imported here, after them.
 from ._ops import Operators  # noqa: E402
 from ._ops02 import Operators02  # noqa: E402
+from ._io import OSSources  # noqa: E402
 
 
-class Signal(Operators, Operators02):
+class Signal(Operators, Operators02, OSSources):
     """A reactive signal: a C rpl_signal_t.
 
     Cold signals run their subscribe function once per subscriber. Methods
@@ -1302,7 +1303,7 @@ _immortal(_release_object, _cffi_onerror, _release_handle, _callbacks)
 
 
 # ---------------------------------------------------------------------------
-# Tracing and counting (ripple.h rpl_trace_set, rpl_live_objects).
+# Tracing and counting (ripple.h rpl_trace_set, rpl_trace_write, rpl_live_objects).
 
 def live_objects() -> int:
     """Runtime objects alive now (handles and boxed values, not the shared
@@ -1347,6 +1348,26 @@ def set_trace(fn: Optional[Callable[[Any], Any]]) -> Optional[Callable[[Any], An
     _trace_fn[0] = fn
     _check(lib.rpl_trace_set(_trace_hook if fn is not None else _NULL, _NULL))
     return old
+
+
+def trace_write(file: Any) -> None:
+    """Writes every event as one JSON line to file, for the ripple-trace
+    command to draw as a timeline (ripple.h rpl_trace_write). file is a
+    file descriptor or an object with fileno() (it is flushed first); the
+    runtime writes to its own duplicate, so file may be closed at once.
+    None (or -1) stops and writes out what is pending. Shares the one hook
+    slot with set_trace: each replaces the other. Raises RippleError for a
+    descriptor that is not open for writing, and when the file it ends had a
+    write fail (its message says why and how many events were lost).
+    RIPPLE_TRACE=path in the environment does the same from load time."""
+    if file is None:
+        fd = -1
+    elif isinstance(file, int):
+        fd = file
+    else:
+        file.flush()
+        fd = file.fileno()
+    _check(lib.rpl_trace_write(fd))
 
 
 class trace:

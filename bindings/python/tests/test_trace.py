@@ -2,6 +2,8 @@
 import threading
 import time
 
+import pytest
+
 import ripple
 from conftest import collect, needs
 
@@ -103,3 +105,45 @@ def test_log(capfd):
     s.send_completed()
     err = capfd.readouterr().err
     assert "lbl: next 3\n" in err and "lbl: completed\n" in err
+
+
+@needs("rpl_trace_write")
+def test_trace_write_json_lines(tmp_path):
+    import json
+    collect()
+    path = tmp_path / "t.jsonl"
+    s = ripple.Subject()
+    s.name = "py"
+    with open(path, "w") as f:
+        ripple.trace_write(f)  # its own duplicate: f may close now
+    d = s.subscribe(lambda v: None)
+    s.send_next(41)
+    s.send_next("x")
+    s.send_completed()
+    ripple.trace_write(None)
+    d.dispose()
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    assert lines[0]["ripple_trace"] == 1
+    events = [(e["kind"], e.get("value")) for e in lines[1:] if e["signal"] == "py"]
+    assert events == [("subscribe", None), ("next", "41"), ("next", '"x"'), ("completed", None), ("dispose", None)]
+    assert all(e["t"] >= 0 and e["thread"] > 0 for e in lines[1:])
+
+
+@needs("rpl_trace_write")
+def test_trace_write_errors():
+    import os
+    r, w = os.pipe()
+    with pytest.raises(ripple.RippleError, match="not open for writing"):
+        ripple.trace_write(r)
+    ripple.trace_write(w)
+    os.close(w)
+    os.close(r)  # the reader goes away: writes fail, the program goes on
+    s = ripple.Subject()
+    d = s.subscribe(lambda v: None)
+    for i in range(3000):
+        s.send_next(i)
+    with pytest.raises(ripple.RippleError, match="Broken pipe"):
+        ripple.trace_write(-1)
+    d.dispose()
+    with pytest.raises(ripple.RippleError):
+        ripple.trace_write(-5)

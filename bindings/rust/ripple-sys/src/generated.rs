@@ -74,9 +74,17 @@ pub struct rpl_trace_event {
     pub error: *const rpl_error_t,
 }
 pub type rpl_trace_fn = Option<unsafe extern "C" fn(*mut c_void, *const rpl_trace_event)>;
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rpl_marble_value {
+    pub key: c_char,
+    pub value: rpl_value,
+}
 
 /// `RPL_ERROR_DOMAIN`, NUL-terminated.
 pub const RPL_ERROR_DOMAIN: &[u8] = b"ripple\0";
+/// `RPL_ERROR_DOMAIN_ERRNO`, NUL-terminated.
+pub const RPL_ERROR_DOMAIN_ERRNO: &[u8] = b"errno\0";
 pub const RPL_FOREVER: u64 = u64::MAX;
 pub const RPL_FOREVER_COUNT: usize = usize::MAX;
 pub const RPL_MAX_SIGNAL_DEPTH: c_int = 1000;
@@ -128,6 +136,11 @@ pub const RPL_TRACE_NEXT: rpl_trace_kind = 1;
 pub const RPL_TRACE_ERROR: rpl_trace_kind = 2;
 pub const RPL_TRACE_COMPLETED: rpl_trace_kind = 3;
 pub const RPL_TRACE_DISPOSE: rpl_trace_kind = 4;
+pub const RPL_ERROR_LINE_TOO_LONG: c_int = 7;
+pub const RPL_FILE_CREATED: c_int = 1;
+pub const RPL_FILE_MODIFIED: c_int = 2;
+pub const RPL_FILE_DELETED: c_int = 4;
+pub const RPL_FILE_MOVED: c_int = 8;
 
 /// Every integer constant of the header, with its value (for the parity test).
 pub const CONSTANTS: &[(&str, i128)] = &[
@@ -180,6 +193,11 @@ pub const CONSTANTS: &[(&str, i128)] = &[
     ("RPL_TRACE_ERROR", RPL_TRACE_ERROR as i128),
     ("RPL_TRACE_COMPLETED", RPL_TRACE_COMPLETED as i128),
     ("RPL_TRACE_DISPOSE", RPL_TRACE_DISPOSE as i128),
+    ("RPL_ERROR_LINE_TOO_LONG", RPL_ERROR_LINE_TOO_LONG as i128),
+    ("RPL_FILE_CREATED", RPL_FILE_CREATED as i128),
+    ("RPL_FILE_MODIFIED", RPL_FILE_MODIFIED as i128),
+    ("RPL_FILE_DELETED", RPL_FILE_DELETED as i128),
+    ("RPL_FILE_MOVED", RPL_FILE_MOVED as i128),
 ];
 
 extern "C" {
@@ -366,8 +384,23 @@ extern "C" {
     pub fn rpl_signal_set_name(sig: *mut rpl_signal_t, name: *const c_char) -> rpl_status;
     pub fn rpl_signal_name(sig: *const rpl_signal_t) -> *const c_char;
     pub fn rpl_trace_set(fn_: rpl_trace_fn, ctx: *mut c_void) -> rpl_status;
+    pub fn rpl_trace_write(fd: c_int) -> rpl_status;
     pub fn rpl_live_objects() -> usize;
     pub fn rpl_signal_log(sig: *mut rpl_signal_t, label: *const c_char) -> *mut rpl_signal_t;
+    pub fn rpl_signal_fd_readable(fd: c_int, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_fd_writable(fd: c_int, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_read(fd: c_int, max_chunk: usize, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_read_lines(fd: c_int, max_line: usize, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_write(sig: *mut rpl_signal_t, fd: c_int, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_accept(listen_fd: c_int, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_os_signal(signo: c_int, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_child_exit(pid: i64, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
+    pub fn rpl_signal_file_changes(path: *const c_char, s: *mut rpl_scheduler_t) -> *mut rpl_signal_t;
+    pub fn rpl_marble_cold(test: *mut rpl_scheduler_t, marbles: *const c_char, values: *mut rpl_marble_value, count: usize) -> *mut rpl_signal_t;
+    pub fn rpl_marble_hot(test: *mut rpl_scheduler_t, marbles: *const c_char, values: *mut rpl_marble_value, count: usize) -> *mut rpl_subject_t;
+    pub fn rpl_marble_record(test: *mut rpl_scheduler_t, sig: *mut rpl_signal_t, subscription: *const c_char, values: *const rpl_marble_value, count: usize) -> rpl_value;
+    pub fn rpl_marble_expect(test: *mut rpl_scheduler_t, sig: *mut rpl_signal_t, subscription: *const c_char, expected: *const c_char, values: *const rpl_marble_value, count: usize) -> rpl_status;
+    pub fn rpl_marble_subscriptions(marble: *mut rpl_signal_t) -> rpl_value;
 }
 
 /// Every function of the header: its name and its C signature as the manifest
@@ -556,13 +589,28 @@ pub const FUNCTIONS: &[(&str, &str)] = &[
     ("rpl_signal_set_name", "rpl_status rpl_signal_set_name(rpl_signal_t *, const char *)"),
     ("rpl_signal_name", "const char *rpl_signal_name(const rpl_signal_t *)"),
     ("rpl_trace_set", "rpl_status rpl_trace_set(rpl_trace_fn, void *)"),
+    ("rpl_trace_write", "rpl_status rpl_trace_write(int)"),
     ("rpl_live_objects", "size_t rpl_live_objects(void)"),
     ("rpl_signal_log", "rpl_signal_t *rpl_signal_log(rpl_signal_t *, const char *)"),
+    ("rpl_signal_fd_readable", "rpl_signal_t *rpl_signal_fd_readable(int, rpl_scheduler_t *)"),
+    ("rpl_signal_fd_writable", "rpl_signal_t *rpl_signal_fd_writable(int, rpl_scheduler_t *)"),
+    ("rpl_signal_read", "rpl_signal_t *rpl_signal_read(int, size_t, rpl_scheduler_t *)"),
+    ("rpl_signal_read_lines", "rpl_signal_t *rpl_signal_read_lines(int, size_t, rpl_scheduler_t *)"),
+    ("rpl_signal_write", "rpl_signal_t *rpl_signal_write(rpl_signal_t *, int, rpl_scheduler_t *)"),
+    ("rpl_signal_accept", "rpl_signal_t *rpl_signal_accept(int, rpl_scheduler_t *)"),
+    ("rpl_signal_os_signal", "rpl_signal_t *rpl_signal_os_signal(int, rpl_scheduler_t *)"),
+    ("rpl_signal_child_exit", "rpl_signal_t *rpl_signal_child_exit(int64_t, rpl_scheduler_t *)"),
+    ("rpl_signal_file_changes", "rpl_signal_t *rpl_signal_file_changes(const char *, rpl_scheduler_t *)"),
+    ("rpl_marble_cold", "rpl_signal_t *rpl_marble_cold(rpl_scheduler_t *, const char *, rpl_marble_value *, size_t)"),
+    ("rpl_marble_hot", "rpl_subject_t *rpl_marble_hot(rpl_scheduler_t *, const char *, rpl_marble_value *, size_t)"),
+    ("rpl_marble_record", "rpl_value rpl_marble_record(rpl_scheduler_t *, rpl_signal_t *, const char *, const rpl_marble_value *, size_t)"),
+    ("rpl_marble_expect", "rpl_status rpl_marble_expect(rpl_scheduler_t *, rpl_signal_t *, const char *, const char *, const rpl_marble_value *, size_t)"),
+    ("rpl_marble_subscriptions", "rpl_value rpl_marble_subscriptions(rpl_signal_t *)"),
 ];
 
 /// The address of every function, resolved by the dynamic loader: taking them makes a
 /// symbol missing from the library fail at load time.
-pub fn function_addresses() -> [(&'static str, *const c_void); 185] {
+pub fn function_addresses() -> [(&'static str, *const c_void); 200] {
     [
         ("rpl_version", rpl_version as *const c_void),
         ("rpl_version_string", rpl_version_string as *const c_void),
@@ -747,8 +795,23 @@ pub fn function_addresses() -> [(&'static str, *const c_void); 185] {
         ("rpl_signal_set_name", rpl_signal_set_name as *const c_void),
         ("rpl_signal_name", rpl_signal_name as *const c_void),
         ("rpl_trace_set", rpl_trace_set as *const c_void),
+        ("rpl_trace_write", rpl_trace_write as *const c_void),
         ("rpl_live_objects", rpl_live_objects as *const c_void),
         ("rpl_signal_log", rpl_signal_log as *const c_void),
+        ("rpl_signal_fd_readable", rpl_signal_fd_readable as *const c_void),
+        ("rpl_signal_fd_writable", rpl_signal_fd_writable as *const c_void),
+        ("rpl_signal_read", rpl_signal_read as *const c_void),
+        ("rpl_signal_read_lines", rpl_signal_read_lines as *const c_void),
+        ("rpl_signal_write", rpl_signal_write as *const c_void),
+        ("rpl_signal_accept", rpl_signal_accept as *const c_void),
+        ("rpl_signal_os_signal", rpl_signal_os_signal as *const c_void),
+        ("rpl_signal_child_exit", rpl_signal_child_exit as *const c_void),
+        ("rpl_signal_file_changes", rpl_signal_file_changes as *const c_void),
+        ("rpl_marble_cold", rpl_marble_cold as *const c_void),
+        ("rpl_marble_hot", rpl_marble_hot as *const c_void),
+        ("rpl_marble_record", rpl_marble_record as *const c_void),
+        ("rpl_marble_expect", rpl_marble_expect as *const c_void),
+        ("rpl_marble_subscriptions", rpl_marble_subscriptions as *const c_void),
     ]
 }
 
@@ -757,4 +820,5 @@ pub const LAYOUTS: &[(&str, usize, usize, &[(&str, usize)])] = &[
     ("rpl_value", 16, 8, &[("type", 0), ("reserved_", 4), ("as", 8)]),
     ("rpl_observer", 48, 8, &[("version", 0), ("on_next", 8), ("on_error", 16), ("on_completed", 24), ("release", 32), ("ctx", 40)]),
     ("rpl_trace_event", 40, 8, &[("version", 0), ("kind", 4), ("signal_name", 8), ("subscription", 16), ("value", 24), ("error", 32)]),
+    ("rpl_marble_value", 24, 8, &[("key", 0), ("value", 8)]),
 ];

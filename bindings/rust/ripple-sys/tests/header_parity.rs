@@ -117,6 +117,8 @@ fn rust_layout(name: &str) -> (usize, usize, Vec<(&'static str, usize)>) {
                  ("signal_name", offset_of!(rpl_trace_event, signal_name)),
                  ("subscription", offset_of!(rpl_trace_event, subscription)),
                  ("value", offset_of!(rpl_trace_event, value)), ("error", offset_of!(rpl_trace_event, error))]),
+        "rpl_marble_value" => (size_of::<rpl_marble_value>(), align_of::<rpl_marble_value>(),
+            vec![("key", offset_of!(rpl_marble_value, key)), ("value", offset_of!(rpl_marble_value, value))]),
         other => panic!("a struct this test does not know: {other} (add it here)"),
     }
 }

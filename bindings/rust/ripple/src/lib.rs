@@ -36,9 +36,11 @@ mod connection;
 mod disposable;
 mod error;
 mod handle;
+pub mod os;
 mod scheduler;
 mod signal;
 mod subject;
+pub mod testing;
 mod value;
 
 pub use callback::callback_panics;
@@ -64,6 +66,26 @@ pub fn version() -> u32 {
 pub fn version_string() -> &'static str {
     let s = unsafe { core::ffi::CStr::from_ptr(sys::rpl_version_string()) };
     s.to_str().unwrap_or("?")
+}
+
+/// Writes every event of every subscription as one JSON line to `fd`, for the
+/// `ripple-trace` command to draw as a timeline (ripple.h `rpl_trace_write`); `None`
+/// stops and writes out what is pending. The runtime writes to its own duplicate of the
+/// descriptor, so it is only borrowed. Process-wide: it takes the one trace hook slot.
+/// `RIPPLE_TRACE=path` in the environment does the same from load time.
+///
+/// Errors: a descriptor not open for writing; when the file it ends had a write fail
+/// (a closed pipe, a full disk), the message says why and how many events were lost.
+///
+/// ```no_run
+/// let file = std::fs::File::create("trace.jsonl").unwrap();
+/// ripple::trace_write(Some(std::os::fd::AsFd::as_fd(&file))).unwrap();
+/// // ... run the program ...
+/// ripple::trace_write(None).unwrap();
+/// ```
+pub fn trace_write(fd: Option<std::os::fd::BorrowedFd<'_>>) -> Result<(), Error> {
+    use std::os::fd::AsRawFd;
+    error::check(unsafe { sys::rpl_trace_write(fd.map_or(-1, |f| f.as_raw_fd())) })
 }
 
 /// A call that cannot fail with valid handles returned NULL: the runtime rejected an

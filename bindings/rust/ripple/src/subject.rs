@@ -16,7 +16,7 @@ pub struct Subject {
 }
 
 impl Subject {
-    unsafe fn from_owned(p: *mut sys::rpl_subject_t, what: &str) -> Subject {
+    pub(crate) unsafe fn from_owned(p: *mut sys::rpl_subject_t, what: &str) -> Subject {
         let subject = Handle::from_owned(p).unwrap_or_else(|| crate::failed(what));
         let signal = Signal::from_borrowed(sys::rpl_subject_as_signal(subject.as_ptr()))
             .unwrap_or_else(|| crate::failed("rpl_subject_as_signal"));

@@ -1,0 +1,148 @@
+/* Errors of libripple-nats: NATS statuses as rpl_error_t values, this
+   thread's last error through the public API, and argument checks. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* The numbers ripple_nats.h names are the client's. */
+_Static_assert(RPL_NATS_ERR_CONNECTION_CLOSED == NATS_CONNECTION_CLOSED, "natsStatus");
+_Static_assert(RPL_NATS_ERR_NO_SERVER == NATS_NO_SERVER, "natsStatus");
+_Static_assert(RPL_NATS_ERR_SECURE_REQUIRED == NATS_SECURE_CONNECTION_REQUIRED, "natsStatus");
+_Static_assert(RPL_NATS_ERR_AUTH_FAILED == NATS_CONNECTION_AUTH_FAILED, "natsStatus");
+_Static_assert(RPL_NATS_ERR_NOT_PERMITTED == NATS_NOT_PERMITTED, "natsStatus");
+_Static_assert(RPL_NATS_ERR_NOT_FOUND == NATS_NOT_FOUND, "natsStatus");
+_Static_assert(RPL_NATS_ERR_INVALID_SUBJECT == NATS_INVALID_SUBJECT, "natsStatus");
+_Static_assert(RPL_NATS_ERR_INVALID_ARG == NATS_INVALID_ARG, "natsStatus");
+_Static_assert(RPL_NATS_ERR_SLOW_CONSUMER == NATS_SLOW_CONSUMER, "natsStatus");
+_Static_assert(RPL_NATS_ERR_MAX_PAYLOAD == NATS_MAX_PAYLOAD, "natsStatus");
+_Static_assert(RPL_NATS_ERR_TIMEOUT == NATS_TIMEOUT, "natsStatus");
+_Static_assert(RPL_NATS_ERR_SSL == NATS_SSL_ERROR, "natsStatus");
+_Static_assert(RPL_NATS_ERR_NO_RESPONDERS == NATS_NO_RESPONDERS, "natsStatus");
+
+void *rn_calloc(size_t n, size_t size) {
+    void *p = calloc(n, size);
+    if (!p) abort();
+    return p;
+}
+
+char *rn_strdup(const char *s) {
+    if (!s) return NULL;
+    char *d = strdup(s);
+    if (!d) abort();
+    return d;
+}
+
+rpl_error_t *rn_nats_error(natsStatus s, const char *prefix) {
+    natsStatus last = NATS_OK;
+    const char *text = nats_GetLastError(&last);
+    /* The client's text for this status when it is the one it recorded
+       (the server's reason, say); it carries no source location. */
+    if (!text || !*text || last != s) text = natsStatus_GetText(s);
+    /* The client may put its source location first: "(conn.c:1905): ". */
+    if (text[0] == '(') {
+        const char *close = strstr(text, "): ");
+        if (close && memchr(text, ':', (size_t)(close - text)) && !memchr(text, ' ', (size_t)(close - text)))
+            text = close + 3;
+    }
+    char buf[1024];
+    if (prefix) snprintf(buf, sizeof buf, "%s: %s", prefix, text);
+    else snprintf(buf, sizeof buf, "%s", text);
+    return rpl_error_create(RPL_NATS_ERROR_DOMAIN, (int64_t)s, buf);
+}
+
+/* The public API has no setter for the last error: a blocking helper run on
+   a signal that fails with err records it (RPL_ERR_FAILED, the error kept
+   for rpl_last_signal_error, its text in rpl_last_error_message). */
+rpl_status rn_fail_with(rpl_error_t *err) {
+    rpl_signal_t *s = rpl_signal_error(err);
+    rpl_value out;
+    rpl_status st = rpl_signal_first(s, &out, RPL_FOREVER);
+    rpl_release(s);
+    return st == RPL_OK ? RPL_ERR_FAILED : st;
+}
+
+rpl_status rn_fail(const char *domain, int64_t code, const char *fmt, ...) {
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    rpl_error_t *e = rpl_error_create(domain, code, buf);
+    rpl_status st = rn_fail_with(e);
+    rpl_release(e);
+    return st;
+}
+
+rpl_status rn_fail_nats(natsStatus s, const char *prefix) {
+    rpl_error_t *e = rn_nats_error(s, prefix);
+    rpl_status st = rn_fail_with(e);
+    rpl_release(e);
+    return st;
+}
+
+/* NATS subjects: dot-separated non-empty tokens without white space; "*" is
+   one token, ">" the rest, both only where wildcards are allowed. */
+bool rn_check_subject(const char *fn, const char *what, const char *subject, bool wildcards_ok) {
+    if (!subject) {
+        rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_SUBJECT, "%s: %s is NULL", fn, what);
+        return false;
+    }
+    if (!*subject) {
+        rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_SUBJECT, "%s: %s is empty", fn, what);
+        return false;
+    }
+    const char *tok = subject;
+    for (;;) {
+        const char *end = strchr(tok, '.');
+        size_t n = end ? (size_t)(end - tok) : strlen(tok);
+        if (n == 0) {
+            rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_SUBJECT, "%s: %s \"%s\" has an empty token", fn, what, subject);
+            return false;
+        }
+        for (size_t i = 0; i < n; i++) {
+            unsigned char ch = (unsigned char)tok[i];
+            if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch < 0x20) {
+                rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_SUBJECT, "%s: %s \"%s\" contains white space or a control character", fn, what, subject);
+                return false;
+            }
+        }
+        bool star = n == 1 && tok[0] == '*', gt = n == 1 && tok[0] == '>';
+        if ((star || gt) && !wildcards_ok) {
+            rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_SUBJECT, "%s: %s \"%s\" has a wildcard (not allowed here)", fn, what, subject);
+            return false;
+        }
+        if (gt && end) {
+            rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_SUBJECT, "%s: %s \"%s\": '>' must be the last token", fn, what, subject);
+            return false;
+        }
+        if (!end) return true;
+        tok = end + 1;
+    }
+}
+
+/* Queue groups (forbidden "") and stream and durable names (".*>"): non-empty,
+   no white space. */
+bool rn_check_name(const char *fn, const char *what, const char *name, bool null_ok, const char *forbidden) {
+    if (!name) {
+        if (null_ok) return true;
+        rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_ARG, "%s: %s is NULL", fn, what);
+        return false;
+    }
+    if (!*name) {
+        rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_ARG, "%s: %s is empty", fn, what);
+        return false;
+    }
+    for (const char *p = name; *p; p++) {
+        unsigned char ch = (unsigned char)*p;
+        if (ch <= ' ' || strchr(forbidden, ch)) {
+            rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_ARG,
+                    "%s: %s \"%s\" may not contain white space%s%s", fn, what, name,
+                    *forbidden ? " or any of " : "", forbidden);
+            return false;
+        }
+    }
+    return true;
+}

@@ -1,0 +1,352 @@
+#!/usr/bin/env python3
+"""The NATS suite of make check: starts every nats-server it needs on free
+loopback ports (each with its own config and store in a temporary
+directory), runs the test programs against them, kills and restarts servers
+where a test says so, and stops them all at the end.
+
+    NATS_OUT=build ... python3 Tests/nats/run.py [case ...]
+
+Environment (set by mk/nats.mk): NATS_OUT (the build directory),
+NATS_STAGE_LIB (the staged install's lib, for the examples), NATS_VALGRIND (the
+valgrind command line), NATS_VG_LIB (libripple without debug sections, for
+valgrind), NATS_LSAN (Tests/lsan_check.sh), NATS_TSAN (the directory of the
+TSan builds, when there is one)."""
+import os
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+OUT = os.environ.get("NATS_OUT", os.path.join(os.getcwd(), "build"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+BIN = os.path.join(OUT, "nats")
+ASAN = os.path.join(OUT, "nats-asan")
+EXAMPLES = os.path.join(BIN, "examples")
+TMP = tempfile.mkdtemp(prefix="ripple-nats-")
+servers = []
+failures = []
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """One nats-server on loopback, configured through a file."""
+
+    def __init__(self, name, extra="", port=None, jetstream=True, cluster=None):
+        self.name = name
+        self.port = port or free_port()
+        self.http = free_port()  # monitoring (/jsz), for the cluster test
+        self.dir = os.path.join(TMP, name)
+        os.makedirs(self.dir, exist_ok=True)
+        self.conf = os.path.join(self.dir, "server.conf")
+        js = 'jetstream { store_dir: "%s" }' % os.path.join(self.dir, "js") if jetstream else ""
+        with open(self.conf, "w") as f:
+            f.write('server_name: "%s"\nlisten: "127.0.0.1:%d"\nhttp: "127.0.0.1:%d"\nmax_payload: 65536\n%s\n%s\n%s\n'
+                    % (name, self.port, self.http, js, cluster or "", extra))
+        self.proc = None
+        servers.append(self)
+
+    @property
+    def url(self):
+        return "nats://127.0.0.1:%d" % self.port
+
+    def start(self):
+        self.log = open(os.path.join(self.dir, "server.log"), "a")
+        self.proc = subprocess.Popen(["nats-server", "-c", self.conf], stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("nats-server %s exited: see %s" % (self.name, self.log.name))
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return self
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("nats-server %s did not start" % self.name)
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+
+def stop_all():
+    for s in servers:
+        s.stop(signal.SIGKILL)
+
+
+def run(name, argv, timeout=300, env=None, quiet=False):
+    """Runs a program; a non-zero exit is a failure of the suite."""
+    e = dict(os.environ)
+    e.update(env or {})
+    t0 = time.time()
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout, env=e, text=True)
+    ok = p.returncode == 0
+    lines = p.stdout.strip().splitlines()
+    tail = [l for l in lines if "passed" in l][-1:] if ok and quiet else lines
+    print("--- %s (%.1f s)%s" % (name, time.time() - t0, "" if ok else " FAILED (exit %d)" % p.returncode))
+    for l in tail:
+        print("    " + l)
+    if not ok:
+        failures.append(name)
+    return p
+
+
+def variants(prog, args, timeout=300):
+    """The program plain, under valgrind and under ASan + LeakSanitizer."""
+    run(prog, [os.path.join(BIN, prog)] + args, timeout)
+    vg = os.environ.get("NATS_VALGRIND")
+    if vg:
+        run(prog + " (valgrind)", shlex.split(vg) + [os.path.join(BIN, prog)] + args, timeout * 3,
+            env={"LD_LIBRARY_PATH": os.environ.get("NATS_VG_LIB", ""), "NATS_TEST_QUICK": "1"}, quiet=True)
+    lsan = os.environ.get("NATS_LSAN")
+    if lsan:
+        run(prog + " (asan)", [lsan, os.path.join(ASAN, prog)] + args, timeout * 2, quiet=True)
+    tsan = os.environ.get("NATS_TSAN")
+    if tsan:
+        run(prog + " (tsan)", [os.path.join(tsan, prog)] + args, timeout * 3, quiet=True,
+            env={"NATS_TEST_QUICK": "1", "TSAN_OPTIONS": "halt_on_error=1 second_deadlock_stack=1"})
+
+
+# ---------------------------------------------------------------------------
+def case_core():
+    s = Server("core").start()
+    variants("test_nats_core", [s.url])
+    s.stop()
+
+
+TOOL = os.path.join(BIN, "test_nats_tool")
+
+
+class Proc:
+    """A test program running beside the harness, read line by line."""
+
+    def __init__(self, name, argv, env=None):
+        self.name = name
+        self.lines = []
+        self.p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
+                                  env=dict(os.environ, **(env or {})))
+
+    def expect(self, want, timeout=60):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            line = self.p.stdout.readline()
+            if not line:
+                break
+            self.lines.append(line.rstrip())
+            if line.strip() == want:
+                return
+        raise RuntimeError("%s did not say %s: %s" % (self.name, want, self.lines[-5:]))
+
+    def finish(self, timeout=120):
+        try:
+            out, _ = self.p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            out, _ = self.p.communicate()
+        self.lines += out.strip().splitlines()
+        ok = self.p.returncode == 0
+        print("--- %s%s" % (self.name, "" if ok else " FAILED (exit %d)" % self.p.returncode))
+        for l in self.lines:
+            print("    " + l)
+        if not ok:
+            failures.append(self.name)
+        return ok
+
+    def kill9(self):
+        self.p.send_signal(signal.SIGKILL)
+        self.p.wait()
+
+
+def case_status():
+    """DISCONNECTED and RECONNECTED across a server restart; the
+    subscription resumes."""
+    s = Server("status", jetstream=False).start()
+    p = Proc("status across a server restart", [TOOL, "status", s.url])
+    p.expect("READY")
+    s.stop()
+    time.sleep(0.5)
+    s.start()
+    p.finish()
+    s.stop()
+
+
+def case_examples():
+    """Two processes: examples-c/nats_consumer reads what nats_producer
+    publishes, through the server."""
+    s = Server("examples", jetstream=False).start()
+    env = {"LD_LIBRARY_PATH": os.environ.get("NATS_STAGE_LIB", "")}  # built against the staged install
+    c = Proc("examples-c/nats_consumer + nats_producer", [os.path.join(EXAMPLES, "nats_consumer"), s.url, "5"], env)
+    c.expect("consumer: waiting for 5 readings")
+    run("examples-c/nats_producer", [os.path.join(EXAMPLES, "nats_producer"), s.url, "5"], env=env)
+    c.finish()
+    if not any("reading 5" in l for l in c.lines):
+        failures.append("examples: the consumer did not read 5 readings")
+    s.stop()
+
+
+def case_security():
+    """Token and user/password: the right ones connect, wrong ones are
+    refused with the server's reason; TLS with a test CA connects, a client
+    without the CA is refused."""
+    s = Server("token", 'authorization { token: "s3cret" }', jetstream=False).start()
+    run("token: right", [TOOL, "connect", s.url, "--token", "s3cret"])
+    run("token: wrong", [TOOL, "connect", s.url, "--token", "guess", "--fail", "Authorization Violation"])
+    run("token: none", [TOOL, "connect", s.url, "--fail", "Authorization Violation"])
+    s.stop()
+    s = Server("userpass", 'authorization { user: "alice", password: "pw1" }', jetstream=False).start()
+    run("user/password: right", [TOOL, "connect", s.url, "--user", "alice", "--password", "pw1"])
+    run("user/password: wrong", [TOOL, "connect", s.url, "--user", "alice", "--password", "nope",
+                                 "--fail", "Authorization Violation"])
+    s.stop()
+    d = os.path.join(TMP, "tls")
+    os.makedirs(d, exist_ok=True)
+    ssl = lambda *a: subprocess.run(["openssl"] + list(a), cwd=d, check=True, capture_output=True)
+    ssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+        "-subj", "/CN=Ripple test CA")
+    ssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1")
+    with open(os.path.join(d, "ext.cnf"), "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
+    ssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
+        "server.pem", "-days", "2", "-extfile", "ext.cnf")
+    s = Server("tls", 'tls { cert_file: "%s/server.pem", key_file: "%s/server.key", timeout: 10 }' % (d, d), jetstream=False).start()
+    tls_url = "tls://127.0.0.1:%d" % s.port
+    variants("test_nats_tool", ["connect", tls_url, "--ca", os.path.join(d, "ca.pem")])
+    run("tls: without the CA", [TOOL, "connect", tls_url, "--fail", "certificate"])
+    run("tls: plain client", [TOOL, "connect", s.url, "--fail", "rpl_nats_connect"])
+    s.stop()
+
+
+def case_jetstream():
+    """start_sequence, durables, stream_ensure; then kill -9 the consumer
+    mid-stream and restart it: every message at least once, none lost."""
+    s = Server("js").start()
+    variants("test_nats_tool", ["js_replay", s.url])
+    n = 3000
+    out = os.path.join(TMP, "js-consumed.txt")
+    prod = Proc("js_produce (%d)" % n, [TOOL, "js_produce", s.url, "KILL", "kill.x", str(n), "1", "300"])
+    cons = Proc("js_consume (killed)", [TOOL, "js_consume", s.url, "KILL", "worker", str(n), out])
+    cons.expect("CONSUMING")
+    deadline = time.time() + 60
+    while time.time() < deadline and (not os.path.exists(out) or sum(1 for _ in open(out)) < n // 4):
+        time.sleep(0.02)
+    before = sum(1 for _ in open(out))
+    cons.kill9()
+    print("--- js: kill -9 of the consumer after %d of %d messages" % (before, n))
+    cons = Proc("js_consume (restarted, same durable)", [TOOL, "js_consume", s.url, "KILL", "worker", str(n), out])
+    prod.finish()
+    cons.finish(180)
+    verify_all(out, n, "kill -9")
+    s.stop()
+
+
+def verify_all(path, n, what):
+    vals = [int(l) for l in open(path) if l.strip()]
+    missing = set(range(1, n + 1)) - set(vals)
+    print("--- %s: %d deliveries of %d messages, %d redelivered, %d missing"
+          % (what, len(vals), n, len(vals) - len(set(vals)), len(missing)))
+    if missing:
+        failures.append("%s: %d messages lost" % (what, len(missing)))
+
+
+def case_cluster():
+    """Three servers routed on loopback, a stream with 3 replicas; one server
+    is killed in the middle of a publish run: the publisher and the consumer
+    go on and nothing is lost."""
+    ports = [free_port() for _ in range(3)]
+    routes = ", ".join('"nats-route://127.0.0.1:%d"' % p for p in ports)
+    nodes = []
+    for i in range(3):
+        cl = 'cluster { name: "ripple", listen: "127.0.0.1:%d", routes: [%s] }' % (ports[i], routes)
+        nodes.append(Server("node%d" % (i + 1), cluster=cl).start())
+    urls = ",".join(x.url for x in nodes)
+    n = 2000
+    out = os.path.join(TMP, "cluster-consumed.txt")
+    cons = Proc("cluster: js_consume", [TOOL, "js_consume", urls, "REPL3", "reader", str(n), out])
+    prod = Proc("cluster: js_produce replicas 3", [TOOL, "js_produce", urls, "REPL3", "repl3.x", str(n), "3", "1500"])
+    prod.expect("PUBLISHING", 90)
+    cons.expect("CONSUMING", 90)
+    time.sleep(1.0)
+    leader = stream_leader(nodes[0], "REPL3")
+    victim = next((x for x in nodes if x.name == leader), nodes[1])
+    victim.stop(signal.SIGKILL)
+    print("--- cluster: %s, the stream's leader%s, killed (SIGKILL) in the middle of the publish run"
+          % (victim.name, "" if leader == victim.name else " (not found; another node)"))
+    prod.finish(240)
+    cons.finish(240)
+    verify_all(out, n, "cluster")
+    for x in nodes:
+        x.stop()
+
+
+def stream_leader(server, stream):
+    """The name of the server leading stream, from the monitoring port."""
+    import json
+    import urllib.request
+    try:
+        with urllib.request.urlopen("http://127.0.0.1:%d/jsz?streams=true" % server.http, timeout=5) as r:
+            jsz = json.load(r)
+        for acc in jsz.get("account_details", []):
+            for st in acc.get("stream_detail", []):
+                if st.get("name") == stream:
+                    return st.get("cluster", {}).get("leader")
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def case_interop():
+    """nats-py and msgpack read what C published and publish what C reads."""
+    py = sys.executable  # make deps installed nats-py and msgpack for it
+    s = Server("interop", jetstream=False).start()
+    run("python interop (nats-py + msgpack)", [py, os.path.join(HERE, "interop.py"), s.url, TOOL, "interop", s.url])
+    s.stop()
+
+
+def case_bench():
+    """make bench-nats (not in make check): the bench rows."""
+    s = Server("bench").start()
+    p = subprocess.run([os.path.join(BIN, "bench_nats"), s.url], timeout=600)
+    if p.returncode:
+        failures.append("bench")
+    s.stop()
+
+
+CASES = {"core": case_core, "status": case_status, "security": case_security, "jetstream": case_jetstream,
+         "cluster": case_cluster, "interop": case_interop, "examples": case_examples}
+
+
+def main():
+    wanted = sys.argv[1:] or list(CASES)
+    everything = dict(CASES, bench=case_bench)
+    try:
+        for name in wanted:
+            try:
+                everything[name]()
+            except Exception as exc:  # a harness failure fails the suite too
+                print("--- %s: harness error: %s" % (name, exc))
+                failures.append(name)
+    finally:
+        stop_all()
+    if failures:
+        print("Tests/nats/run.py %s: FAILED: %s (server logs under %s)" % (" ".join(wanted), ", ".join(failures), TMP))
+        return 1
+    subprocess.run(["rm", "-rf", TMP])
+    print("Tests/nats/run.py %s: all passed" % " ".join(wanted))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -450,10 +450,13 @@ typedef struct rpl_observer {
  * - Disposing from inside a callback is allowed. dispose never waits for a
  *   callback running on another thread: if none is running, release(ctx) has
  *   run when dispose returns, otherwise it runs when that callback returns.
- * - Releasing the returned handle does not end the subscription. When nothing
- *   can send to it any more (its sources are freed), it is freed and
+ * - While you hold the returned handle, only a terminal event or a dispose
+ *   ends the subscription, through every operator. Releasing the handle does
+ *   not end it either: once nothing can send to it any more, it is freed and
  *   release(ctx) runs without a terminal event, after whatever its sources
- *   sent before has been delivered.
+ *   sent before has been delivered (docs/behaviour.md, anchor lifetime-handle).
+ * - The handle is the consumer's: it is never a subscriber, so the
+ *   rpl_subscriber_* functions refuse it (RPL_ERR_KIND).
  * obs is copied; it may live on the stack. Errors: NULL sig or obs
  * (RPL_ERR_NULL), not a signal (RPL_ERR_KIND), unknown obs->version
  * (RPL_ERR_INVALID); obs->release(ctx) still runs. */

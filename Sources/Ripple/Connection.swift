@@ -37,7 +37,7 @@ public final class MulticastConnection: RippleObject, @unchecked Sendable {
     let core: ConnectionCore
 
     public init(source: Signal, subject: Subject) {
-        self.source = source
+        self.source = source.asSource
         self.subject = subject
         core = ConnectionCore(source: source, subject: subject)
         super.init(kind: .connection)
@@ -81,7 +81,7 @@ final class ConnectionCore: @unchecked Sendable {
     @exclusivity(unchecked) var occupied = false
 
     init(source: Signal, subject: Subject) {
-        self.source = source
+        self.source = source.asSource
         subjectSource = subject.source
         strongSubject = subject
         if subject.source.hub.watchOccupancy(self) { occupancyChanged() }
@@ -137,6 +137,10 @@ final class ConnectionCore: @unchecked Sendable {
         return c
     }
 
+    /// The subscribers of a connection that never disconnects let go
+    /// (replay_lazily): its source subscription is held for them no more.
+    func letGoConnection() { lock.withLock { current }?.letGo() }
+
     /// A subscription through autoconnect begins (or replay_lazily
     /// connects, for good): the first makes the hold on the subject weak.
     func subscriptionBegan() {
@@ -184,11 +188,18 @@ class ConnectingSide: Signal, @unchecked Sendable {
 }
 
 /// Reference-counted connecting (RxSwift's refCount): connects when the
-/// subscriber count goes from 0 to 1, disconnects when it goes back to 0.
-final class AutoconnectSource: ConnectingSide, @unchecked Sendable {
+/// subscriber count goes from 0 to 1, disconnects when it goes back to 0
+/// (Membership.swift).
+final class AutoconnectSource: ConnectingSide, SharedConnection, @unchecked Sendable {
     let lock = Lock()
-    @exclusivity(unchecked) var count = 0
+    @exclusivity(unchecked) var counts = MemberCounts()
     @exclusivity(unchecked) var connected: Disposable?
+
+    func withCounts<T>(_ body: (inout MemberCounts) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&counts)
+    }
 
     override func subscribe(_ sink: Sink) -> Subscriber {
         // Held for the call: the subject stays alive while it connects.
@@ -202,45 +213,56 @@ final class AutoconnectSource: ConnectingSide, @unchecked Sendable {
         let x = core.subjectSource.subscribe(sink, counted: false)
         if x.isDisposed { return x }  // the subject has terminated: nothing to connect
         core.subscriptionBegan()
-        lock.lock()
-        count += 1
-        let first = count == 1
-        lock.unlock()
-        // The subscription keeps this side (no cycle: while it exists the
-        // core holds the subject weakly).
-        x.addResource(ActionDisposable { [self] in leave() })
+        let (m, first) = Membership.join(self)
+        x.addResource(m)  // leaves at once if x has ended
         if first {
             var stale = false
+            var unheld = false
             // x's release waits until the source's subscribe call returned (rule 5).
             let d = x.whileSubscribing { core.connect(subject) { [self] c in
                 lock.lock()
-                if count > 0 && connected == nil { connected = c } else { stale = count == 0 }
+                if counts.members > 0 && connected == nil {
+                    connected = c
+                    unheld = counts.held == 0
+                } else {
+                    stale = counts.members == 0
+                }
                 lock.unlock()
             } }
             if stale { d.dispose() }  // everyone left before it was held
+            if unheld { d.letGo() }  // every handle went before it was held
         }
         return x
     }
 
-    func leave() {
+    func memberLeft(last: Bool) {
         // First the strong hold back (the subscription to the source, which
         // the disconnect below ends, may be what keeps the subject alive).
         core.subscriptionEnded()
+        guard last else { return }
         lock.lock()
-        count -= 1
-        if count == 0, let d = connected {
-            connected = nil
-            lock.unlock()
-            d.dispose()
-            return
-        }
+        let d = counts.members == 0 ? connected : nil
+        if d != nil { connected = nil }
         lock.unlock()
+        d?.dispose()
     }
+
+    func lastLetGo() { lock.withLock { connected }?.letGo() }
 }
 
-/// `replay_lazily`: connects on the first subscription, never disconnects.
-final class LazyReplaySource: ConnectingSide, @unchecked Sendable {
+/// `replay_lazily`: connects on the first subscription, never disconnects;
+/// its subscribers hold the source subscription while they hold their
+/// handles (Membership.swift).
+final class LazyReplaySource: ConnectingSide, SharedConnection, @unchecked Sendable {
     let started = Atomic<Bool>(false)
+    let lock = Lock()
+    @exclusivity(unchecked) var counts = MemberCounts()
+
+    func withCounts<T>(_ body: (inout MemberCounts) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&counts)
+    }
 
     override func subscribe(_ sink: Sink) -> Subscriber {
         if !started.exchange(true, ordering: .acquiringAndReleasing), let subject = core.subject {
@@ -249,8 +271,15 @@ final class LazyReplaySource: ConnectingSide, @unchecked Sendable {
             core.subscriptionBegan()
             _ = core.connect(subject, whenHeld: nil)
         }
-        return core.subjectSource.subscribe(sink)
+        let x = core.subjectSource.subscribe(sink)
+        if x.isDisposed { return x }
+        let (m, _) = Membership.join(self)
+        x.addResource(m)
+        return x
     }
+
+    func memberLeft(last: Bool) {}
+    func lastLetGo() { core.letGoConnection() }
 }
 
 extension Signal {
@@ -277,7 +306,7 @@ extension Signal {
 
     private func replayConnected(capacity: Int) -> Subject {
         let subject = ReplaySubject(capacity: capacity)
-        _ = subject.subscribe(to: self)
+        subject.subscribe(to: self).letGo()
         return subject
     }
 }

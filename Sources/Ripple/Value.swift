@@ -67,7 +67,9 @@ public struct Value: Sendable {
     }
     /// A tuple owning `items` (each consumed).
     public static func tuple(_ items: [Value]) -> Value { .boxed(.tuple, TupleBox(items)) }
-    public static func signal(_ s: Signal) -> Value { .boxed(.signal, s) }
+    /// A signal value keeps the signal's subscribe-only side (a value never
+    /// keeps a subject as a sender, docs/behaviour.md#lifetime-subject).
+    public static func signal(_ s: Signal) -> Value { .boxed(.signal, s.asSource) }
     /// A materialized event (consumes `event`).
     public static func event(_ event: Event) -> Value { .boxed(.event, EventBox(event)) }
 

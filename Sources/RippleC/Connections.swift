@@ -19,7 +19,7 @@ public func rpl_signal_publish(_ sig: OpaquePointer?) -> OpaquePointer? {
 public func rpl_signal_multicast(_ sig: OpaquePointer?, _ subject: OpaquePointer?) -> OpaquePointer? {
     guard let signal = signalArg(sig, "rpl_signal_multicast"),
           let s = subjectArg(subject, "rpl_signal_multicast"), shallowEnough(signal, "rpl_signal_multicast") else { return nil }
-    if signal === s.asSource {
+    if signal.asSource === s.asSource {
         setError(RPL_ERR_INVALID, "rpl_signal_multicast: a subject cannot be multicast through itself")
         return nil
     }

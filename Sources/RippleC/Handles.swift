@@ -87,10 +87,10 @@ func signalArg(_ p: OpaquePointer?, _ fn: StaticString, what: StaticString = "a 
         refuseHandle(p, what: what, in: fn)
         return nil
     }
-    // A subject passed where a signal is expected is kept by its
-    // subscribe-only side: whatever keeps it to subscribe later forms no
-    // cycle with the subject's subscriptions (rule 6a).
-    return unsafeDowncast(object(UnsafeRawPointer(p)), to: Signal.self).asSource
+    // (A subject passed where a signal is expected stays the subject: the
+    // runtime's constructors keep its subscribe-only side,
+    // docs/behaviour.md#lifetime-subject.)
+    return unsafeDowncast(object(UnsafeRawPointer(p)), to: Signal.self)
 }
 
 @inline(__always)

@@ -94,7 +94,7 @@ public func rpl_signal_catch(_ sig: OpaquePointer?, _ fn: rpl_catch_fn?, _ ctx: 
 public func rpl_signal_catch_to(_ sig: OpaquePointer?, _ replacement: OpaquePointer?) -> OpaquePointer? {
     guard let source = signalArg(sig, "rpl_signal_catch_to"),
           let r = signalArg(replacement, "rpl_signal_catch_to", what: "the replacement signal") else { return nil }
-    return named(CatchSignal(source) { _ in r }, .binary(source, "-catchTo:", r))
+    return named(source.catchTo(r), .binary(source, "-catchTo:", r))
 }
 
 @c @implementation

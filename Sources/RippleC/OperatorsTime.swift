@@ -37,7 +37,7 @@ public func rpl_signal_delay(_ sig: OpaquePointer?, _ ns: UInt64, _ s: OpaquePoi
 
 @c @implementation
 public func rpl_signal_throttle(_ sig: OpaquePointer?, _ ns: UInt64, _ s: OpaquePointer?) -> OpaquePointer? {
-    operands(sig, s, "rpl_signal_throttle", timers: true).flatMap { named(ThrottleSignal($0, ns, $1), .unaryArg($0, "-throttle:", ns)) }
+    operands(sig, s, "rpl_signal_throttle", timers: true).flatMap { named(ThrottleIfSignal($0, ns, $1), .unaryArg($0, "-throttle:", ns)) }
 }
 
 @c @implementation

@@ -127,7 +127,7 @@ private func subscribe(_ sig: OpaquePointer?, _ obs: UnsafePointer<rpl_observer>
     let sink = CObserverSink(o)
     return borrowed(sig, as: Signal.self) {
         sink.trace.subscribe($0)
-        return retainedHandle($0.subscribe(sink))
+        return retainedHandle($0.subscription(sink))
     }
 }
 

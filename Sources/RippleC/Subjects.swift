@@ -76,11 +76,11 @@ public func rpl_subject_as_signal(_ s: OpaquePointer?) -> OpaquePointer? {
 public func rpl_signal_subscribe_subject(_ sig: OpaquePointer?, _ s: OpaquePointer?) -> OpaquePointer? {
     guard let signal = signalArg(sig, "rpl_signal_subscribe_subject"),
           let subject = subjectArg(s, "rpl_signal_subscribe_subject") else { return nil }
-    if signal === subject.asSource {
+    if signal.asSource === subject.asSource {
         setError(RPL_ERR_INVALID, "rpl_signal_subscribe_subject: a subject cannot subscribe to itself")
         return nil
     }
-    return retainedHandle(subject.subscribe(to: signal))
+    return retainedHandle(Subscription(subject.subscribe(to: signal)))
 }
 
 @c @implementation

@@ -83,8 +83,9 @@ func named(_ s: Signal, _ origin: SignalOrigin) -> OpaquePointer? {
 /// it is RPL_MAX_SIGNAL_DEPTH deep already. For the operators that act when
 /// made (a connection that connects at once), checked before they are made.
 func shallowEnough(_ input: Signal, _ fn: StaticString) -> Bool {
-    guard input.depth >= Signal.maxDepth else { return true }
-    refuseDepth(input.depth + 1, fn)
+    let depth = input.asSource.depth  // a subject's lives on its subscribe-only side
+    guard depth >= Signal.maxDepth else { return true }
+    refuseDepth(depth + 1, fn)
     return false
 }
 
@@ -159,7 +160,7 @@ final class LogSignal: Signal {
     let source: Signal
     let label: String?
     init(_ source: Signal, _ label: String?) {
-        self.source = source
+        self.source = source.asSource
         self.label = label
         super.init()
     }

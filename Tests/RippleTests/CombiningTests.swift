@@ -53,8 +53,9 @@ private final class CombSource {
     func fail(_ i: Int = 0, code: Int64 = 7) { subscribers[i].sendError(RippleError(domain: "test", code: code, message: "")) }
 }
 
+/// Subscribes as a consumer does: the handle (docs/behaviour.md#lifetime-handle).
 @discardableResult
-private func record(_ signal: Signal, _ r: CombRecorder) -> Subscriber { signal.subscribe(r.sink()) }
+private func record(_ signal: Signal, _ r: CombRecorder) -> Subscription { signal.subscription(r.sink()) }
 
 @Suite struct CombiningTests {
     @Test func mergeInterleavesAndCompletesAfterAll() {
@@ -271,7 +272,7 @@ private func record(_ signal: Signal, _ r: CombRecorder) -> Subscriber { signal.
         let r = CombRecorder()
         do {
             let a = CombSource(), b = CombSource()
-            relay = record(MergeSignal([a.signal, b.signal]), r)
+            relay = record(MergeSignal([a.signal, b.signal]), r).subscriber  // the handle goes at once
             #expect(relay != nil)  // the sources keep it alive
             a.send(1)
             // The sources drop their subscribers (each subscriber's resource

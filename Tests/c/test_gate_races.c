@@ -1,6 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
-/* A relay's terminal event, or its source's end without one (rule 6a),
-   queued behind another delivery (rules 1, 2, 5 and 6a). The relayed operators whose relay has one upstream
+/* A relay's terminal event, or its source's end without one
+   (docs/behaviour.md#lifetime-relay), queued behind another delivery (rules 1, 2, 5). The relayed operators whose relay has one upstream
    (buffer_with_time, throttle_if, throttle, delay, subscribe_on,
    delay_subscription) forward the upstream's completion or error into the
    relay's gate. When that gate is owned at that moment (by this thread, from
@@ -46,15 +46,17 @@ typedef struct {
                                 completion, an error, or the subject is freed */
 } op_case;
 
-/* Freed: the subscription ends without an event (rule 6a), but what reached
-   the relay before still arrives (rule 2). Only what an operator itself
-   holds is dropped: buffer_with_time's batch, throttle's pending value,
-   delay's timers. */
+/* Freed (docs/behaviour.md#lifetime-relay): the relay's input is gone, so
+   nothing new can reach it, but what reached it before still arrives (rule
+   2), also what the operator holds for later (buffer_with_time's batch,
+   throttle's pending value, delay's timers); and while the handle is held
+   the subscription does not end (#lifetime-handle): its release runs when
+   the handle goes. */
 static const op_case ops[] = {
-    { "buffer_with_time",   op_buffer,             true,  { "(1) (2) C", "(1) E",   "(1)" } },
+    { "buffer_with_time",   op_buffer,             true,  { "(1) (2) C", "(1) E",   "(1) (2)" } },
     { "throttle_if",        op_throttle_if,        true,  { "1 2 C",     "1 2 E",   "1 2" } },  /* 2 is even: sent at once */
-    { "throttle",           op_throttle,           true,  { "1 2 C",     "1 E",     "1" } },
-    { "delay",              op_delay,              true,  { "1 2 C",     "1 E",     "1" } },
+    { "throttle",           op_throttle,           true,  { "1 2 C",     "1 E",     "1 2" } },
+    { "delay",              op_delay,              true,  { "1 2 C",     "1 E",     "1 2" } },
     { "subscribe_on",       op_subscribe_on,       false, { "1 2 C",     "1 2 E",   "1 2" } },
     { "delay_subscription", op_delay_subscription, false, { "1 2 C",     "1 2 E",   "1 2" } },
 };
@@ -70,7 +72,7 @@ typedef struct {
     ending end;
     bool block;              /* cross-thread: wait for `go` instead of sending */
     char log[128];
-    atomic_int firsts, entered, go, completed, failed, released;
+    atomic_int firsts, entered, go, completed, failed, released, values;
 } race_t;
 
 static void log_add(race_t *r, const char *s) {
@@ -107,6 +109,7 @@ static void race_next(void *ctx, const rpl_value *v) {
         snprintf(buf, sizeof buf, "%lld", (long long)rpl_value_int(v));
     }
     log_add(r, buf);
+    atomic_fetch_add(&r->values, 1);
     if (atomic_fetch_add(&r->firsts, 1) != 0) return;
     if (!r->block) return send_tail(r);
     atomic_store(&r->entered, 1);
@@ -124,8 +127,26 @@ static void race_completed(void *ctx) {
 }
 static void race_release(void *ctx) { atomic_fetch_add(&((race_t *)ctx)->released, 1); }
 
-static void check_outcome(const op_case *c, race_t *r, const char *how) {
+/* The values `want` lists (its words that are not C or E). */
+static int want_values(const char *want) {
+    int n = 0;
+    for (const char *p = want; *p; p++)
+        if ((p == want || p[-1] == ' ') && *p != 'C' && *p != 'E') n++;
+    return n;
+}
+
+/* Checks the outcome and releases the handle d. */
+static void check_outcome(const op_case *c, race_t *r, const char *how, rpl_disposable_t *d) {
     const char *want = c->after[r->end];
+    if (r->end == END_FREED) {
+        /* The handle is held: no release yet (#lifetime-handle); then it goes,
+           and with it the last reference (#lifetime-unreachable). */
+        CHECK_EQ_INT(atomic_load(&r->released), 0);
+        rpl_release(d);
+        for (int i = 0; i < 10000 && !atomic_load(&r->released); i++) sleep_us(1000);
+    } else {
+        rpl_release(d);
+    }
     if (strcmp(r->log, want) != 0)
         fprintf(stderr, "    %s, %s, %s: got \"%s\", want \"%s\"\n", c->name, how,
                 ending_names[r->end], r->log, want);
@@ -159,8 +180,7 @@ static void reentrant_case(const op_case *c, ending end) {
     rpl_subject_send_next(subject, rpl_int(1));
     rpl_test_scheduler_advance_by(ts, 2 * MS);  /* the timed ones: 1 goes out now */
     rpl_test_scheduler_advance_by(ts, 2 * MS);  /* delay: 2 and the completion */
-    check_outcome(c, &r, "re-entrant");
-    rpl_release(d);
+    check_outcome(c, &r, "re-entrant", d);
     rpl_release(o);
     rpl_release(r.subject);
     rpl_release(ts);
@@ -189,9 +209,11 @@ static void threaded_case(const op_case *c, ending end) {
     CHECK(atomic_load(&r.entered));
     send_tail(&r);
     atomic_store(&r.go, 1);
-    for (int i = 0; i < 10000 && !atomic_load(&r.released); i++) sleep_us(1000);
-    check_outcome(c, &r, "cross-thread");
-    rpl_release(d);
+    /* Until it ended, or (freed) until every value arrived. */
+    int n = want_values(c->after[end]);
+    for (int i = 0; i < 10000 && !atomic_load(&r.released) && !(end == END_FREED && atomic_load(&r.values) >= n); i++)
+        sleep_us(1000);
+    check_outcome(c, &r, "cross-thread", d);
     rpl_release(o);
     rpl_release(r.subject);
     rpl_release(serial);

@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L
 /* API-sequence fuzzer (libFuzzer). Each input is a little program: every byte
  * pair picks an operation (create a subject, derive a signal through an
  * operator, subscribe, send, dispose, release, ...) and its operands among
@@ -50,12 +51,14 @@
  * or the test scheduler) each must return NULL with the right RPL_ERR_*. */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
 #include <ripple.h>
 #include <unistd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define NSIG 12
 #define NSUB 16
@@ -92,6 +95,12 @@ static int sub_obs[NSUB];
 static obs_t observers[NOBS];
 static int nobs;
 static long ctx_made, ctx_released;     /* operator contexts */
+/* A blocking helper ran in this input: its timer, on the background
+   scheduler, may dispose from that thread, which may then deliver what this
+   thread queued meanwhile. A dispose from here may then find a callback
+   running there, and its release runs when that returns (the rule), not
+   before dispose returns: the checks wait for it instead. */
+static int threads_involved;
 
 static void obs_enter(obs_t *o, const char *what) {
     if (o->released) FAIL("%s after release", what);
@@ -151,12 +160,18 @@ static void adopt(obs_t *o, const rpl_value *v) {
     rpl_value_release(&item);
 }
 
+/* The thread running the input. A blocking helper's timer thread may
+   deliver queued events (see threads_involved); there an observer only
+   checks and counts: the input's tables belong to this thread. */
+static pthread_t input_thread;
+
 static void on_next(void *ctx, const rpl_value *v) {
     obs_t *o = ctx;
     obs_enter(o, "next");
     (void)rpl_value_type(v);
     o->nexts++;
     if (o->nexts % 4 == 1) fail_refused("on_next");
+    if (!pthread_equal(pthread_self(), input_thread)) return;
     if (o->adopt) adopt(o, v);
     if (o->send_in_next > 0 && reentry < 2) {
         o->send_in_next--;
@@ -305,6 +320,25 @@ static rpl_signal_t *op_concat_map(void *ctx, const rpl_value *v) {
     default: return (rpl_signal_t *)rpl_disposable_create(NULL, NULL);
     }
 }
+/* flatten_map and bind over subjects (issue 21, defect 3): the inner is one
+   of the input's subjects (as a signal, retained) or a fresh one as above;
+   bind sets stop on some values. */
+static rpl_signal_t *subject_inner(op_ctx *c, const rpl_value *v) {
+    rpl_subject_t *x = pick_subject((uint8_t)(c->k + c->calls + (uint64_t)rpl_value_int(v)));
+    return x ? rpl_retain(rpl_subject_as_signal(x)) : NULL;
+}
+static rpl_signal_t *op_flatten_map(void *ctx, const rpl_value *v) {
+    op_ctx *c = ctx;
+    if ((c->k + c->calls) % 3 == 0) return op_concat_map(ctx, v);
+    maybe_fail(ctx);
+    c->calls++;
+    return subject_inner(c, v);
+}
+static rpl_signal_t *op_bind(void *ctx, const rpl_value *v, bool *stop) {
+    op_ctx *c = ctx;
+    if ((c->k + c->calls) % 5 == 4) *stop = true;
+    return op_flatten_map(ctx, v);
+}
 /* start_lazily / start_eagerly: sends k % 4 values, then completes, fails,
    or stays open (the subscriber kept in starts[] for later sends, or not
    kept at all); returns NULL or a counted disposable. Not an operator
@@ -376,7 +410,7 @@ static sig_info op_info(uint8_t op, uint8_t b, bool *loops) {
     case 9: case 10: case 11: case 12: case 44: case 45: case 46:
     case 80: case 83: case 84: case 85: case 86: return joined(s, t, wmul(s.weight, t.weight));
     case 47: case 48: s.weight = wmul(s.weight, 1 + b % 4); return s;
-    case 78: s.weight = wmul(s.weight, 3); return s;
+    case 78: case 95: case 96: s.weight = wmul(s.weight, 3); return s;
     case 40: {  /* publish: the connection's subject carries s's events */
         unsigned k = 1u << (b % NCONN);
         return (sig_info){ s.weight, s.from | k, 0 };
@@ -440,13 +474,13 @@ static void dispose_slot(int slot) {
     rpl_disposable_dispose(subs[slot]);
     o->disposed = 1;
     /* dispose returned with no callback running: release has run. */
-    if (o->released != 1) FAIL("release has not run when dispose returned");
+    if (o->released != 1 && !threads_involved) FAIL("release has not run when dispose returned");
     rpl_release(subs[slot]);
     subs[slot] = NULL;
 }
 
 /* FUZZ_TRACE=1 prints each operation, to turn a saved input into a repro. */
-#define NOPS 95
+#define NOPS 98
 static const char *const op_names[NOPS] = {
     "subject", "behavior_subject", "replay_subject", "map", "filter", "take", "skip", "scan",
     "distinct_until_changed", "merge", "combine_latest", "zip", "take_until", "start_with", "return/empty",
@@ -463,7 +497,8 @@ static const char *const op_names[NOPS] = {
     "concat_all", "switch_if_empty", "if", "switch_cases", "with_latest_from", "sample",
     "take_until_replacement", "skip_until", "group_by", "start_send", "os_source", "os_run",
     "marble_cold", "marble_hot", "marble_roundtrip",
-    "trace_write",
+    "trace_write", "bind", "flatten_map",
+    "blocking",
 };
 
 /* A marble diagram of up to 9 characters from b, often a bad one. */
@@ -550,6 +585,7 @@ static void os_run(uint8_t b) {
 }
 
 static void run(const uint8_t *data, size_t size) {
+    input_thread = pthread_self();
     clock_ = rpl_test_scheduler_create();
     for (size_t i = 0; i + 1 < size; i += 2) {
         uint8_t op = data[i] % NOPS, b = data[i + 1];
@@ -771,6 +807,25 @@ static void run(const uint8_t *data, size_t size) {
             }
             rpl_release(own);
         } break;
+        /* Flattening over subjects, and the blocking helpers with timeout 0
+           on what the input made (issue 21, defect 3): the helper's timer
+           runs on the background scheduler, so the dispose that ends the
+           wait may race with the subscribe. */
+        case 95: if (s) put_signal(rpl_signal_bind(s, op_bind, new_ctx(b), ctx_release), NULL); break;
+        case 96: if (s) put_signal(rpl_signal_flatten_map(s, op_flatten_map, new_ctx(b), ctx_release), NULL); break;
+        case 97: if (s && pick_info(b).weight <= 64) {
+            threads_involved = 1;
+            rpl_value v = rpl_nil();
+            rpl_status st;
+            switch (b % 3) {
+            case 0: st = rpl_signal_first(s, &v, 0); break;
+            case 1: st = rpl_signal_wait(s, 0); break;
+            default: st = rpl_signal_to_array(s, &v, 0); break;
+            }
+            if (st != RPL_OK && st != RPL_ERR_TIMEOUT && st != RPL_ERR_NO_VALUE && st != RPL_ERR_FAILED)
+                FAIL("blocking helper returned %d: %s", (int)st, rpl_last_error_message());
+            rpl_value_release(&v);
+        } break;
         case 88: { /* into a subscriber a start body kept open */
             rpl_subscriber_t *sub = starts[b % NSTART];
             if (!sub) break;
@@ -816,16 +871,28 @@ static void finish(void) {
     rpl_release(clock_);
     clock_ = NULL;
     for (int i = 0; i < nobs; i++)
+        for (int w = 0; threads_involved && w < 1000 && __atomic_load_n(&observers[i].released, __ATOMIC_ACQUIRE) == 0; w++)
+            nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+    for (int i = 0; i < nobs; i++)
         if (observers[i].released != 1) FAIL("observer %d released %d times at the end", i, observers[i].released);
+    for (int w = 0; threads_involved && w < 1000 && __atomic_load_n(&ctx_released, __ATOMIC_ACQUIRE) != ctx_made; w++)
+        nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
     if (ctx_made != ctx_released) FAIL("%ld operator contexts made, %ld released", ctx_made, ctx_released);
     /* Everything is synchronous here (test scheduler, immediate work), so
        every runtime object the input made is gone now: a reference cycle
        anywhere among them would keep some alive (and LeakSanitizer runs
        with no suppression). The thread's last signal error is kept. */
     size_t live = rpl_live_objects() - (rpl_last_signal_error() != NULL);
+    /* (A blocking helper's timer job, cancelled, may still be returning on
+       the background scheduler's thread: wait for it, 1 s at most.) */
+    for (int i = 0; i < 1000 && live != live_at_start; i++) {
+        nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+        live = rpl_live_objects() - (rpl_last_signal_error() != NULL);
+    }
     if (live != live_at_start) FAIL("%zu runtime objects alive after the input, %zu before (a cycle?)", live, live_at_start);
     nobs = 0;
     ctx_made = ctx_released = 0;
+    threads_involved = 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

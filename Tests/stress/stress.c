@@ -5,8 +5,9 @@
  *   - never two callbacks of one subscriber at the same time;
  *   - the grammar: nothing after error or completed;
  *   - nothing after release(ctx), which runs exactly once;
- *   - at the end (every subscription disposed, every handle released) every
- *     observer and operator context has been released exactly once.
+ *   - at the end (every subscription disposed or its handle released, the
+ *     subjects completed and released) every observer and operator context
+ *     has been released exactly once.
  * The chains include the 0.2 operators (creating, sharing, time on the
  * serial scheduler, transforming, testing, flattening, choosing, combining
  * with a second subject, group_by); one operator context in four fails its
@@ -34,7 +35,7 @@ typedef struct obs {
 } obs_t;
 
 static rpl_subject_t *subjects[NSUBJ];
-static atomic_long violations, events, sends, subscriptions, disposes, released_obs, made_obs;
+static atomic_long violations, events, sends, subscriptions, disposes, released_obs, made_obs, blocking;
 static atomic_long ctx_made, ctx_released;
 static atomic_int stop;
 
@@ -160,6 +161,30 @@ static rpl_value op_to_signal(void *ctx, const rpl_value *v) {
     rpl_release(s);
     return sv;
 }
+/* Flattening over the subjects themselves (their inner subscriptions are
+   hub subscriptions, ended by other threads' sends): the subject picked by
+   v, as a signal value; bind stops the outer side on some values. */
+static rpl_signal_t *subject_for(int64_t i, int k) {
+    return rpl_retain(rpl_subject_as_signal(subjects[(size_t)(i + k) % NSUBJ]));
+}
+static rpl_value op_to_subject(void *ctx, const rpl_value *v) {
+    maybe_fail(ctx, v);
+    rpl_signal_t *s = subject_for(rpl_value_int(v), ((op_ctx *)ctx)->k);
+    rpl_value sv = rpl_signal_value(s);
+    rpl_release(s);
+    return sv;
+}
+static rpl_signal_t *op_flatten_map_subject(void *ctx, const rpl_value *v) {
+    maybe_fail(ctx, v);
+    int64_t i = rpl_value_int(v);
+    return i % 3 ? subject_for(i, ((op_ctx *)ctx)->k) : inner_for(i, ((op_ctx *)ctx)->k);
+}
+static rpl_signal_t *op_bind_subject(void *ctx, const rpl_value *v, bool *stop) {
+    maybe_fail(ctx, v);
+    int64_t i = rpl_value_int(v);
+    if (i % 7 == 0) *stop = true;
+    return i % 11 == 0 ? NULL : subject_for(i, ((op_ctx *)ctx)->k);
+}
 static void op_disposed(void *ctx) { (void)ctx; }
 /* start_lazily / start_eagerly: a few values, then completed or an error. */
 static rpl_disposable_t *op_start(void *ctx, rpl_subscriber_t *sub) {
@@ -181,7 +206,7 @@ static rpl_signal_t *chain(unsigned *r) {
         rpl_signal_t *t = NULL, *u = NULL, *w = NULL;
         int k = (int)(next_rand(r) % 100);
         rpl_signal_t *other = rpl_subject_as_signal(subjects[k % NSUBJ]);
-        switch (next_rand(r) % 36) {
+        switch (next_rand(r) % 39) {
         case 0: t = rpl_signal_map(s, CB(op_map, k)); break;
         case 1: t = rpl_signal_filter(s, CB(op_pred, k)); break;
         case 2: t = rpl_signal_take(s, (size_t)(k % 50)); break;
@@ -274,6 +299,10 @@ static rpl_signal_t *chain(unsigned *r) {
             t = rpl_signal_merge(two, 2);
             break;
         }
+        /* Flattening over subjects (issue 21, defect 3). */
+        case 36: u = rpl_signal_map(s, CB(op_to_subject, k)); t = rpl_signal_flatten(u); break;
+        case 37: t = rpl_signal_bind(s, CB(op_bind_subject, k)); break;
+        case 38: t = rpl_signal_flatten_map(s, CB(op_flatten_map_subject, k)); break;
         }
         rpl_release(w);
         rpl_release(u);
@@ -293,8 +322,22 @@ static void *worker(void *arg) {
     obs_t **all = NULL;
     size_t nall = 0, capall = 0;
     while (!atomic_load(&stop)) {
-        unsigned op = next_rand(&r) % 10;
-        if (op < 6) {
+        unsigned op = next_rand(&r) % 11;
+        if (op == 10) {
+            /* A blocking helper with timeout 0 on a chain (defect 3's shape):
+               it subscribes, gives up at once and disposes. */
+            rpl_signal_t *s = chain(&r);
+            if (!s) continue;
+            rpl_value v = rpl_nil();
+            switch (next_rand(&r) % 3) {
+            case 0: (void)rpl_signal_first(s, &v, 0); break;
+            case 1: (void)rpl_signal_wait(s, 0); break;
+            default: (void)rpl_signal_to_array(s, &v, 0); break;
+            }
+            rpl_value_release(&v);
+            rpl_release(s);
+            atomic_fetch_add(&blocking, 1);
+        } else if (op < 6) {
             rpl_subject_send_next(subjects[next_rand(&r) % NSUBJ], rpl_int((int64_t)(next_rand(&r) % 1000)));
             atomic_fetch_add(&sends, 1);
         } else if (op < 8 && nsubs < MAXSUBS) {
@@ -314,7 +357,9 @@ static void *worker(void *arg) {
             atomic_fetch_add(&subscriptions, 1);
         } else if (nsubs > 0) {
             int i = (int)(next_rand(&r) % (unsigned)nsubs);
-            rpl_disposable_dispose(subs[i].d);
+            /* One in sixteen handles is released without a dispose: the
+               subscription then lives while its sources can reach it. */
+            if (next_rand(&r) % 16) rpl_disposable_dispose(subs[i].d);
             rpl_release(subs[i].d);
             subs[i] = subs[--nsubs];
             atomic_fetch_add(&disposes, 1);
@@ -348,7 +393,9 @@ int main(int argc, char **argv) {
     obs_t **lists[64];
     for (int i = 0; i < nthreads; i++) pthread_join(th[i], (void **)&lists[i]);
     double took = now_s() - t0;
-    for (int i = 0; i < NSUBJ; i++) { rpl_subject_send_completed(subjects[i]); rpl_release(subjects[i]); }
+    /* Completed, not yet released: a callback still running (a timer's, on
+       the serial scheduler) may pick a subject as an inner signal. */
+    for (int i = 0; i < NSUBJ; i++) rpl_subject_send_completed(subjects[i]);
     /* A callback running on a worker thread when its subscription was
        disposed releases the observer when it returns: wait for those (10 s
        at most) before checking and freeing. */
@@ -357,6 +404,7 @@ int main(int argc, char **argv) {
         struct timespec ms = { 0, 10 * 1000 * 1000 };
         nanosleep(&ms, NULL);
     }
+    for (int i = 0; i < NSUBJ; i++) rpl_release(subjects[i]);
     rpl_release(serial);
     long unreleased = 0;
     for (int i = 0; i < nthreads; i++) {
@@ -370,10 +418,10 @@ int main(int argc, char **argv) {
     if (atomic_load(&ctx_made) != atomic_load(&ctx_released)) violation("an operator context was never released");
     printf("stress: %d threads x %.1f s: %ld sends, %ld events delivered, %ld subscriptions, %ld disposes, "
            "%ld/%ld observers released, %ld unreleased, %ld/%ld contexts released, %ld callback failures, "
-           "%ld violations\n",
+           "%ld blocking calls, %ld violations\n",
            nthreads, took, atomic_load(&sends), atomic_load(&events), atomic_load(&subscriptions),
            atomic_load(&disposes), atomic_load(&released_obs), atomic_load(&made_obs), unreleased,
            atomic_load(&ctx_released), atomic_load(&ctx_made), atomic_load(&callback_fails),
-           atomic_load(&violations));
+           atomic_load(&blocking), atomic_load(&violations));
     return atomic_load(&violations) ? 1 : 0;
 }

@@ -9,13 +9,14 @@ open class Signal: RippleObject {
     /// The current name's block (SignalName.swift); nil until named.
     let nameBlock = Atomic<UnsafeMutableRawPointer?>(nil)
     /// What the default name is built from; set once, before the signal is
-    /// handed out.
-    public final var origin: SignalOrigin = .none
+    /// handed out. (Unchecked: set once before anyone else can see it, so
+    /// no dynamic exclusivity check is paid per signal made.)
+    @exclusivity(unchecked) public final var origin: SignalOrigin = .none
     /// How many signals deep this one is built: 1 for a source, else one more
     /// than the deepest input its origin names (set with the origin).
     /// Subscribing, delivering and freeing go down the chain in nested calls,
     /// so the C API refuses an input at `maxDepth` (rule 19).
-    public final var depth: Int32 = 1
+    @exclusivity(unchecked) public final var depth: Int32 = 1
     /// RPL_MAX_SIGNAL_DEPTH.
     public static let maxDepth: Int32 = 1000
 
@@ -35,11 +36,12 @@ open class Signal: RippleObject {
 }
 
 extension Signal {
-    /// Subscribes closures.
+    /// Subscribes closures; returns the consumer's handle
+    /// (docs/behaviour.md#lifetime-handle).
     @discardableResult
     public func subscribe(next: ((borrowing Value) -> Void)? = nil, error: ((RippleError) -> Void)? = nil,
-                          completed: (() -> Void)? = nil) -> Subscriber {
-        subscribe(ClosureSink(next: next, error: error, completed: completed))
+                          completed: (() -> Void)? = nil) -> Subscription {
+        subscription(ClosureSink(next: next, error: error, completed: completed))
     }
 }
 

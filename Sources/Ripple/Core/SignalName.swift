@@ -36,6 +36,18 @@ public enum SignalOrigin {
 }
 
 extension SignalOrigin {
+    /// The same origin keeping its inputs' subscribe-only sides: a name
+    /// never keeps a subject as a sender (docs/behaviour.md#lifetime-subject).
+    @usableFromInline var subscribeOnly: SignalOrigin {
+        switch self {
+        case .none, .constructor, .constructorArg: self
+        case .unary(let s, let n): .unary(s.asSource, n)
+        case .unaryArg(let s, let n, let a): .unaryArg(s.asSource, n, a)
+        case .binary(let a, let n, let b): .binary(a.asSource, n, b.asSource)
+        case .list(let n, let l): .list(n, l.map(\.asSource))
+        }
+    }
+
     /// The depth of the deepest input (0 for a constructor).
     public var inputDepth: Int32 {
         switch self {
@@ -61,11 +73,29 @@ extension Signal {
 
     /// Records what the default name is built from (before the signal is
     /// handed out).
-    /// The signal's depth becomes one more than its deepest input's.
-    public final func setOrigin(_ o: SignalOrigin) {
-        let holder = asSource
-        holder.origin = o
-        holder.depth = max(holder.depth, o.inputDepth + 1)
+    /// The signal's depth becomes one more than its deepest input's; the
+    /// inputs are kept by their subscribe-only sides (a name never keeps a
+    /// subject as a sender, docs/behaviour.md#lifetime-subject).
+    public final func setOrigin(_ o: __owned SignalOrigin) {
+        switch o {
+        case .none, .constructor, .constructorArg:
+            // No input: nothing to convert. (A subject's name lives on its
+            // subscribe-only side; a constructor makes no other kind of
+            // signal whose `asSource` is not itself.)
+            if magic != ObjectKind.subject.rawValue {
+                origin = o
+                if depth < 1 { depth = 1 }
+                return
+            }
+            let holder = asSource
+            holder.origin = o
+            holder.depth = max(holder.depth, 1)
+        default:
+            let holder = asSource
+            let converted = o.subscribeOnly
+            holder.depth = max(holder.depth, converted.inputDepth + 1)
+            holder.origin = converted
+        }
     }
 
     /// The name as a Swift string.

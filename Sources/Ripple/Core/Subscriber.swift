@@ -44,6 +44,10 @@ public final class Subscriber: Gate {
         body()
         hubDeliveries &-= 1
     }
+    /// True until the consumer lets go of the subscription (its handle is
+    /// released, or the subscription consuming it lets go in turn): while
+    /// true, its holds on upstreams are strong (docs/behaviour.md#lifetime-handle).
+    let consumerHeld = Atomic<Bool>(true)
     /// Set by `dispose`, even when the subscription is already ending: the
     /// observer end of the chain drops everything after it (ObserverSink).
     @usableFromInline let cancelled = Atomic<Bool>(false)
@@ -85,8 +89,9 @@ public final class Subscriber: Gate {
     }
 
     deinit {
-        // Nothing can send to it any more: the subscription is over (rule 6a).
-        // (A hub's subscriber is only freed once its hub is done with it.)
+        // Neither a producer nor the consumer can reach it: the subscription
+        // is over (docs/behaviour.md#lifetime-unreachable). (A hub's
+        // subscriber is only freed once its hub is done with it.)
         if !isClosed {
             disposeResources(leavingHub: false)
             finalize()
@@ -207,13 +212,6 @@ public final class Subscriber: Gate {
         if hub == nil && mustFinalize { finalize() }
     }
 
-    /// Ends the subscription without an event once what was sent to it
-    /// before has been delivered: nothing can send to it any more (rule
-    /// 6a), but what was sent still arrives (rule 2), also when it is queued
-    /// behind a delivery on another thread or further up this thread's
-    /// stack. Never waits: the owner of the gate then ends it.
-    public func endWhenDelivered() { post(.close) }
-
     /// Call before running the subscribe body of a new subscriber that may
     /// end the subscription synchronously and then return a resource; pair
     /// with `endSubscribeBody` (or `endSubscribeCall`). A plain store: no
@@ -244,6 +242,20 @@ public final class Subscriber: Gate {
         }
     }
 
+    /// The consumer let go of this subscription (its handle was released,
+    /// or the subscription holding it let go in turn): its holds turn weak,
+    /// and it ends once nothing else can reach it. Once; never ends it
+    /// (docs/behaviour.md#lifetime-handle).
+    public override func letGo() {
+        if !consumerHeld.exchange(false, ordering: .sequentiallyConsistent) { return }
+        if !hasResources.load(ordering: .sequentiallyConsistent) { return }
+        let lock = slowLock
+        lock.lock()
+        let held = resources.all
+        lock.unlock()
+        for d in held { d.letGo() }
+    }
+
     /// Drops queued messages and runs the sink chain's `finish`, once.
     public override func finalize() {
         // A plain load first: the gate is almost always open, and a failed
@@ -266,17 +278,4 @@ public final class Subscriber: Gate {
             s.takeRetainedValue().finish()
         }
     }
-}
-
-/// Disposes its target if that is still alive, without keeping it alive.
-/// Subscriptions hold their upstream subscriptions and scheduled jobs through
-/// it, so no cycle outlives the source or the scheduler (rule 6a).
-public final class WeakDisposable: Disposable {
-    weak var target: Disposable?
-    public init(_ target: Disposable) {
-        self.target = target
-        super.init()
-    }
-    public override func dispose() { target?.dispose() }
-    public override var isDisposed: Bool { target?.isDisposed ?? true }
 }

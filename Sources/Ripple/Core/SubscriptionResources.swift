@@ -5,7 +5,8 @@
 
 extension Subscriber {
     /// Adds a resource disposed when the subscription ends (at once if it
-    /// already has).
+    /// already has). If the consumer has let go already, the resource is
+    /// let go at once too (`letGo` may have run before it was added).
     public func addResource(_ d: Disposable?) {
         guard let d else { return }
         let lock = slowLock
@@ -21,6 +22,7 @@ extension Subscriber {
         }
         resources.add(d)
         lock.unlock()
+        if !consumerHeld.load(ordering: .sequentiallyConsistent) { d.letGo() }
     }
 
     /// Removes a resource without disposing it.
@@ -46,17 +48,5 @@ extension Subscriber {
             for d in taken { d.dispose() }
         }
         if leavingHub { hub?.post(.leave(self)) }
-    }
-
-    /// Makes `upstream` end with this subscription, without keeping it alive
-    /// (rule 6a). Operators call it from their upstream sink's `attach`, so
-    /// the upstream is held before its subscribe callback runs (rule 3a).
-    /// Returns the token that holds it, or nil if it has already ended.
-    @discardableResult
-    public func hold(_ upstream: Disposable) -> WeakDisposable? {
-        if upstream.isDisposed { return nil }
-        let token = WeakDisposable(upstream)
-        addResource(token)  // disposes it at once if we have ended
-        return token
     }
 }

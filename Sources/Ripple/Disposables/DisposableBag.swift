@@ -54,6 +54,9 @@ struct DisposableBag {
         return true
     }
 
+    /// Every item, in insertion order (the bag keeps them).
+    var all: [Disposable] { items.compactMap { $0 } }
+
     /// Takes every item, in insertion order.
     mutating func takeAll() -> [Disposable] {
         let all = items.compactMap { $0 }

@@ -33,4 +33,8 @@ public final class SerialDisposable: Disposable {
     }
 
     public override var isDisposed: Bool { lock.withLock { disposed } }
+
+    /// Passed on to the inner disposable (a hold on an upstream, for the
+    /// operators that swap their upstream: repeat, switch, a connection).
+    public override func letGo() { lock.withLock { inner }?.letGo() }
 }

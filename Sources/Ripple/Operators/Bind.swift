@@ -30,7 +30,7 @@ public final class BindSignal: Signal {
 
     /// bind: nil from `binder` stops the source.
     public init(_ source: Signal, _ binder: @escaping Binder) {
-        self.source = source
+        self.source = source.asSource
         self.function = .bind(binder)
         self.limit = 0
         super.init()
@@ -40,7 +40,7 @@ public final class BindSignal: Signal {
     /// empty); at most `limit` of them run at once (0: no limit).
     /// `transform` runs when the value arrives, also for an inner that waits.
     public init(_ source: Signal, flatMap transform: @escaping Transform, limit: Int = 0) {
-        self.source = source
+        self.source = source.asSource
         self.function = .flatMap(transform)
         self.limit = max(limit, 0)
         super.init()
@@ -117,9 +117,10 @@ final class BindState {
         // whichever of us comes second removes the token. (Registering only
         // now keeps inners that end at once free of weak references; during
         // `subscribe` the inner sink itself stops the inner if we end.)
-        let token = WeakDisposable(sub)
+        let token = relay.makeHold(sub)
         inner.token = token
         relay.addResource(token)
+        relay.settle(token)
         if !inner.phase.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
             relay.removeResource(token)
         }
@@ -202,7 +203,7 @@ final class BindInnerSink: Sink {
     unowned(unsafe) var inner: Subscriber?
     /// 0: subscribing; 1: its token is held by the relay; 2: completed.
     let phase = Atomic<Int>(0)
-    var token: WeakDisposable?
+    var token: UpstreamHold?
     /// With a limit: the call that subscribed it has returned (under the
     /// limiter's lock; see InnerLimiter).
     var subscribeReturned = false

@@ -9,7 +9,7 @@ public final class BufferWithTimeSignal: ScheduledOperatorSignal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         return subscribeTimed(source, BufferWithTimeCore(sink, interval, scheduler)) {
-            SoleRelaySink($0, input: TimedInput.held)
+            RelaySink($0, input: TimedInput.held)
         }
     }
 }

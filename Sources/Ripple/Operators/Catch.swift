@@ -7,7 +7,7 @@ public final class CatchSignal: Signal {
     let handler: Handler
 
     public init(_ source: Signal, _ handler: @escaping Handler) {
-        self.source = source
+        self.source = source.asSource
         self.handler = handler
         super.init()
     }
@@ -45,5 +45,8 @@ extension Signal {
     public func `catch`(_ handler: @escaping CatchSignal.Handler) -> Signal { CatchSignal(self, handler) }
 
     /// On error, continues with `replacement`.
-    public func catchTo(_ replacement: Signal) -> Signal { CatchSignal(self) { _ in replacement } }
+    public func catchTo(_ replacement: Signal) -> Signal {
+        let r = replacement.asSource  // never a sender
+        return CatchSignal(self) { _ in r }
+    }
 }

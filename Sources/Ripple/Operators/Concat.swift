@@ -9,15 +9,15 @@ public final class ConcatSignal: Signal {
     let mode: ConcatMode
 
     public init(_ first: Signal, _ second: Signal, ignoreFirstValues: Bool = false) {
-        self.first = first
-        self.second = second
+        self.first = first.asSource
+        self.second = second.asSource
         self.mode = ignoreFirstValues ? .then : .concat
         super.init()
     }
 
     public init(_ first: Signal, _ second: Signal, mode: ConcatMode) {
-        self.first = first
-        self.second = second
+        self.first = first.asSource
+        self.second = second.asSource
         self.mode = mode
         super.init()
     }
@@ -48,7 +48,7 @@ final class ConcatFirstSink: Sink {
     var sentValue = false
     init(_ relay: Subscriber, _ second: Signal, _ mode: ConcatMode) {
         self.relay = relay
-        self.second = second
+        self.second = second.asSource
         self.mode = mode
     }
     override func attach(_ subscriber: Subscriber) { relay.hold(subscriber) }
@@ -74,7 +74,7 @@ public final class StartWithSignal: Signal {
     let value: Value
     /// Consumes `value`.
     public init(_ source: Signal, _ value: Value) {
-        self.source = source
+        self.source = source.asSource
         self.value = value
         super.init()
     }

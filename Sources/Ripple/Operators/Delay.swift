@@ -18,7 +18,7 @@ public final class DelaySignal: ScheduledOperatorSignal {
     }
 }
 
-final class DelaySink: SoleRelaySink, @unchecked Sendable {
+final class DelaySink: RelaySink, @unchecked Sendable {
     let interval: UInt64
     let schedulerRef: SchedulerRef
     let lock = Lock()
@@ -26,7 +26,6 @@ final class DelaySink: SoleRelaySink, @unchecked Sendable {
     @exclusivity(unchecked) var head = 0
     @exclusivity(unchecked) var armed = false
     @exclusivity(unchecked) var stopped = false
-    @exclusivity(unchecked) var completionQueued = false
     /// The pending timer. The cycle sink -> timer -> closure -> sink lasts
     /// only until the timer runs or is cancelled (its closure is dropped
     /// then); a freed driven scheduler cancels its pending jobs.
@@ -48,19 +47,6 @@ final class DelaySink: SoleRelaySink, @unchecked Sendable {
         forwardError(error)
     }
 
-    /// Upstream ended: after a queued completion the timer finishes the job;
-    /// otherwise the events still waiting for their time are dropped (after
-    /// an error they already were) and the relay ends as SoleRelaySink's
-    /// does.
-    override func finish() {
-        lock.lock()
-        let queued = completionQueued
-        lock.unlock()
-        if queued { return }
-        stop()
-        super.finish()
-    }
-
     private func push(_ e: Event) {
         guard let scheduler = schedulerRef.scheduler else {
             e.release()  // a freed test scheduler or run loop: never delivered
@@ -74,7 +60,6 @@ final class DelaySink: SoleRelaySink, @unchecked Sendable {
             return
         }
         items.append((due, e))
-        if case .completed = e { completionQueued = true }
         var next: ScheduledAction?
         if !armed {
             armed = true

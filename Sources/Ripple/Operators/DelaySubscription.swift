@@ -10,10 +10,10 @@ public final class DelaySubscriptionSignal: ScheduledOperatorSignal {
         let source = self.source
         // The scheduler holds the job, the job holds the relay; the relay
         // holds the job weakly. The relay holds the source subscription
-        // (SoleRelaySink.attach) before the source's subscribe callback runs.
+        // (RelaySink.attach) before the source's subscribe callback runs.
         relay.hold(scheduler.schedule(after: interval) {
             if relay.isDisposed { return }
-            relay.subscribeUpstream(source, SoleRelaySink(relay))
+            relay.subscribeUpstream(source, RelaySink(relay))
         })
         return relay
     }

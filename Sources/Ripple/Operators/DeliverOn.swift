@@ -270,8 +270,9 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
         }
     }
 
-    /// The upstream subscription is over; once the queue is delivered the
-    /// relay is disposed (a no-op after a delivered terminal event).
+    /// The upstream subscription is over: what is queued is still delivered,
+    /// and the drain stops waiting for more. The relay is not ended: it lives
+    /// while its handle is held (docs/behaviour.md#lifetime-relay).
     func end() {
         lock.lock()
         ended = true
@@ -288,9 +289,7 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
             if pending.count == head {
                 if polls && !ended && waitForMore() { continue }  // lock released
                 scheduled = false
-                let done = ended
                 lock.unlock()
-                if done { relay.dispose() }
                 return
             }
             if capacity == Int.max {

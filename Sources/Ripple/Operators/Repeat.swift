@@ -15,7 +15,7 @@ public final class RepeatSignal: Signal {
     let mode: Mode
 
     public init(_ source: Signal, _ mode: Mode, limit: UInt) {
-        self.source = source
+        self.source = source.asSource
         self.mode = mode
         self.limit = limit
         super.init()
@@ -49,7 +49,7 @@ final class RepeatState {
 
     init(_ relay: Subscriber, _ source: Signal, _ mode: RepeatSignal.Mode, _ limit: UInt) {
         self.relay = relay
-        self.source = source
+        self.source = source.asSource
         self.mode = mode
         self.limit = limit
     }
@@ -87,7 +87,7 @@ final class RepeatAttemptSink: Sink {
     let state: RepeatState
     init(_ state: RepeatState) { self.state = state }
     /// The previous attempt has ended: its token is simply dropped.
-    override func attach(_ subscriber: Subscriber) { state.current.swap(WeakDisposable(subscriber)) }
+    override func attach(_ subscriber: Subscriber) { state.relay.hold(subscriber, in: state.current) }
     override func onNext(_ value: borrowing Value) { state.relay.sendNext(value.retained()) }
     override func onError(_ error: RippleError) { state.attemptFailed(error) }
     override func onCompleted() { state.attemptCompleted() }

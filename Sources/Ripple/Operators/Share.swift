@@ -38,11 +38,12 @@ public final class ShareSignal: UnaryOperatorSignal, @unchecked Sendable {
             current = connection
             first = true
         }
-        connection.count += 1
+        connection.counts.members += 1
+        connection.counts.held += 1
         lock.unlock()
         // Join first, so nothing sent while connecting is missed.
         let x = connection.subject.subscribe(sink)
-        x.addResource(ActionDisposable { connection.leave() })  // at once if x has ended
+        x.addResource(Membership.counted(connection))  // leaves at once if x has ended
         if first { x.subscribeUpstream(source, ShareFeedSink(connection)) }
         return x
     }
@@ -50,15 +51,15 @@ public final class ShareSignal: UnaryOperatorSignal, @unchecked Sendable {
 
 /// One connection: its subject, its subscriber count and its source
 /// subscription. All state under the share signal's lock.
-final class ShareConnection: @unchecked Sendable {
+final class ShareConnection: SharedConnection, @unchecked Sendable {
     let subject: Subject
     let lock: Lock
     /// To clear the signal's `current` when this connection ends.
     weak var share: ShareSignal?
-    @exclusivity(unchecked) var count = 0
+    @exclusivity(unchecked) var counts = MemberCounts()
     /// Disconnected (last subscriber left) or the source ended.
     @exclusivity(unchecked) var ended = false
-    @exclusivity(unchecked) var feed: WeakDisposable?
+    @exclusivity(unchecked) var feed: UpstreamHold?
 
     init(_ share: ShareSignal, _ subject: Subject) {
         self.subject = subject
@@ -72,17 +73,26 @@ final class ShareConnection: @unchecked Sendable {
         if let s = share, s.current === self { s.current = nil }
     }
 
-    /// A subscriber's subscription ended: the last one disconnects.
-    func leave() {
+    func withCounts<T>(_ body: (inout MemberCounts) -> T) -> T {
         lock.lock()
-        count -= 1
-        guard count == 0 && !ended else { return lock.unlock() }
+        defer { lock.unlock() }
+        return body(&counts)
+    }
+
+    /// A subscriber's subscription ended: the last one disconnects.
+    func memberLeft(last: Bool) {
+        lock.lock()
+        guard counts.members == 0 && !ended else { return lock.unlock() }
         retire()
         let f = feed
         feed = nil
         lock.unlock()
         f?.dispose()  // if not held yet, `held` disposes it
     }
+
+    /// Every subscriber's handle was released: the source subscription is
+    /// held for them no more (it lives while its producer can send).
+    func lastLetGo() { lock.withLock { feed }?.letGo() }
 
     /// The source subscription exists (before the source's subscribe
     /// callback runs, rule 3a).
@@ -93,8 +103,11 @@ final class ShareConnection: @unchecked Sendable {
             subscription.dispose()
             return
         }
-        feed = WeakDisposable(subscription)
+        let f = UpstreamHold(subscription, strong: true)
+        feed = f
+        let unheld = counts.held == 0
         lock.unlock()
+        if unheld { f.letGo() }
     }
 
     /// The source terminated or let go of the subscription.

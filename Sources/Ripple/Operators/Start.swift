@@ -28,7 +28,7 @@ public enum StartSignals {
         // This subscription is never disposed: it ends with the body's
         // subscription (or, if the body lets go of its subscriber without
         // ending it, when nothing can send any more, rule 6a).
-        _ = signal.subscribe(Sink())
+        signal.subscribe(Sink()).letGo()
         return signal
     }
 }

@@ -11,7 +11,7 @@ public final class SubscribeOnSignal: ScheduledOperatorSignal {
         // holds the job weakly (no cycle if the scheduler is freed first).
         relay.hold(scheduler.schedule {
             if relay.isDisposed { return }
-            relay.subscribeUpstream(source, SoleRelaySink(relay))
+            relay.subscribeUpstream(source, RelaySink(relay))
         })
         return relay
     }

@@ -15,7 +15,8 @@ extension Signal {
     /// `then` while the latest condition value is true, `otherwise` while it
     /// is false. A value that is not a bool fails the result (type error).
     public static func `if`(_ condition: Signal, then: Signal, else otherwise: Signal) -> Signal {
-        SwitchToLatestSignal(condition) { v in
+        let then = then.asSource, otherwise = otherwise.asSource  // never senders
+        return SwitchToLatestSignal(condition) { v in
             guard v.type == .bool else {
                 return ErrorSignal(RippleError(domain: RippleError.runtimeDomain, code: RippleError.typeErrorCode,
                                                message: "if: the condition sent a value of type \(v.rawType), not a bool"))
@@ -29,7 +30,8 @@ extension Signal {
     /// no default, another key fails the result (`RippleError.noMatchingCaseCode`).
     /// Consumes `keys`, which must be distinct (see `SwitchTable`).
     public static func switchCases(_ key: Signal, _ table: SwitchTable, default defaultCase: Signal?) -> Signal {
-        SwitchToLatestSignal(key) { v in
+        let defaultCase = defaultCase?.asSource  // never a sender
+        return SwitchToLatestSignal(key) { v in
             if let s = table.lookup(v) ?? defaultCase { return s }
             return ErrorSignal(RippleError(domain: RippleError.runtimeDomain, code: RippleError.noMatchingCaseCode,
                                            message: "switch_cases: no case for the key (type \(v.rawType))"))
@@ -53,7 +55,7 @@ public final class SwitchTable {
             key.release()
             return false
         }
-        table[k] = signal
+        table[k] = signal.asSource
         return true
     }
 

@@ -19,7 +19,7 @@ public final class SwitchToLatestSignal: Signal {
     let select: Selector?
 
     public init(_ source: Signal, select: Selector? = nil) {
-        self.source = source
+        self.source = source.asSource
         self.select = select
         super.init()
     }
@@ -109,7 +109,7 @@ final class SwitchInnerSink: Sink {
     /// Runs inside the outer value's delivery, before any older generation
     /// could be installed: the slot was emptied just before.
     override func attach(_ subscriber: Subscriber) {
-        if state.isLatest(gen) { state.current.swap(WeakDisposable(subscriber))?.dispose() }
+        if state.isLatest(gen) { state.relay.hold(subscriber, in: state.current)?.dispose() }
     }
     override func onNext(_ value: borrowing Value) {
         if state.isLatest(gen) { state.relay.sendNext(value.retained()) }

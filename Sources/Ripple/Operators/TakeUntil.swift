@@ -6,8 +6,8 @@ public final class TakeUntilSignal: Signal {
     let source: Signal
     let trigger: Signal
     public init(_ source: Signal, trigger: Signal) {
-        self.source = source
-        self.trigger = trigger
+        self.source = source.asSource
+        self.trigger = trigger.asSource
         super.init()
     }
 

@@ -1,6 +1,8 @@
 import RippleSupport
 
-// throttle_if (RAC's throttle:valuesPassingTest:): values for which the
+// throttle_if (RAC's throttle:valuesPassingTest:), and throttle, which is
+// throttle_if passing every value (RAC builds it the same way; Rx calls it
+// debounce): values for which the
 // predicate is true are throttled like throttle (each replaces the pending
 // one and restarts the wait; the pending value is sent, on the scheduler,
 // once `interval` ns pass without a newer one); a value for which it is
@@ -10,11 +12,18 @@ import RippleSupport
 // the operator through rpl_callback_fail (semantics 24).
 
 public final class ThrottleIfSignal: ScheduledOperatorSignal {
-    let predicate: Callback<PredicateFunction>
+    /// nil: every value passes (throttle).
+    let predicate: Callback<PredicateFunction>?
 
     public init(_ source: Signal, _ interval: UInt64, _ scheduler: Scheduler,
                 _ function: PredicateFunction, _ context: CallbackContext) {
         predicate = Callback(function, context)
+        super.init(source, interval, scheduler)
+    }
+
+    /// throttle: every value is held back.
+    public override init(_ source: Signal, _ interval: UInt64, _ scheduler: Scheduler) {
+        predicate = nil
         super.init(source, interval, scheduler)
     }
 
@@ -28,18 +37,19 @@ public final class ThrottleIfSignal: ScheduledOperatorSignal {
 }
 
 /// Tests each value on the source's side and tells the core which it is.
-final class ThrottleIfSourceSink: SoleRelaySink {
-    let predicate: Callback<PredicateFunction>
+final class ThrottleIfSourceSink: RelaySink {
+    let predicate: Callback<PredicateFunction>?
     /// The predicate failed: later values (sent before the dispose reached
     /// the source) are not tested again.
     @exclusivity(unchecked) var failed = false
 
-    init(_ relay: Subscriber, _ predicate: Callback<PredicateFunction>) {
+    init(_ relay: Subscriber, _ predicate: Callback<PredicateFunction>?) {
         self.predicate = predicate
         super.init(relay, input: TimedInput.held)
     }
 
     override func onNext(_ value: borrowing Value) {
+        guard let predicate else { return relay.send(.input(TimedInput.held, value.retained())) }
         if failed { return }
         let (passes, failure) = predicate.test(value)
         if let failure {
@@ -83,6 +93,11 @@ final class ThrottleIfCore: TimedCore {
 }
 
 extension Signal {
+    /// Sends a value only after `interval` ns without a newer one.
+    public func throttle(_ interval: UInt64, on scheduler: Scheduler) -> Signal {
+        ThrottleIfSignal(self, interval, scheduler)
+    }
+
     /// Throttles the values passing `predicate` (RAC's throttle:valuesPassingTest:).
     public func throttle(_ interval: UInt64, on scheduler: Scheduler, valuesPassing predicate: PredicateFunction,
                          _ context: CallbackContext) -> Signal {

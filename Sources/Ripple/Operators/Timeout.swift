@@ -12,18 +12,11 @@ public final class TimeoutSignal: ScheduledOperatorSignal {
             // Ends the subscription, which disposes upstream.
             relay.sendError(.runtime(.timeout, "timeout: the signal did not terminate within \(interval) ns"))
         })
-        relay.subscribeUpstream(source, TimeoutUpstreamSink(relay), first: true)
+        relay.subscribeUpstream(source, RelaySink(relay), first: true)
         return relay
     }
 }
 
-/// Forwards upstream's events. When upstream's subscription is freed without
-/// a terminal event (e.g. `never`), the relay must live on: the timer can
-/// still fail it. The timer's job holds the relay until it fires or the
-/// subscription is disposed (which cancels it), so nothing is left behind.
-final class TimeoutUpstreamSink: SoleRelaySink {
-    override func finish() {}
-}
 
 extension Signal {
     /// Fails with a timeout error unless the signal terminates within

@@ -108,10 +108,26 @@ public final class RunLoopScheduler: Scheduler, @unchecked Sendable {
 
     /// Runs one ready (or due) job; false if there was none.
     public func runOne() throws(DriveError) -> Bool {
-        try drive {
+        try drive { nextJob().map { execute($0); return true } ?? false }
+    }
+
+    /// Jobs taken since the OS sources were last collected; only the driving
+    /// thread touches it.
+    private var sinceCollect = 0
+
+    /// The next job. Sources are collected when nothing else is ready, and
+    /// every 64 jobs, so a busy queue does not starve them, and an idle
+    /// source costs no epoll_wait per job (an adapter drives with runOne).
+    private func nextJob() -> Job? {
+        sinceCollect += 1
+        if sinceCollect >= 64 {
+            sinceCollect = 0
             collectSources()
-            return takeOne().map { execute($0); return true } ?? false
         }
+        if let j = takeOne() { return j }
+        sinceCollect = 0
+        collectSources()
+        return takeOne()
     }
 
     /// Runs ready and due work until there is none; returns how many ran.
@@ -132,7 +148,6 @@ public final class RunLoopScheduler: Scheduler, @unchecked Sendable {
     /// Runs work, sleeping while there is none, until `stop()`.
     public func run() throws(DriveError) {
         try drive {
-            var sinceCollect = 0
             while true {
                 lock.lock()
                 let stop = stopRequested
@@ -143,20 +158,7 @@ public final class RunLoopScheduler: Scheduler, @unchecked Sendable {
                 }
                 lock.unlock()
                 if stop { return }
-                // Sources are collected when nothing else is ready, and every
-                // 64 jobs, so a busy queue does not starve them.
-                sinceCollect += 1
-                if sinceCollect >= 64 {
-                    sinceCollect = 0
-                    collectSources()
-                }
-                if let j = takeOne() {
-                    execute(j)
-                } else {
-                    sinceCollect = 0
-                    collectSources()
-                    if let j = takeOne() { execute(j) } else { ripple_wait_readable(fd) }
-                }
+                if let j = nextJob() { execute(j) } else { ripple_wait_readable(fd) }
             }
         }
     }

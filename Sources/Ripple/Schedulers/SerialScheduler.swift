@@ -49,6 +49,9 @@ public class WorkerScheduler: Scheduler, @unchecked Sendable {
         lock.unlock()
     }
 
+    /// How long a worker sleeps at most while a timer is pending (ns).
+    static let timerRecheck: UInt64 = 1_000_000_000
+
     /// Under `lock`: makes sure a worker will look at the queues.
     private func wakeOrSpawn() {
         let generation = ripple_current_fork_generation()
@@ -108,9 +111,13 @@ public class WorkerScheduler: Scheduler, @unchecked Sendable {
                 continue
             }
             if idleSince == 0 { idleSince = now }
+            // A cancelled timer is not waited for (a far one, UINT64_MAX ns,
+            // would keep this worker, and the scheduler, for ever); one
+            // cancelled while this worker sleeps is seen within a second.
+            timers.dropCancelledTop()
             let wake: UInt64
             if let t = timers.earliest {
-                wake = t
+                wake = min(t, now &+ WorkerScheduler.timerRecheck)
             } else if now >= idleSince &+ linger {
                 threads -= 1
                 lock.unlock()

@@ -76,6 +76,11 @@ struct TimerHeap {
         return jobs
     }
 
+    /// Drops cancelled jobs from the top, so `earliest` is a live timer's.
+    mutating func dropCancelledTop() {
+        while let top = items.first, top.job.isDisposed { _ = pop(dueBy: .max) }
+    }
+
     /// Removes the earliest entry if its time is <= `limit`.
     mutating func pop(dueBy limit: UInt64) -> Entry? {
         guard let top = items.first, top.time <= limit else { return nil }

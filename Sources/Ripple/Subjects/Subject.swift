@@ -97,9 +97,9 @@ final class SubjectFeedSink: Sink {
     }
     override func attach(_ subscriber: Subscriber) {
         subject.hub.addSource(subscriber)
-        // Weakly: the source keeps its subscription while it can send; a
-        // connection keeping it would keep the subject (rule 6a).
-        holder?.swap(WeakDisposable(subscriber))
+        // The connection consumes the source subscription: it holds it
+        // until it disconnects or lets go (docs/behaviour.md#lifetime-multicast).
+        holder?.swap(UpstreamHold(subscriber, strong: true))
         holder = nil
     }
     override func onNext(_ value: borrowing Value) { subject.sendNext(value.retained()) }

@@ -32,7 +32,7 @@ public final class SubjectHub: Gate, @unchecked Sendable {
     let lock = Lock()
     @exclusivity(unchecked) var currentValue: Value = .nil
     /// Subscriptions of the subject to sources, disposed when it terminates.
-    @exclusivity(unchecked) var sources = SweptList<WeakDisposable>()
+    @exclusivity(unchecked) var sources = SweptList<UpstreamHold>()
 
     // Occupancy, for the connections multicasting through the subject (rule
     // 6a, see Connection.swift): whether it has a subscriber other than the
@@ -112,7 +112,7 @@ public final class SubjectHub: Gate, @unchecked Sendable {
             d.dispose()
             return
         }
-        sources.append(WeakDisposable(d))
+        sources.append(UpstreamHold(d, strong: false))
         lock.unlock()
     }
 

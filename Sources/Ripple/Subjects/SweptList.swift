@@ -29,6 +29,6 @@ protocol StaleEntry {
     var isStale: Bool { get }
 }
 
-extension WeakDisposable: StaleEntry {
+extension UpstreamHold: StaleEntry {
     var isStale: Bool { isDisposed }
 }

@@ -58,12 +58,13 @@ public enum MarbleTest {
                     end: Int64) -> [(time: Int64, event: Event)] {
         let recorder = MarbleRecorder(scheduler)
         let start = recorder.start
-        final class Held { var subscription: Subscriber? }
+        // The consumer's handle: dropping it lets go (docs/behaviour.md#lifetime-handle).
+        final class Held { var subscription: Subscription? }
         let held = Held()
         // Ahead of the work due in the same frame, as RxJS schedules its
         // subscriptions before the hot diagrams' events.
         scheduler.scheduleAhead(at: start &+ UInt64(subscription.subscribe)) {
-            held.subscription = signal.subscribe(recorder)
+            held.subscription = signal.subscription(recorder)
         }
         if let u = subscription.unsubscribe {
             scheduler.scheduleAhead(at: start &+ UInt64(u)) { held.subscription?.dispose() }

@@ -2,7 +2,7 @@
 public class UnaryOperatorSignal: Signal {
     public let source: Signal
     init(_ source: Signal) {
-        self.source = source
+        self.source = source.asSource  // never a sender (docs/behaviour.md#lifetime-subject)
         super.init()
     }
 }

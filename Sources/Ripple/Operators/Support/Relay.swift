@@ -23,9 +23,13 @@ import Synchronization
 // the call returns) before the observer's release runs, as for a plain
 // signal; nested relays wait in turn. No cost per event.
 //
-// Ownership (rule 6a): a relay sink holds the relay strongly (a source that
-// can still send keeps the subscription alive); the relay holds its upstream
-// subscriptions weakly (`Subscriber.hold`). Nothing forms a cycle.
+// Ownership (docs/behaviour.md#lifetime-relay): a relay sink holds the relay
+// strongly (a source that can still send keeps the subscription alive); the
+// relay holds its upstream subscriptions through `UpstreamHold`s, strongly
+// only while its consumer holds it. A relay whose inputs are gone therefore
+// ends only when its handle goes too (or by dispose or a terminal event),
+// after what they sent and what its timers still hold is delivered: nothing
+// ends it early, whatever the operator.
 
 /// The upstream end of a relayed operator.
 open class RelaySink: Sink {
@@ -33,12 +37,6 @@ open class RelaySink: Sink {
     /// The input index for multi-input operators (their events arrive as
     /// `Message.input`/`.inputCompleted`); -1 for plain forwarding.
     let index: Int
-    /// Set once this sink has handed the relay a terminal event (or one the
-    /// relay will get; throttle's firing timer). Written before the upstream
-    /// subscription ends, read in `finish` (maybe on another thread): one
-    /// store and one load per subscription, nothing per event.
-    let forwardedTerminal = Atomic<Bool>(false)
-
     public init(_ relay: Subscriber, input index: Int = -1) {
         self.relay = relay
         self.index = index
@@ -51,43 +49,13 @@ open class RelaySink: Sink {
     }
     open override func onError(_ error: RippleError) { forwardError(error) }
     open override func onCompleted() {
-        if index < 0 { forwardCompleted() } else {
-            markTerminalForwarded()
-            relay.send(.inputCompleted(index))
-        }
+        if index < 0 { forwardCompleted() } else { relay.send(.inputCompleted(index)) }
     }
 
-    /// Notes that the relay has (or will get) its terminal event from this
-    /// sink; see `SoleRelaySink.finish`.
-    final func markTerminalForwarded() { forwardedTerminal.store(true, ordering: .releasing) }
-    /// Sends the relay an error (subclasses use this, not `relay.sendError`).
-    final func forwardError(_ error: RippleError) {
-        markTerminalForwarded()
-        relay.sendError(error)
-    }
-    /// Sends the relay its completion (subclasses use this, not `relay.sendCompleted`).
-    final func forwardCompleted() {
-        markTerminalForwarded()
-        relay.sendCompleted()
-    }
-}
-
-/// A relay sink whose upstream is the relay's only source of events: when
-/// the upstream subscription ends without a terminal event (its source was
-/// freed), nothing can reach the relay any more, so it ends too (rule 6a).
-///
-/// Not by disposing it: what the upstream sent may not have been delivered
-/// yet. When another delivery owns the relay's gate (a timer's, on the
-/// scheduler's thread; or this thread's own, when the relay's observer ends
-/// the source from inside its callback) the events are queued for that
-/// owner, and the upstream subscription ends (and runs this `finish`) before
-/// the owner lets go; a dispose would close the gate and drop them. So the
-/// end is queued behind them (`endWhenDelivered`), and after a terminal
-/// event nothing is needed: the relay ends by itself once it is delivered.
-open class SoleRelaySink: RelaySink {
-    open override func finish() {
-        if !forwardedTerminal.load(ordering: .acquiring) { relay.endWhenDelivered() }
-    }
+    /// Sends the relay an error.
+    final func forwardError(_ error: RippleError) { relay.sendError(error) }
+    /// Sends the relay its completion.
+    final func forwardCompleted() { relay.sendCompleted() }
 }
 
 /// Base of merge, zip and combine_latest: every input is subscribed into one
@@ -95,7 +63,7 @@ open class SoleRelaySink: RelaySink {
 public class MultiInputSignal: Signal {
     let sources: [Signal]
     public init(_ sources: [Signal]) {
-        self.sources = sources
+        self.sources = sources.map(\.asSource)
         super.init()
     }
 

@@ -315,6 +315,25 @@ def case_interop():
     s.stop()
 
 
+def case_python():
+    """The Python binding's ripple.nats (bindings/python/tests_nats) against
+    the staged install: a JetStream server and a token server."""
+    stage = os.environ.get("NATS_STAGE_LIB")
+    if not stage:
+        raise RuntimeError("NATS_STAGE_LIB is not set (make check-nats sets it)")
+    s = Server("python").start()
+    t = Server("python-token", 'authorization { token: "s3cret" }', jetstream=False).start()
+    tests = os.path.join(HERE, "..", "..", "bindings", "python", "tests_nats")
+    run("python binding: ripple.nats (pytest)",
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", tests], timeout=600,
+        env={"NATS_URL": s.url, "NATS_TOKEN_URL": t.url, "RIPPLE_PURE": "1", "PYTHONDONTWRITEBYTECODE": "1",
+             "PYTHONWARNINGS": "ignore::RuntimeWarning",
+             "RIPPLE_LIBRARY": os.path.join(stage, "libripple.so.0"),
+             "RIPPLE_NATS_LIBRARY": os.path.join(stage, "libripple-nats.so.0")})
+    t.stop()
+    s.stop()
+
+
 def case_bench():
     """make bench-nats (not in make check): the bench rows."""
     s = Server("bench").start()
@@ -325,7 +344,8 @@ def case_bench():
 
 
 CASES = {"core": case_core, "status": case_status, "security": case_security, "jetstream": case_jetstream,
-         "cluster": case_cluster, "interop": case_interop, "examples": case_examples}
+         "cluster": case_cluster, "interop": case_interop, "examples": case_examples,
+         "python": case_python}
 
 
 def main():

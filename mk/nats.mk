@@ -65,14 +65,23 @@ $(OUT)/nats-tsan/%: Tests/nats/%.c $(NATS_TEST_H) $(NATS_SRC) $(NATS_DEPS_H) $(T
 # libripple-nats installed into it too), through pkg-config.
 NATS_EXAMPLES := $(patsubst examples-c/%.c,%,$(wildcard examples-c/nats_*.c))
 NATS_STAGE_OK := $(OUT)/.stage-nats-ok
-$(NATS_STAGE_OK): $(STAGE_OK) $(NATS_LIB) $(NATS_MANOUT)/ripple-nats.3 scripts/install.sh pkg/ripple-nats.pc.in pkg/Ripple-nats.cmake.in
+$(NATS_STAGE_OK): $(STAGE_OK) $(NATS_LIB) $(NATS_MANOUT)/ripple-nats.3 scripts/install.sh bindings/cpp/ripple_nats.hpp pkg/ripple-nats.pc.in pkg/Ripple-nats.cmake.in
 	$(NATS_INSTALL_SH) install-nats prefix=$(STAGE) LDCONFIG= >/dev/null
 	@touch $@
 $(OUT)/nats/examples/%: examples-c/%.c $(NATS_STAGE_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WARN) $< $$($(PKG) --cflags --libs ripple-nats) -o $@
 
-NATS_BINS := $(addprefix $(OUT)/nats/,$(NATS_TESTS)) $(addprefix $(OUT)/nats-asan/,$(NATS_TESTS)) \
+# The C++ binding's test (bindings/cpp/test_nats.cpp), like bindings/cpp's
+# own: against the staged install (ripple.hpp, ripple_nats.hpp), under ASan
+# and UBSan, as C++17 and C++20.
+NATS_CPP_STDS := c++17 c++20
+$(OUT)/nats/test_nats_c++%: bindings/cpp/test_nats.cpp $(NATS_STAGE_OK)
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++$* -O1 -g -Wall -Wextra -Werror -pedantic -fsanitize=address,undefined -fno-omit-frame-pointer \
+	    -fno-sanitize-recover=undefined -fuse-ld=lld -I$(STAGE)/include $< -L$(STAGE)/lib -lripple-nats -lripple -lpthread -o $@
+
+NATS_BINS := $(addprefix $(OUT)/nats/test_nats_,$(NATS_CPP_STDS)) $(addprefix $(OUT)/nats/,$(NATS_TESTS)) $(addprefix $(OUT)/nats-asan/,$(NATS_TESTS)) \
              $(addprefix $(OUT)/nats-tsan/,$(NATS_TESTS)) $(addprefix $(OUT)/nats/examples/,$(NATS_EXAMPLES))
 NATS_RUN = NATS_OUT=$(CURDIR)/$(OUT) NATS_STAGE_LIB=$(STAGE)/lib NATS_VG_LIB=$(CURDIR)/$(VG_LIB) NATS_VALGRIND="$(VALGRIND)" \
     NATS_LSAN=$(CURDIR)/Tests/lsan_check.sh NATS_TSAN=$(CURDIR)/$(OUT)/nats-tsan SWIFT_BACKTRACE=enable=no \

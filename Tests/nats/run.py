@@ -334,6 +334,18 @@ def case_python():
     s.stop()
 
 
+def case_cpp():
+    """The C++ binding's ripple_nats.hpp (bindings/cpp/test_nats.cpp, built
+    against the staged install under ASan and UBSan, C++17 and C++20)."""
+    s = Server("cpp").start()
+    t = Server("cpp-token", 'authorization { token: "s3cret" }', jetstream=False).start()
+    for std in ("c++17", "c++20"):
+        run("C++ binding: ripple_nats.hpp (%s, ASan+UBSan)" % std, [os.path.join(BIN, "test_nats_" + std), s.url, t.url],
+            env={"LD_LIBRARY_PATH": os.environ.get("NATS_STAGE_LIB", ""), "ASAN_OPTIONS": "detect_leaks=1"})
+    t.stop()
+    s.stop()
+
+
 def case_bench():
     """make bench-nats (not in make check): the bench rows."""
     s = Server("bench").start()
@@ -345,7 +357,7 @@ def case_bench():
 
 CASES = {"core": case_core, "status": case_status, "security": case_security, "jetstream": case_jetstream,
          "cluster": case_cluster, "interop": case_interop, "examples": case_examples,
-         "python": case_python}
+         "python": case_python, "cpp": case_cpp}
 
 
 def main():

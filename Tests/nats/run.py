@@ -346,6 +346,24 @@ def case_cpp():
     s.stop()
 
 
+def case_rust():
+    """The Rust binding's ripple::nats (feature nats; bindings/rust/ripple/tests/nats.rs)
+    against the staged install, offline."""
+    stage = os.environ.get("NATS_STAGE_LIB")
+    if not stage:
+        raise RuntimeError("NATS_STAGE_LIB is not set (make check-nats sets it)")
+    s = Server("rust").start()
+    t = Server("rust-token", 'authorization { token: "s3cret" }', jetstream=False).start()
+    crate = os.path.join(HERE, "..", "..", "bindings", "rust")
+    run("Rust binding: ripple::nats (cargo test --features nats)",
+        ["cargo", "test", "--offline", "--quiet", "--manifest-path", os.path.join(crate, "Cargo.toml"), "-p", "ripple",
+         "--features", "nats", "--test", "nats"], timeout=900,
+        env={"NATS_URL": s.url, "NATS_TOKEN_URL": t.url, "RIPPLE_LIB_DIR": stage, "LD_LIBRARY_PATH": stage,
+             "CARGO_TARGET_DIR": os.path.join(OUT, "nats", "rust-target")})
+    t.stop()
+    s.stop()
+
+
 def case_bench():
     """make bench-nats (not in make check): the bench rows."""
     s = Server("bench").start()
@@ -357,7 +375,7 @@ def case_bench():
 
 CASES = {"core": case_core, "status": case_status, "security": case_security, "jetstream": case_jetstream,
          "cluster": case_cluster, "interop": case_interop, "examples": case_examples,
-         "python": case_python, "cpp": case_cpp}
+         "python": case_python, "cpp": case_cpp, "rust": case_rust}
 
 
 def main():

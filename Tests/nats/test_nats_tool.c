@@ -265,7 +265,7 @@ static int cmd_js_produce(const char *url, const char *stream, const char *subje
         if (st != RPL_OK) nt_sleep_ms(500);
     }
     CHECK(st == RPL_OK);
-    if (st != RPL_OK) fprintf(stderr, "stream_ensure: %s\n", rpl_last_error_message());
+    if (st != RPL_OK) fprintf(stderr, "%s\n", rpl_last_error_message());
     rpl_subject_t *src = rpl_subject_create();
     rec acks;
     rec_init(&acks);

@@ -1962,6 +1962,8 @@ static void test_os_sources() {
     CHECK_THROWS(Signal::accept(0, Scheduler::immediate()), RPL_ERR_INVALID);
     Signal fc = Signal::file_changes("/tmp", bg);
     CHECK_EQ(std::string(fc.name()), std::string("+fileChanges:"));
+}
+
 // Marble tests (ripple::testing): expect, record, subscriptions, mismatches
 // and bad diagrams.
 static void test_marbles() {

@@ -76,7 +76,7 @@ $(OUT)/nats/examples/%: examples-c/%.c $(NATS_STAGE_OK)
 # own: against the staged install (ripple.hpp, ripple_nats.hpp), under ASan
 # and UBSan, as C++17 and C++20.
 NATS_CPP_STDS := c++17 c++20
-$(OUT)/nats/test_nats_c++%: bindings/cpp/test_nats.cpp $(NATS_STAGE_OK)
+$(OUT)/nats/test_nats_c++%: bindings/cpp/test_nats.cpp bindings/cpp/check.hpp $(NATS_STAGE_OK)
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++$* -O1 -g -Wall -Wextra -Werror -pedantic -fsanitize=address,undefined -fno-omit-frame-pointer \
 	    -fno-sanitize-recover=undefined -fuse-ld=lld -I$(STAGE)/include $< -L$(STAGE)/lib -lripple-nats -lripple -lpthread -o $@

@@ -3,7 +3,8 @@
 //     test_nats <url with JetStream> <url of a server wanting token "s3cret">
 // CHECK records a failure and goes on; main prints "N passed, M failed" and
 // exits non-zero on any failure.
-#include "ripple_nats.hpp"
+#include <ripple_nats.hpp>  // the installed one
+#include "check.hpp"
 
 #include <chrono>
 #include <condition_variable>
@@ -18,13 +19,6 @@
 
 using namespace ripple;
 using namespace std::chrono_literals;
-
-static int passed, failed;
-#define CHECK(cond)                                                                             \
-    do {                                                                                        \
-        if (cond) passed++;                                                                     \
-        else { failed++; std::fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); } \
-    } while (0)
 
 /// One subscription's values, waited on from the test thread.
 struct Rec {

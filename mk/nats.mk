@@ -8,8 +8,10 @@
 #   make nats                build/lib/libripple-nats.so.$(VERSION)
 #   make check-nats          the tests: Tests/nats/run.py starts and stops every
 #                            nats-server itself on free loopback ports; each
-#                            program plain, under valgrind, ASan and TSan
-#                            (NATS_ONLY="core jetstream" runs some cases)
+#                            program plain, under valgrind, ASan and TSan, and
+#                            the Python, C++ and Rust bindings' NATS tests
+#                            against the staged install (cases python, cpp,
+#                            rust; NATS_ONLY="core jetstream" runs some cases)
 #   make install-nats        beside make install (same directory variables);
 #   make uninstall-nats      scripts/install.sh install-nats holds the layout
 #   make check-install-nats  pkg-config, CMake component, man pages, uninstall

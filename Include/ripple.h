@@ -1455,7 +1455,30 @@ rpl_status rpl_test_scheduler_run(rpl_scheduler_t *RPL_NULLABLE s);
        }
 
    The run loop is also a scheduler: rpl_run_loop_scheduler returns the same
-   object, to pass to rpl_scheduler_* and to the operators. */
+   object, to pass to rpl_scheduler_* and to the operators.
+
+   Inside another event loop: watch the descriptor for POLLIN and, when it
+   is readable, call rpl_run_loop_run_one up to a batch of times. The
+   descriptor also wakes for timed items, to the nanosecond, so no timer of
+   the host loop is needed. A batch keeps the host loop fair where
+   rpl_run_loop_run_until_idle would not (it also runs the work that work
+   schedules, without end): what is left keeps the descriptor readable and
+   runs in the host's next iteration. Drive a run loop from one thread: a
+   second one gets RPL_ERR_STATE, and its host loop then wakes again at once
+   until the first has drained the loop. rpl_run_loop_stop is for
+   rpl_run_loop_run: a stop requested while no rpl_run_loop_run is active
+   keeps the descriptor readable until one runs.
+
+   The installed adapters do this for GLib (ripple_glib.h), libuv
+   (ripple_uv.h) and libevent (ripple_event.h), and share these rules: an
+   attachment holds a reference to the run loop until it is detached (the
+   program may release its own at once); run-loop work, and the callbacks it
+   delivers, run on the host loop's thread one item at a time, and work
+   scheduled from any thread wakes the host loop; one wake runs at most
+   RPL_LOOP_BATCH items (256 unless defined before including the adapter);
+   work still pending at detach stays on the run loop, to run if the loop is
+   driven again or be cancelled when it is freed; attach a run loop to one
+   host loop and drive it from nowhere else. */
 typedef struct rpl_run_loop rpl_run_loop_t;
 
 /* A new run loop (+1; release it with rpl_release). NULL if its descriptors

@@ -20,6 +20,9 @@ import sys
 RULE = re.compile(r"^/\* =+\s*$")
 END = re.compile(r"^ \* =+ \*/\s*$")
 SUB = re.compile(r"^ \* -+\s*$")
+# In an event-loop adapter header (ripple_glib.h, ...), what follows this line
+# is the private implementation of its inline functions: left out of the docs.
+IMPL = re.compile(r"^/\* -+ Implementation")
 FUNC = re.compile(r"\b(rpl_[a-z0-9_]+)\s*\((?!\s*\*)")
 
 
@@ -42,17 +45,24 @@ def main(path):
     out = []
     first = True
     groups = 0
+    hidden = False
+    # Group names are global: the adapter headers' are prefixed with their name.
+    stem = re.sub(r"\.h$", "", path.rsplit("/", 1)[-1])
+    prefix = "" if stem == "ripple" else stem + "_"
     i = 0
     while i < len(lines):
         ln = lines[i]
-        if first and ln.startswith("/*"):
+        if IMPL.match(ln):
+            out.append("/** @cond INTERNAL */")
+            hidden = True
+        elif first and ln.startswith("/*"):
             out.append("/** \\file " + ln[2:].lstrip("*"))
             first = False
         elif RULE.match(ln):
             title = re.sub(r"^ \* ", "", lines[i + 1]).strip()
             groups += 1
             close = "/** @} */ " if groups > 1 else ""
-            out.append(close + f"/** \\defgroup sec{groups} {title}")
+            out.append(close + f"/** \\defgroup {prefix}sec{groups} {title}")
             out.append("")
             i += 2
             while not END.match(lines[i]):
@@ -78,6 +88,8 @@ def main(path):
         else:
             out.append(ln)
         i += 1
+    if hidden:
+        out.append("/** @endcond */")
     if groups:
         out.append("/** @} */")
     sys.stdout.write("\n".join(out))

@@ -3,7 +3,7 @@
 # (scripts/install.sh) into a staging tree (called by
 # `make deb` and `make check-deb`; the variables come from mk/package.mk):
 #   libripple0         the runtime: libripple.so.<VERSION> and its SONAME link
-#   libripple-dev      headers (C and C++), the .so link, ripple.pc, the CMake
+#   libripple-dev      headers (C, C++, the event-loop adapters), the .so link, ripple.pc, the CMake
 #                      package, man pages, ripple.supp, behaviour.md
 #   libripple0-dbgsym  the separate debug info, under /usr/lib/debug/.build-id
 #   ripple-tools       ripple-trace (Python, Architecture: all) and its man page
@@ -59,15 +59,17 @@ control "$RUNTIME" "Multi-Arch: same" "Depends: $depends" "Section: libs" "Prior
     " runtime is linked in, so programs need no Swift installation." \
     " ." \
     " This package contains the shared library."
-control libripple-dev "Multi-Arch: same" "Depends: $RUNTIME (= $DEBVER)" "Section: libdevel" "Priority: optional" \
+control libripple-dev "Multi-Arch: same" "Depends: $RUNTIME (= $DEBVER)" \
+    "Suggests: libglib2.0-dev, libuv1-dev, libevent-dev" "Section: libdevel" "Priority: optional" \
     "Description: reactive signals and operators with a C API (development files)" \
     " Ripple is a reactive runtime with ReactiveCocoa's semantics: signals," \
     " subscribers, disposables, subjects, multicast connections, operators and" \
     " schedulers, written in Swift and exported as a plain C library." \
     " ." \
     " This package contains the C header, the header-only C++ binding, the" \
-    " pkg-config and CMake package files, man pages and a valgrind suppression" \
-    " file."
+    " header-only adapters that drive a run loop from GLib, libuv or libevent," \
+    " the pkg-config and CMake package files, man pages and a valgrind" \
+    " suppression file."
 # ripple-tools: arch-independent; the command reads what any libripple writes.
 ARCH_SAVED=$ARCH; ARCH=all
 control ripple-tools "Depends: python3" "Recommends: libripple-dev" "Section: devel" "Priority: optional" \

@@ -184,6 +184,16 @@ rpl_status rpl_last_error(void);
 const char *RPL_NONNULL rpl_last_error_message(void);
 /* Static text for a status code. Never NULL. */
 const char *RPL_NONNULL rpl_status_string(rpl_status status);
+/* Sets this thread's last error, as a failing call of the runtime does: for
+   libraries layered over this API (adapters, bindings), so that their calls
+   report failures through rpl_last_error() and rpl_last_error_message() like
+   the core's. message is copied; NULL means rpl_status_string(status).
+   Returns status, so a failing function can end with
+   `return rpl_set_last_error(RPL_ERR_INVALID, "my_fn: n is 0");`.
+   status must be one of the RPL_ERR_* codes: RPL_OK or an unknown value is
+   refused (returns RPL_ERR_INVALID, and the last error says why).
+   rpl_last_signal_error() is left as it was. */
+rpl_status rpl_set_last_error(rpl_status status, const char *RPL_NULLABLE message);
 
 /* Errors carried by signals: a domain, a code and a message.
    Errors the runtime makes itself use the domain RPL_ERROR_DOMAIN and one of

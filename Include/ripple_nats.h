@@ -39,21 +39,26 @@
  *           rpl_signal_deliver_on to move them. One subscription's events
  *           never overlap, and messages from one publisher arrive in order.
  * Errors    A function returning a handle returns NULL on failure, one
- *           returning rpl_status a negative status. Every failure of an
- *           rpl_nats_* call is reported the same way: rpl_last_error() is
- *           RPL_ERR_FAILED, rpl_last_signal_error() is the error (borrowed,
- *           as for the blocking helpers) with its domain, code and text, and
- *           rpl_last_error_message() contains that text. Errors travelling
+ *           returning rpl_status a negative status, and rpl_last_error()
+ *           says why, as for ripple.h's functions: RPL_ERR_NULL for a NULL
+ *           nc, subject, stream, urls or fn; RPL_ERR_KIND for an nc that is
+ *           not an open rpl_nats_t; RPL_ERR_INVALID for an empty or invalid
+ *           argument (a subject with spaces or empty tokens, a wildcard in a
+ *           publish subject, timeout_ns 0, an unknown codec, a request value
+ *           that cannot travel); RPL_ERR_FAILED when the NATS client or the
+ *           server refused (no server, credentials, TLS, a stream update):
+ *           then rpl_last_signal_error() is that error (borrowed, as for the
+ *           blocking helpers; domain "nats", an RPL_NATS_ERR_* code).
+ *           rpl_last_error_message() is the function's name and the reason,
+ *           the server's own text for a refusal, e.g.
+ *           "rpl_nats_connect: Authorization Violation". Errors travelling
  *           in signals are rpl_error_t values:
  *             - domain RPL_NATS_ERROR_DOMAIN ("nats") with a NATS client
  *               status as code (RPL_NATS_ERR_* below): the server's or the
  *               client's text, without the client's source location;
  *             - domain "ripple": RPL_ERROR_TIMEOUT for a request past its
  *               timeout, RPL_ERROR_TYPE for a value that cannot travel.
- *           Bad arguments (NULL or empty subject, an invalid subject, a
- *           pointer that is not a connection) give domain "nats",
- *           RPL_NATS_ERR_INVALID_ARG / RPL_NATS_ERR_INVALID_SUBJECT, with the
- *           function named in the text. A failed call still consumes its
+ *           A failed call still consumes its
  *           by-value arguments and runs the release function it was given.
  * Delivery  NATS core delivery is at most once. A subscriber slower than the
  *           client's pending limit (65536 messages or 64 MiB waiting) fails
@@ -141,12 +146,13 @@ enum {
    client tries them in random order and reconnects to any of them, and to
    servers the cluster announces). Blocks until connected or refused. opts
    may be NULL (the defaults). +1.
-   Errors: NULL or empty urls (RPL_NATS_ERR_INVALID_ARG), an unknown
-   opts->version or codec (RPL_NATS_ERR_INVALID_ARG), a TLS file that cannot
-   be read, no server reachable (RPL_NATS_ERR_NO_SERVER), a server refusing
-   the credentials (RPL_NATS_ERR_AUTH_FAILED or RPL_NATS_ERR_NOT_PERMITTED,
-   with the server's text, e.g. "Authorization Violation"), a certificate not
-   trusted (RPL_NATS_ERR_SSL). */
+   Errors: urls NULL (RPL_ERR_NULL) or empty, an unknown opts->version or
+   codec (RPL_ERR_INVALID); RPL_ERR_FAILED with rpl_last_signal_error()'s
+   code saying why for a TLS file that cannot be read, no server reachable
+   (RPL_NATS_ERR_NO_SERVER), a server refusing the credentials
+   (RPL_NATS_ERR_AUTH_FAILED or RPL_NATS_ERR_NOT_PERMITTED, the message
+   "rpl_nats_connect: Authorization Violation"), a certificate not trusted
+   (RPL_NATS_ERR_SSL). */
 rpl_nats_t *RPL_NULLABLE rpl_nats_connect(const char *RPL_NULLABLE urls,
                                           const rpl_nats_options *RPL_NULLABLE opts);
 
@@ -155,7 +161,8 @@ rpl_nats_t *RPL_NULLABLE rpl_nats_connect(const char *RPL_NULLABLE urls,
    the server goes away, RECONNECTED when the client is back - its
    subscriptions resume by themselves). When the connection closes for good
    (its last handle released, or reconnecting given up) it sends
-   RPL_NATS_CLOSED and completes. +1. Errors: nc not a connection. */
+   RPL_NATS_CLOSED and completes. +1. Errors: nc NULL (RPL_ERR_NULL) or not a
+   connection (RPL_ERR_KIND). */
 rpl_signal_t *RPL_NULLABLE rpl_nats_status(rpl_nats_t *RPL_NULLABLE nc);
 
 /* ===========================================================================
@@ -171,8 +178,9 @@ rpl_signal_t *RPL_NULLABLE rpl_nats_status(rpl_nats_t *RPL_NULLABLE nc);
    that reaches it. Disposing it unsubscribes. The signal never completes by
    itself: it completes when the connection closes, and fails on a slow
    consumer (see Delivery). +1.
-   Errors: nc not a connection, subject NULL, empty or invalid (spaces,
-   empty tokens), queue_group empty or with spaces. */
+   Errors: nc NULL (RPL_ERR_NULL) or not a connection (RPL_ERR_KIND),
+   subject NULL (RPL_ERR_NULL), empty or invalid (spaces, empty tokens;
+   RPL_ERR_INVALID), queue_group empty or with spaces (RPL_ERR_INVALID). */
 rpl_signal_t *RPL_NULLABLE rpl_nats_subscribe(rpl_nats_t *RPL_NULLABLE nc, const char *RPL_NULLABLE subject,
                                               const char *RPL_NULLABLE queue_group);
 /* rpl_nats_subscribe whose values are 3-tuples (subject string, payload value,
@@ -189,9 +197,10 @@ rpl_signal_t *RPL_NULLABLE rpl_nats_subscribe_messages(rpl_nats_t *RPL_NULLABLE 
    the disposable reports disposed. When sig completes, what was published
    is flushed to the server (up to 5 s) before the subscription ends. While
    the connection is reconnecting, messages wait in the client's reconnect
-   buffer (8 MiB). Errors: nc not a connection, subject NULL, empty or
-   invalid for a publish (RPL_ERR_FAILED, see Errors); sig NULL or not a
-   signal is refused by Ripple itself (RPL_ERR_NULL, RPL_ERR_KIND). */
+   buffer (8 MiB). Errors: nc NULL (RPL_ERR_NULL) or not a connection
+   (RPL_ERR_KIND), subject NULL (RPL_ERR_NULL), empty or invalid for a
+   publish (a wildcard; RPL_ERR_INVALID); sig NULL or not a signal is
+   refused by Ripple itself (RPL_ERR_NULL, RPL_ERR_KIND). */
 rpl_disposable_t *RPL_NULLABLE rpl_nats_publish(rpl_nats_t *RPL_NULLABLE nc, rpl_signal_t *RPL_NULLABLE sig,
                                                 const char *RPL_NULLABLE subject);
 
@@ -202,8 +211,8 @@ rpl_disposable_t *RPL_NULLABLE rpl_nats_publish(rpl_nats_t *RPL_NULLABLE nc, rpl
    RPL_NATS_ERR_NO_RESPONDERS when nobody listens on subject, and with the
    responder's error when rpl_nats_serve answered with one. Disposing it
    forgets the request. Consumes request. +1.
-   Errors: as for rpl_nats_publish, timeout_ns 0 (RPL_NATS_ERR_INVALID_ARG),
-   a request that cannot be encoded (domain "ripple", RPL_ERROR_TYPE). */
+   Errors: as for rpl_nats_publish, timeout_ns 0 and a request the codec
+   cannot encode (RPL_ERR_INVALID, the message naming its type). */
 rpl_signal_t *RPL_NULLABLE rpl_nats_request(rpl_nats_t *RPL_NULLABLE nc, const char *RPL_NULLABLE subject,
                                             rpl_value request, uint64_t timeout_ns);
 
@@ -220,7 +229,7 @@ rpl_signal_t *RPL_NULLABLE rpl_nats_request(rpl_nats_t *RPL_NULLABLE nc, const c
    or its connection closed) and the disposable has been released - or at
    once on failure. Releasing the disposable without disposing it leaves the
    service running until the connection closes.
-   Errors: as for rpl_nats_subscribe, fn NULL (RPL_NATS_ERR_INVALID_ARG). */
+   Errors: as for rpl_nats_subscribe, fn NULL (RPL_ERR_NULL). */
 rpl_disposable_t *RPL_NULLABLE rpl_nats_serve(rpl_nats_t *RPL_NULLABLE nc, const char *RPL_NULLABLE subject,
                                               const char *RPL_NULLABLE queue_group,
                                               rpl_signal_t *RPL_NULLABLE (*RPL_NULLABLE fn)(void *RPL_NULLABLE ctx,
@@ -239,9 +248,13 @@ rpl_disposable_t *RPL_NULLABLE rpl_nats_serve(rpl_nats_t *RPL_NULLABLE nc, const
    updates an existing one to these settings when the server allows it,
    else refuses with the server's reason (e.g. a change of replicas on a
    server that cannot, subjects overlapping another stream). Blocks for the
-   server's answer. Errors (RPL_ERR_FAILED, see Errors): nc not a
-   connection, stream or subjects NULL or empty, replicas negative, no
-   JetStream on the server, the server's refusal. */
+   server's answer. Errors (the status returned and rpl_last_error()): nc,
+   stream or subjects NULL (RPL_ERR_NULL), nc not a connection
+   (RPL_ERR_KIND), stream or subjects empty or invalid, replicas negative
+   (RPL_ERR_INVALID), no JetStream context (RPL_ERR_STATE), no JetStream on
+   the server or the server's refusal (RPL_ERR_FAILED, the server's reason
+   in the message, e.g. "rpl_nats_stream_ensure: subjects overlap with an
+   existing stream"). */
 rpl_status rpl_nats_stream_ensure(rpl_nats_t *RPL_NULLABLE nc, const char *RPL_NULLABLE stream,
                                   const char *RPL_NULLABLE subjects, int32_t replicas);
 
@@ -278,8 +291,9 @@ rpl_signal_t *RPL_NULLABLE rpl_nats_stream_publish(rpl_nats_t *RPL_NULLABLE nc, 
    sequence n (an existing durable is made anew from n). The consumer is
    created (or found) when a subscription starts: a missing stream fails
    the subscription (RPL_NATS_ERR_NOT_FOUND). Completes when the connection
-   closes. +1. Errors: nc not a connection, stream NULL or empty, durable
-   empty or with '.', '*', '>' or spaces. */
+   closes. +1. Errors: nc NULL (RPL_ERR_NULL) or not a connection
+   (RPL_ERR_KIND), stream NULL (RPL_ERR_NULL) or empty, durable empty or
+   with '.', '*', '>' or spaces (RPL_ERR_INVALID). */
 rpl_signal_t *RPL_NULLABLE rpl_nats_stream_subscribe(rpl_nats_t *RPL_NULLABLE nc, const char *RPL_NULLABLE stream,
                                                      const char *RPL_NULLABLE durable, uint64_t start_sequence);
 

@@ -8,8 +8,10 @@
 #   make nats                build/lib/libripple-nats.so.$(VERSION)
 #   make check-nats          the tests: Tests/nats/run.py starts and stops every
 #                            nats-server itself on free loopback ports; each
-#                            program plain, under valgrind, ASan and TSan
-#                            (NATS_ONLY="core jetstream" runs some cases)
+#                            program plain, under valgrind, ASan and TSan, and
+#                            the Python, C++ and Rust bindings' NATS tests
+#                            against the staged install (cases python, cpp,
+#                            rust; NATS_ONLY="core jetstream" runs some cases)
 #   make install-nats        beside make install (same directory variables);
 #   make uninstall-nats      scripts/install.sh install-nats holds the layout
 #   make check-install-nats  pkg-config, CMake component, man pages, uninstall
@@ -65,14 +67,23 @@ $(OUT)/nats-tsan/%: Tests/nats/%.c $(NATS_TEST_H) $(NATS_SRC) $(NATS_DEPS_H) $(T
 # libripple-nats installed into it too), through pkg-config.
 NATS_EXAMPLES := $(patsubst examples-c/%.c,%,$(wildcard examples-c/nats_*.c))
 NATS_STAGE_OK := $(OUT)/.stage-nats-ok
-$(NATS_STAGE_OK): $(STAGE_OK) $(NATS_LIB) $(NATS_MANOUT)/ripple-nats.3 scripts/install.sh pkg/ripple-nats.pc.in pkg/Ripple-nats.cmake.in
+$(NATS_STAGE_OK): $(STAGE_OK) $(NATS_LIB) $(NATS_MANOUT)/ripple-nats.3 scripts/install.sh bindings/cpp/ripple_nats.hpp pkg/ripple-nats.pc.in pkg/Ripple-nats.cmake.in
 	$(NATS_INSTALL_SH) install-nats prefix=$(STAGE) LDCONFIG= >/dev/null
 	@touch $@
 $(OUT)/nats/examples/%: examples-c/%.c $(NATS_STAGE_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WARN) $< $$($(PKG) --cflags --libs ripple-nats) -o $@
 
-NATS_BINS := $(addprefix $(OUT)/nats/,$(NATS_TESTS)) $(addprefix $(OUT)/nats-asan/,$(NATS_TESTS)) \
+# The C++ binding's test (bindings/cpp/test_nats.cpp), like bindings/cpp's
+# own: against the staged install (ripple.hpp, ripple_nats.hpp), under ASan
+# and UBSan, as C++17 and C++20.
+NATS_CPP_STDS := c++17 c++20
+$(OUT)/nats/test_nats_c++%: bindings/cpp/test_nats.cpp bindings/cpp/check.hpp $(NATS_STAGE_OK)
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++$* -O1 -g -Wall -Wextra -Werror -pedantic -fsanitize=address,undefined -fno-omit-frame-pointer \
+	    -fno-sanitize-recover=undefined -fuse-ld=lld -I$(STAGE)/include $< -L$(STAGE)/lib -lripple-nats -lripple -lpthread -o $@
+
+NATS_BINS := $(addprefix $(OUT)/nats/test_nats_,$(NATS_CPP_STDS)) $(addprefix $(OUT)/nats/,$(NATS_TESTS)) $(addprefix $(OUT)/nats-asan/,$(NATS_TESTS)) \
              $(addprefix $(OUT)/nats-tsan/,$(NATS_TESTS)) $(addprefix $(OUT)/nats/examples/,$(NATS_EXAMPLES))
 NATS_RUN = NATS_OUT=$(CURDIR)/$(OUT) NATS_STAGE_LIB=$(STAGE)/lib NATS_VG_LIB=$(CURDIR)/$(VG_LIB) NATS_VALGRIND="$(VALGRIND)" \
     NATS_LSAN=$(CURDIR)/Tests/lsan_check.sh NATS_TSAN=$(CURDIR)/$(OUT)/nats-tsan SWIFT_BACKTRACE=enable=no \

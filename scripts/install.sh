@@ -114,7 +114,7 @@ install-nats)
   chmod 0644 "$D$libdir/$NATS_REALNAME"
   ln -sf "$NATS_REALNAME" "$D$libdir/$NATS_SONAME"
   ln -sf "$NATS_SONAME" "$D$libdir/$NATS_LIBNAME"
-  $INSTALL -m 0644 "$NATS_HEADER" "$D$includedir/"
+  $INSTALL -m 0644 "$NATS_HEADER" bindings/cpp/ripple_nats.hpp "$D$includedir/"
   sed -e "s|@PREFIX@|$prefix|g" -e "s|@LIBDIR@|$libdir|g" -e "s|@INCLUDEDIR@|$includedir|g" \
       -e "s|@VERSION@|$VERSION|g" pkg/ripple-nats.pc.in > "$D$pkgconfigdir/ripple-nats.pc"
   librel=$(realpath -m --relative-to="$prefix" "$libdir"); increl=$(realpath -m --relative-to="$prefix" "$includedir")
@@ -132,7 +132,7 @@ install-nats)
 uninstall-nats)
   : "${NATS_LIBNAME:?}" "${NATS_SONAME:?}" "${NATS_REALNAME:?}" "${NATS_HEADER:?}"
   rm -f "$D$libdir/$NATS_REALNAME" "$D$libdir/$NATS_SONAME" "$D$libdir/$NATS_LIBNAME" \
-        "$D$includedir/${NATS_HEADER##*/}" "$D$pkgconfigdir/ripple-nats.pc" "$D$cmakedir/Ripple-nats.cmake"
+        "$D$includedir/${NATS_HEADER##*/}" "$D$includedir/ripple_nats.hpp" "$D$pkgconfigdir/ripple-nats.pc" "$D$cmakedir/Ripple-nats.cmake"
   names=$("$PYTHON" pkg/manpages.py "$NATS_HEADER" --list --name ripple-nats)
   if cd "$D$man3dir" 2>/dev/null; then rm -f $names; cd - >/dev/null; fi
   rmdir "$D$cmakedir" 2>/dev/null || true

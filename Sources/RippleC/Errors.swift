@@ -55,6 +55,20 @@ public func rpl_last_error() -> rpl_status { ThreadErrors.current.status }
 public func rpl_last_error_message() -> UnsafePointer<CChar> { UnsafePointer(ThreadErrors.current.message) }
 
 @c @implementation
+public func rpl_set_last_error(_ status: rpl_status, _ message: UnsafePointer<CChar>?) -> rpl_status {
+    guard status >= rpl_status(RPL_ERR_DEPTH) && status < 0 else {
+        setError(RPL_ERR_INVALID, "rpl_set_last_error: \(status) is not an RPL_ERR_* status")
+        return rpl_status(RPL_ERR_INVALID)
+    }
+    let s = ThreadErrors.current
+    s.status = status
+    let copy = strdup(message ?? rpl_status_string(status))!
+    free(s.message)
+    s.message = copy
+    return status
+}
+
+@c @implementation
 public func rpl_last_signal_error() -> OpaquePointer? {
     ThreadErrors.current.signalError.map(handle)
 }

@@ -45,7 +45,7 @@ static void reg_remove(rn_conn *c) {
 
 rn_conn *rn_conn_get(const rpl_nats_t *nc, const char *fn) {
     if (!nc) {
-        rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_ARG, "%s: nc is NULL", fn);
+        rn_fail(RPL_ERR_NULL, "%s: nc is NULL", fn);
         return NULL;
     }
     rn_conn *c = NULL;
@@ -53,7 +53,7 @@ rn_conn *rn_conn_get(const rpl_nats_t *nc, const char *fn) {
     for (reg_entry *e = reg[reg_hash(nc)]; e; e = e->next)
         if (e->handle == (const void *)nc) { c = e->conn; rn_conn_retain(c); break; }
     pthread_mutex_unlock(&reg_mu);
-    if (!c) rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_ARG, "%s: nc is not an open rpl_nats_t connection", fn);
+    if (!c) rn_fail(RPL_ERR_KIND, "%s: nc is not an open rpl_nats_t connection", fn);
     return c;
 }
 
@@ -240,15 +240,15 @@ RN_EXPORT rpl_nats_t *rpl_nats_connect(const char *urls, const rpl_nats_options 
     static const rpl_nats_options defaults = RPL_NATS_OPTIONS_INIT;
     const rpl_nats_options *opt = opts ? opts : &defaults;
     if (!urls || !*urls) {
-        rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_ARG, "rpl_nats_connect: urls is %s", urls ? "empty" : "NULL");
+        rn_fail(urls ? RPL_ERR_INVALID : RPL_ERR_NULL, "rpl_nats_connect: urls is %s", urls ? "empty" : "NULL");
         return NULL;
     }
     if (opt->version != RPL_NATS_OPTIONS_VERSION) {
-        rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_ARG, "rpl_nats_connect: unknown options version %u", opt->version);
+        rn_fail(RPL_ERR_INVALID, "rpl_nats_connect: unknown options version %u", opt->version);
         return NULL;
     }
     if (opt->codec != RPL_NATS_CODEC_MSGPACK && opt->codec != RPL_NATS_CODEC_RAW) {
-        rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_ARG, "rpl_nats_connect: unknown codec %d", opt->codec);
+        rn_fail(RPL_ERR_INVALID, "rpl_nats_connect: unknown codec %d", opt->codec);
         return NULL;
     }
     rn_conn *c = rn_calloc(1, sizeof *c);
@@ -259,7 +259,7 @@ RN_EXPORT rpl_nats_t *rpl_nats_connect(const char *urls, const rpl_nats_options 
     c->status = rpl_behavior_subject_create(rpl_int(RPL_NATS_CONNECTED));
     if (!c->status) {
         rn_conn_release(c);
-        rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_NO_MEMORY, "rpl_nats_connect: out of memory");
+        rn_fail(RPL_ERR_NOMEM, "rpl_nats_connect: out of memory");
         return NULL;
     }
 

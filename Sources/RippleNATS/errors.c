@@ -53,32 +53,29 @@ rpl_error_t *rn_nats_error(natsStatus s, const char *prefix) {
     return rpl_error_create(RPL_NATS_ERROR_DOMAIN, (int64_t)s, buf);
 }
 
-/* The public API has no setter for the last error: a blocking helper run on
-   a signal that fails with err records it (RPL_ERR_FAILED, the error kept
-   for rpl_last_signal_error, its text in rpl_last_error_message). */
-rpl_status rn_fail_with(rpl_error_t *err) {
-    rpl_signal_t *s = rpl_signal_error(err);
-    rpl_value out;
-    rpl_status st = rpl_signal_first(s, &out, RPL_FOREVER);
-    rpl_release(s);
-    return st == RPL_OK ? RPL_ERR_FAILED : st;
-}
-
-rpl_status rn_fail(const char *domain, int64_t code, const char *fmt, ...) {
+rpl_status rn_fail(rpl_status status, const char *fmt, ...) {
     char buf[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    rpl_error_t *e = rpl_error_create(domain, code, buf);
-    rpl_status st = rn_fail_with(e);
-    rpl_release(e);
-    return st;
+    return rpl_set_last_error(status, buf);
 }
 
 rpl_status rn_fail_nats(natsStatus s, const char *prefix) {
     rpl_error_t *e = rn_nats_error(s, prefix);
-    rpl_status st = rn_fail_with(e);
+    if (s == NATS_NO_MEMORY) {
+        rpl_release(e);
+        return rpl_set_last_error(RPL_ERR_NOMEM, NULL);
+    }
+    /* RPL_ERR_FAILED promises the error in rpl_last_signal_error(), which
+       only a blocking helper sets: run one on a signal failing with it, then
+       put the error's own text in place of the helper's. */
+    rpl_signal_t *sig = rpl_signal_error(e);
+    rpl_value out;
+    if (rpl_signal_first(sig, &out, RPL_FOREVER) == RPL_OK) rpl_value_release(&out);
+    rpl_release(sig);
+    rpl_status st = rpl_set_last_error(RPL_ERR_FAILED, rpl_error_message(e));
     rpl_release(e);
     return st;
 }
@@ -87,11 +84,11 @@ rpl_status rn_fail_nats(natsStatus s, const char *prefix) {
    one token, ">" the rest, both only where wildcards are allowed. */
 bool rn_check_subject(const char *fn, const char *what, const char *subject, bool wildcards_ok) {
     if (!subject) {
-        rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_SUBJECT, "%s: %s is NULL", fn, what);
+        rn_fail(RPL_ERR_NULL, "%s: %s is NULL", fn, what);
         return false;
     }
     if (!*subject) {
-        rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_SUBJECT, "%s: %s is empty", fn, what);
+        rn_fail(RPL_ERR_INVALID, "%s: %s is empty", fn, what);
         return false;
     }
     const char *tok = subject;
@@ -99,23 +96,23 @@ bool rn_check_subject(const char *fn, const char *what, const char *subject, boo
         const char *end = strchr(tok, '.');
         size_t n = end ? (size_t)(end - tok) : strlen(tok);
         if (n == 0) {
-            rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_SUBJECT, "%s: %s \"%s\" has an empty token", fn, what, subject);
+            rn_fail(RPL_ERR_INVALID, "%s: %s \"%s\" has an empty token", fn, what, subject);
             return false;
         }
         for (size_t i = 0; i < n; i++) {
             unsigned char ch = (unsigned char)tok[i];
             if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch < 0x20) {
-                rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_SUBJECT, "%s: %s \"%s\" contains white space or a control character", fn, what, subject);
+                rn_fail(RPL_ERR_INVALID, "%s: %s \"%s\" contains white space or a control character", fn, what, subject);
                 return false;
             }
         }
         bool star = n == 1 && tok[0] == '*', gt = n == 1 && tok[0] == '>';
         if ((star || gt) && !wildcards_ok) {
-            rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_SUBJECT, "%s: %s \"%s\" has a wildcard (not allowed here)", fn, what, subject);
+            rn_fail(RPL_ERR_INVALID, "%s: %s \"%s\" has a wildcard (not allowed here)", fn, what, subject);
             return false;
         }
         if (gt && end) {
-            rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_SUBJECT, "%s: %s \"%s\": '>' must be the last token", fn, what, subject);
+            rn_fail(RPL_ERR_INVALID, "%s: %s \"%s\": '>' must be the last token", fn, what, subject);
             return false;
         }
         if (!end) return true;
@@ -128,18 +125,17 @@ bool rn_check_subject(const char *fn, const char *what, const char *subject, boo
 bool rn_check_name(const char *fn, const char *what, const char *name, bool null_ok, const char *forbidden) {
     if (!name) {
         if (null_ok) return true;
-        rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_ARG, "%s: %s is NULL", fn, what);
+        rn_fail(RPL_ERR_NULL, "%s: %s is NULL", fn, what);
         return false;
     }
     if (!*name) {
-        rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_ARG, "%s: %s is empty", fn, what);
+        rn_fail(RPL_ERR_INVALID, "%s: %s is empty", fn, what);
         return false;
     }
     for (const char *p = name; *p; p++) {
         unsigned char ch = (unsigned char)*p;
         if (ch <= ' ' || strchr(forbidden, ch)) {
-            rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_ARG,
-                    "%s: %s \"%s\" may not contain white space%s%s", fn, what, name,
+            rn_fail(RPL_ERR_INVALID, "%s: %s \"%s\" may not contain white space%s%s", fn, what, name,
                     *forbidden ? " or any of " : "", forbidden);
             return false;
         }

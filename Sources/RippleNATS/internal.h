@@ -37,13 +37,12 @@ rpl_error_t *rn_type_error(int32_t codec, const rpl_value *v);
    error text for this thread when it has one, else the status text;
    prefix (may be NULL) goes first ("prefix: text"). */
 rpl_error_t *rn_nats_error(natsStatus s, const char *prefix);
-/* Records err (borrowed) as this thread's last error (see ripple_nats.h,
-   Errors) and returns RPL_ERR_FAILED. */
-rpl_status rn_fail_with(rpl_error_t *err);
-/* rn_fail_with of a new error (domain, code, formatted text). */
-rpl_status rn_fail(const char *domain, int64_t code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-/* rn_fail_with(rn_nats_error(s, prefix)). */
+/* Records a failure as this thread's last error (rpl_set_last_error) with a
+   formatted text; returns status. See ripple_nats.h, Errors. */
+rpl_status rn_fail(rpl_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Records what the NATS client or server refused (status s): RPL_ERR_FAILED
+   with rn_nats_error(s, prefix) as rpl_last_signal_error() and its text as
+   the message (RPL_ERR_NOMEM for NATS_NO_MEMORY). Returns the status. */
 rpl_status rn_fail_nats(natsStatus s, const char *prefix);
 /* Subject checks: false after recording the failure for fn. */
 bool rn_check_subject(const char *fn, const char *what, const char *subject, bool wildcards_ok);

@@ -30,17 +30,17 @@ static int64_t now_ms(void) {
 RN_EXPORT rpl_status rpl_nats_stream_ensure(rpl_nats_t *nc, const char *stream, const char *subjects, int32_t replicas) {
     static const char fn[] = "rpl_nats_stream_ensure";
     rn_conn *c = rn_conn_get(nc, fn);
-    if (!c) return RPL_ERR_FAILED;
-    rpl_status st = RPL_ERR_FAILED;
+    if (!c) return rpl_last_error();
+    rpl_status st = RPL_ERR_FAILED;  /* until it succeeds; then the failure recorded */
     char *list = NULL;
     const char **subs = NULL;
     if (!rn_check_name(fn, "stream", stream, false, ".*>")) goto done;
     if (!subjects || !*subjects) {
-        rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_ARG, "%s: subjects is %s", fn, subjects ? "empty" : "NULL");
+        rn_fail(subjects ? RPL_ERR_INVALID : RPL_ERR_NULL, "%s: subjects is %s", fn, subjects ? "empty" : "NULL");
         goto done;
     }
     if (replicas < 0) {
-        rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_ARG, "%s: replicas %d is negative", fn, replicas);
+        rn_fail(RPL_ERR_INVALID, "%s: replicas %d is negative", fn, replicas);
         goto done;
     }
     list = rn_strdup(subjects);
@@ -56,11 +56,11 @@ RN_EXPORT rpl_status rpl_nats_stream_ensure(rpl_nats_t *nc, const char *stream, 
         subs[n++] = tok;
     }
     if (n == 0) {
-        rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_ARG, "%s: subjects \"%s\" lists no subject", fn, subjects);
+        rn_fail(RPL_ERR_INVALID, "%s: subjects \"%s\" lists no subject", fn, subjects);
         goto done;
     }
     if (!c->js) {
-        rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_ERR, "%s: no JetStream context", fn);
+        rn_fail(RPL_ERR_STATE, "%s: no JetStream context", fn);
         goto done;
     }
     jsStreamConfig cfg;
@@ -87,6 +87,7 @@ RN_EXPORT rpl_status rpl_nats_stream_ensure(rpl_nats_t *nc, const char *stream, 
     }
     st = RPL_OK;
 done:
+    if (st != RPL_OK) st = rpl_last_error();
     free(subs);
     free(list);
     rn_conn_release(c);

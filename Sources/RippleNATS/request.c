@@ -225,14 +225,14 @@ RN_EXPORT rpl_signal_t *rpl_nats_request(rpl_nats_t *nc, const char *subject, rp
     }
     if (!rn_check_subject("rpl_nats_request", "subject", subject, false)) goto fail;
     if (timeout_ns == 0) {
-        rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_ARG, "rpl_nats_request: timeout_ns is 0");
+        rn_fail(RPL_ERR_INVALID, "rpl_nats_request: timeout_ns is 0");
         goto fail;
     }
     rn_buf b;
     rn_buf_init(&b);
     if (!rn_encode(c->codec, &request, &b)) {
         rpl_error_t *e = rn_type_error(c->codec, &request);
-        rn_fail_with(e);
+        rn_fail(RPL_ERR_INVALID, "rpl_nats_request: %s", rpl_error_message(e));
         rpl_release(e);
         rn_buf_free(&b);
         goto fail;
@@ -369,7 +369,7 @@ RN_EXPORT rpl_disposable_t *rpl_nats_serve(rpl_nats_t *nc, const char *subject, 
     rn_conn *c = rn_conn_get(nc, "rpl_nats_serve");
     if (!c) goto fail;
     if (!fn) {
-        rn_fail(RPL_NATS_ERROR_DOMAIN, NATS_INVALID_ARG, "rpl_nats_serve: fn is NULL");
+        rn_fail(RPL_ERR_NULL, "rpl_nats_serve: fn is NULL");
         goto fail;
     }
     if (!rn_check_subject("rpl_nats_serve", "subject", subject, true) ||

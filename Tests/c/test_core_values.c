@@ -2,6 +2,7 @@
 #include "check.h"
 #include <ripple.h>
 #include <math.h>
+#include <pthread.h>
 
 /* A failed call left a status and a non-empty message. */
 #define CHECK_FAILED_WITH(status) do { \
@@ -84,6 +85,64 @@ static void test_errors(void) {
     rpl_release(same);
     rpl_release(d);
     rpl_release(e);
+}
+
+/* rpl_set_last_error: how a library over the C API reports a failure. */
+/* What another thread saw (checked by the main thread after the join: the
+   check counters are not atomic). */
+static void *set_last_error_thread(void *arg) {
+    rpl_status *seen = arg;
+    seen[0] = rpl_last_error();
+    seen[1] = rpl_set_last_error(RPL_ERR_NOMEM, "other thread");
+    seen[2] = rpl_last_error();
+    return NULL;
+}
+
+static void test_set_last_error(void) {
+    CHECK_EQ_INT(rpl_set_last_error(RPL_ERR_STATE, "my_lib_start: already started"), RPL_ERR_STATE);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_STATE);
+    CHECK(strcmp(rpl_last_error_message(), "my_lib_start: already started") == 0);
+
+    /* The message is copied. */
+    char buf[32];
+    snprintf(buf, sizeof buf, "my_lib: %d", 7);
+    CHECK_EQ_INT(rpl_set_last_error(RPL_ERR_INVALID, buf), RPL_ERR_INVALID);
+    memset(buf, 'x', sizeof buf - 1);
+    CHECK(strcmp(rpl_last_error_message(), "my_lib: 7") == 0);
+    /* Its own message again (the copy is made before the old one goes). */
+    CHECK_EQ_INT(rpl_set_last_error(RPL_ERR_KIND, rpl_last_error_message()), RPL_ERR_KIND);
+    CHECK(strcmp(rpl_last_error_message(), "my_lib: 7") == 0);
+
+    /* NULL message: the status's own text. Every RPL_ERR_* is accepted. */
+    const rpl_status all[] = { RPL_ERR_NULL, RPL_ERR_KIND, RPL_ERR_INVALID, RPL_ERR_TIMEOUT, RPL_ERR_NO_VALUE,
+                               RPL_ERR_FAILED, RPL_ERR_NOMEM, RPL_ERR_STATE, RPL_ERR_MISUSE, RPL_ERR_DEPTH };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        CHECK_EQ_INT(rpl_set_last_error(all[i], NULL), all[i]);
+        CHECK_EQ_INT(rpl_last_error(), all[i]);
+        CHECK(strcmp(rpl_last_error_message(), rpl_status_string(all[i])) == 0);
+    }
+
+    /* Not an RPL_ERR_*: refused, and the last error says so. */
+    const rpl_status bad[] = { RPL_OK, 1, -11, -12345, INT32_MIN, INT32_MAX };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK_EQ_INT(rpl_set_last_error(bad[i], "ignored"), RPL_ERR_INVALID);
+        CHECK_EQ_INT(rpl_last_error(), RPL_ERR_INVALID);
+        CHECK(strstr(rpl_last_error_message(), "rpl_set_last_error") != NULL);
+        CHECK(strstr(rpl_last_error_message(), "ignored") == NULL);
+    }
+
+    /* Per thread: another thread's last error is its own. */
+    rpl_set_last_error(RPL_ERR_TIMEOUT, "main thread");
+    pthread_t t;
+    rpl_status seen[3] = { 1, 1, 1 };
+    int created = pthread_create(&t, NULL, set_last_error_thread, seen);
+    CHECK(created == 0);
+    if (created == 0) CHECK(pthread_join(t, NULL) == 0);
+    CHECK_EQ_INT(seen[0], RPL_OK);  /* a fresh thread has no last error */
+    CHECK_EQ_INT(seen[1], RPL_ERR_NOMEM);
+    CHECK_EQ_INT(seen[2], RPL_ERR_NOMEM);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_TIMEOUT);
+    CHECK(strcmp(rpl_last_error_message(), "main thread") == 0);
 }
 
 static void test_scalars(void) {
@@ -430,6 +489,7 @@ int main(void) {
     RUN(test_status_strings);
     RUN(test_retain_release);
     RUN(test_errors);
+    RUN(test_set_last_error);
     RUN(test_scalars);
     RUN(test_strings_and_bytes);
     RUN(test_pointer);

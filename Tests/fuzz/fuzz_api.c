@@ -480,7 +480,7 @@ static void dispose_slot(int slot) {
 }
 
 /* FUZZ_TRACE=1 prints each operation, to turn a saved input into a repro. */
-#define NOPS 98
+#define NOPS 99
 static const char *const op_names[NOPS] = {
     "subject", "behavior_subject", "replay_subject", "map", "filter", "take", "skip", "scan",
     "distinct_until_changed", "merge", "combine_latest", "zip", "take_until", "start_with", "return/empty",
@@ -498,7 +498,7 @@ static const char *const op_names[NOPS] = {
     "take_until_replacement", "skip_until", "group_by", "start_send", "os_source", "os_run",
     "marble_cold", "marble_hot", "marble_roundtrip",
     "trace_write", "bind", "flatten_map",
-    "blocking",
+    "blocking", "set_last_error",
 };
 
 /* A marble diagram of up to 9 characters from b, often a bad one. */
@@ -844,6 +844,16 @@ static void run(const uint8_t *data, size_t size) {
             rpl_status st = rpl_trace_write(fd);
             if (fd < -1 && st != RPL_ERR_INVALID) FAIL("rpl_trace_write(%d) was not refused", fd);
             if (fd >= -1 && st != RPL_OK) FAIL("rpl_trace_write(%d): %s", fd, rpl_last_error_message());
+        } break;
+        case 98: { /* a layered library's error: any RPL_ERR_* is kept, anything else refused */
+            rpl_status want = -(rpl_status)(b % 12);  /* 0 (refused) .. -11 (not a status: refused) */
+            bool valid = want < 0 && want >= RPL_ERR_DEPTH;
+            const char *msg = b & 0x80 ? NULL : "fuzz: layered failure";
+            rpl_status st = rpl_set_last_error(want, msg);
+            if (valid ? st != want || rpl_last_error() != want : st != RPL_ERR_INVALID || rpl_last_error() != RPL_ERR_INVALID)
+                FAIL("rpl_set_last_error(%d) returned %d, last error %d", (int)want, (int)st, (int)rpl_last_error());
+            if (valid && strcmp(rpl_last_error_message(), msg ? msg : rpl_status_string(want)) != 0)
+                FAIL("rpl_set_last_error(%d): message \"%s\"", (int)want, rpl_last_error_message());
         } break;
         }
     }

@@ -315,6 +315,55 @@ def case_interop():
     s.stop()
 
 
+def case_python():
+    """The Python binding's ripple.nats (bindings/python/tests_nats) against
+    the staged install: a JetStream server and a token server."""
+    stage = os.environ.get("NATS_STAGE_LIB")
+    if not stage:
+        raise RuntimeError("NATS_STAGE_LIB is not set (make check-nats sets it)")
+    s = Server("python").start()
+    t = Server("python-token", 'authorization { token: "s3cret" }', jetstream=False).start()
+    tests = os.path.join(HERE, "..", "..", "bindings", "python", "tests_nats")
+    run("python binding: ripple.nats (pytest)",
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", tests], timeout=600,
+        env={"NATS_URL": s.url, "NATS_TOKEN_URL": t.url, "RIPPLE_PURE": "1", "PYTHONDONTWRITEBYTECODE": "1",
+             "PYTHONWARNINGS": "ignore::RuntimeWarning",
+             "RIPPLE_LIBRARY": os.path.join(stage, "libripple.so.0"),
+             "RIPPLE_NATS_LIBRARY": os.path.join(stage, "libripple-nats.so.0")})
+    t.stop()
+    s.stop()
+
+
+def case_cpp():
+    """The C++ binding's ripple_nats.hpp (bindings/cpp/test_nats.cpp, built
+    against the staged install under ASan and UBSan, C++17 and C++20)."""
+    s = Server("cpp").start()
+    t = Server("cpp-token", 'authorization { token: "s3cret" }', jetstream=False).start()
+    for std in ("c++17", "c++20"):
+        run("C++ binding: ripple_nats.hpp (%s, ASan+UBSan)" % std, [os.path.join(BIN, "test_nats_" + std), s.url, t.url],
+            env={"LD_LIBRARY_PATH": os.environ.get("NATS_STAGE_LIB", ""), "ASAN_OPTIONS": "detect_leaks=1"})
+    t.stop()
+    s.stop()
+
+
+def case_rust():
+    """The Rust binding's ripple::nats (feature nats; bindings/rust/ripple/tests/nats.rs)
+    against the staged install, offline."""
+    stage = os.environ.get("NATS_STAGE_LIB")
+    if not stage:
+        raise RuntimeError("NATS_STAGE_LIB is not set (make check-nats sets it)")
+    s = Server("rust").start()
+    t = Server("rust-token", 'authorization { token: "s3cret" }', jetstream=False).start()
+    crate = os.path.join(HERE, "..", "..", "bindings", "rust")
+    run("Rust binding: ripple::nats (cargo test --features nats)",
+        ["cargo", "test", "--offline", "--quiet", "--manifest-path", os.path.join(crate, "Cargo.toml"), "-p", "ripple",
+         "--features", "nats", "--test", "nats"], timeout=900,
+        env={"NATS_URL": s.url, "NATS_TOKEN_URL": t.url, "RIPPLE_LIB_DIR": stage, "LD_LIBRARY_PATH": stage,
+             "CARGO_TARGET_DIR": os.path.join(OUT, "nats", "rust-target")})
+    t.stop()
+    s.stop()
+
+
 def case_bench():
     """make bench-nats (not in make check): the bench rows."""
     s = Server("bench").start()
@@ -325,7 +374,8 @@ def case_bench():
 
 
 CASES = {"core": case_core, "status": case_status, "security": case_security, "jetstream": case_jetstream,
-         "cluster": case_cluster, "interop": case_interop, "examples": case_examples}
+         "cluster": case_cluster, "interop": case_interop, "examples": case_examples,
+         "python": case_python, "cpp": case_cpp, "rust": case_rust}
 
 
 def main():

@@ -265,7 +265,9 @@ static void test_codecs(rpl_nats_t *nc) {
     rpl_release(src);
     /* A request that cannot be encoded is refused at once. */
     CHECK(rpl_nats_request(nc, "c.req", rpl_pointer(&m, NULL), 1000000000ull) == NULL);
-    CHECK(rpl_last_error() == RPL_ERR_FAILED && rpl_error_code(rpl_last_signal_error()) == RPL_ERROR_TYPE);
+    CHECK(rpl_last_error() == RPL_ERR_INVALID);
+    CHECK(strcmp(rpl_last_error_message(),
+                 "rpl_nats_request: a pointer value cannot be sent with the MessagePack codec") == 0);
     size_t before = m.count;
     publish_values(nc, "c.good", good, 0);
     rpl_value again[] = { rpl_int(8) };
@@ -280,62 +282,75 @@ static void test_codecs(rpl_nats_t *nc) {
 }
 
 /* ---- bad input ---- */
-static void expect_fail(const char *what, bool failed, int64_t code) {
-    bool ok = failed && rpl_last_error() == RPL_ERR_FAILED && rpl_error_code(rpl_last_signal_error()) == code &&
-              strstr(rpl_last_error_message(), "rpl_nats_") != NULL;
-    if (!ok) fprintf(stderr, "  bad input %s: %s\n", what, rpl_last_error_message());
+/* The call failed with status, its message naming the function first. */
+static void expect_fail(const char *what, bool failed, rpl_status status) {
+    bool ok = failed && rpl_last_error() == status && strncmp(rpl_last_error_message(), "rpl_nats_", 9) == 0;
+    if (!ok) fprintf(stderr, "  bad input %s: status %d (want %d): %s\n", what, (int)rpl_last_error(), (int)status,
+                     rpl_last_error_message());
     CHECK(ok);
 }
 
 static void test_bad_input(rpl_nats_t *nc) {
     rpl_signal_t *never = rpl_signal_never();
-    expect_fail("connect NULL", rpl_nats_connect(NULL, NULL) == NULL, RPL_NATS_ERR_INVALID_ARG);
-    expect_fail("connect empty", rpl_nats_connect("", NULL) == NULL, RPL_NATS_ERR_INVALID_ARG);
+    expect_fail("connect NULL", rpl_nats_connect(NULL, NULL) == NULL, RPL_ERR_NULL);
+    expect_fail("connect empty", rpl_nats_connect("", NULL) == NULL, RPL_ERR_INVALID);
     rpl_nats_options o = RPL_NATS_OPTIONS_INIT;
     o.version = 99;
-    expect_fail("connect version", rpl_nats_connect(url, &o) == NULL, RPL_NATS_ERR_INVALID_ARG);
+    expect_fail("connect version", rpl_nats_connect(url, &o) == NULL, RPL_ERR_INVALID);
     o.version = RPL_NATS_OPTIONS_VERSION;
     o.codec = 5;
-    expect_fail("connect codec", rpl_nats_connect(url, &o) == NULL, RPL_NATS_ERR_INVALID_ARG);
+    expect_fail("connect codec", rpl_nats_connect(url, &o) == NULL, RPL_ERR_INVALID);
     o.codec = 0;
     o.max_reconnects = 0;
     CHECK(rpl_nats_connect("nats://127.0.0.1:1", &o) == NULL);
+    CHECK(rpl_last_error() == RPL_ERR_FAILED);
     CHECK(rpl_error_code(rpl_last_signal_error()) == RPL_NATS_ERR_NO_SERVER);
-    expect_fail("subscribe NULL nc", rpl_nats_subscribe(NULL, "a", NULL) == NULL, RPL_NATS_ERR_INVALID_ARG);
-    expect_fail("subscribe not nc", rpl_nats_subscribe((rpl_nats_t *)never, "a", NULL) == NULL, RPL_NATS_ERR_INVALID_ARG);
+    CHECK(strcmp(rpl_error_domain(rpl_last_signal_error()), RPL_NATS_ERROR_DOMAIN) == 0);
+    CHECK(strncmp(rpl_last_error_message(), "rpl_nats_connect: ", 18) == 0);
+    CHECK(strcmp(rpl_error_message(rpl_last_signal_error()), rpl_last_error_message()) == 0);
+    /* Messages name the argument and say what is wrong with it. */
+    CHECK(rpl_nats_subscribe(nc, "a b", NULL) == NULL);
+    CHECK(strcmp(rpl_last_error_message(),
+                 "rpl_nats_subscribe: subject \"a b\" contains white space or a control character") == 0);
+    CHECK(rpl_nats_publish(nc, never, NULL) == NULL);
+    CHECK(strcmp(rpl_last_error_message(), "rpl_nats_publish: subject is NULL") == 0);
+    CHECK(rpl_nats_status((rpl_nats_t *)never) == NULL);
+    CHECK(strcmp(rpl_last_error_message(), "rpl_nats_status: nc is not an open rpl_nats_t connection") == 0);
+    expect_fail("subscribe NULL nc", rpl_nats_subscribe(NULL, "a", NULL) == NULL, RPL_ERR_NULL);
+    expect_fail("subscribe not nc", rpl_nats_subscribe((rpl_nats_t *)never, "a", NULL) == NULL, RPL_ERR_KIND);
     char zeros[64] = { 0 };
-    expect_fail("subscribe zeros", rpl_nats_subscribe((rpl_nats_t *)zeros, "a", NULL) == NULL, RPL_NATS_ERR_INVALID_ARG);
-    expect_fail("subscribe NULL", rpl_nats_subscribe(nc, NULL, NULL) == NULL, RPL_NATS_ERR_INVALID_SUBJECT);
-    expect_fail("subscribe empty", rpl_nats_subscribe(nc, "", NULL) == NULL, RPL_NATS_ERR_INVALID_SUBJECT);
-    expect_fail("subscribe space", rpl_nats_subscribe(nc, "a b", NULL) == NULL, RPL_NATS_ERR_INVALID_SUBJECT);
-    expect_fail("subscribe ..", rpl_nats_subscribe(nc, "a..b", NULL) == NULL, RPL_NATS_ERR_INVALID_SUBJECT);
-    expect_fail("subscribe trailing .", rpl_nats_subscribe(nc, "a.", NULL) == NULL, RPL_NATS_ERR_INVALID_SUBJECT);
-    expect_fail("subscribe >.a", rpl_nats_subscribe(nc, ">.a", NULL) == NULL, RPL_NATS_ERR_INVALID_SUBJECT);
-    expect_fail("subscribe queue empty", rpl_nats_subscribe(nc, "a", "") == NULL, RPL_NATS_ERR_INVALID_ARG);
-    expect_fail("subscribe queue space", rpl_nats_subscribe_messages(nc, "a", "q q") == NULL, RPL_NATS_ERR_INVALID_ARG);
-    expect_fail("publish *", rpl_nats_publish(nc, never, "a.*") == NULL, RPL_NATS_ERR_INVALID_SUBJECT);
-    expect_fail("publish >", rpl_nats_publish(nc, never, "a.>") == NULL, RPL_NATS_ERR_INVALID_SUBJECT);
-    expect_fail("publish tab", rpl_nats_publish(nc, never, "a\tb") == NULL, RPL_NATS_ERR_INVALID_SUBJECT);
-    expect_fail("publish NULL", rpl_nats_publish(nc, never, NULL) == NULL, RPL_NATS_ERR_INVALID_SUBJECT);
+    expect_fail("subscribe zeros", rpl_nats_subscribe((rpl_nats_t *)zeros, "a", NULL) == NULL, RPL_ERR_KIND);
+    expect_fail("subscribe NULL", rpl_nats_subscribe(nc, NULL, NULL) == NULL, RPL_ERR_NULL);
+    expect_fail("subscribe empty", rpl_nats_subscribe(nc, "", NULL) == NULL, RPL_ERR_INVALID);
+    expect_fail("subscribe space", rpl_nats_subscribe(nc, "a b", NULL) == NULL, RPL_ERR_INVALID);
+    expect_fail("subscribe ..", rpl_nats_subscribe(nc, "a..b", NULL) == NULL, RPL_ERR_INVALID);
+    expect_fail("subscribe trailing .", rpl_nats_subscribe(nc, "a.", NULL) == NULL, RPL_ERR_INVALID);
+    expect_fail("subscribe >.a", rpl_nats_subscribe(nc, ">.a", NULL) == NULL, RPL_ERR_INVALID);
+    expect_fail("subscribe queue empty", rpl_nats_subscribe(nc, "a", "") == NULL, RPL_ERR_INVALID);
+    expect_fail("subscribe queue space", rpl_nats_subscribe_messages(nc, "a", "q q") == NULL, RPL_ERR_INVALID);
+    expect_fail("publish *", rpl_nats_publish(nc, never, "a.*") == NULL, RPL_ERR_INVALID);
+    expect_fail("publish >", rpl_nats_publish(nc, never, "a.>") == NULL, RPL_ERR_INVALID);
+    expect_fail("publish tab", rpl_nats_publish(nc, never, "a\tb") == NULL, RPL_ERR_INVALID);
+    expect_fail("publish NULL", rpl_nats_publish(nc, never, NULL) == NULL, RPL_ERR_NULL);
     CHECK(rpl_nats_publish(nc, NULL, "a") == NULL && rpl_last_error() == RPL_ERR_NULL);  /* Ripple's own check */
-    expect_fail("request *", rpl_nats_request(nc, "a.*", rpl_string("leak?"), 1000) == NULL, RPL_NATS_ERR_INVALID_SUBJECT);
-    expect_fail("request timeout 0", rpl_nats_request(nc, "a", rpl_string("leak?"), 0) == NULL, RPL_NATS_ERR_INVALID_ARG);
-    expect_fail("request nc", rpl_nats_request(NULL, "a", rpl_string("leak?"), 1) == NULL, RPL_NATS_ERR_INVALID_ARG);
+    expect_fail("request *", rpl_nats_request(nc, "a.*", rpl_string("leak?"), 1000) == NULL, RPL_ERR_INVALID);
+    expect_fail("request timeout 0", rpl_nats_request(nc, "a", rpl_string("leak?"), 0) == NULL, RPL_ERR_INVALID);
+    expect_fail("request nc", rpl_nats_request(NULL, "a", rpl_string("leak?"), 1) == NULL, RPL_ERR_NULL);
     int released = 0;
-    expect_fail("serve fn", rpl_nats_serve(nc, "a", NULL, NULL, &released, count_release) == NULL, RPL_NATS_ERR_INVALID_ARG);
+    expect_fail("serve fn", rpl_nats_serve(nc, "a", NULL, NULL, &released, count_release) == NULL, RPL_ERR_NULL);
     expect_fail("serve subject", rpl_nats_serve(nc, "", NULL, double_it, &released, count_release) == NULL,
-                RPL_NATS_ERR_INVALID_SUBJECT);
+                RPL_ERR_INVALID);
     expect_fail("serve nc", rpl_nats_serve(NULL, "a", NULL, double_it, &released, count_release) == NULL,
-                RPL_NATS_ERR_INVALID_ARG);
+                RPL_ERR_NULL);
     CHECK(released == 3);  /* release(ctx) runs on failure */
-    expect_fail("status nc", rpl_nats_status(NULL) == NULL, RPL_NATS_ERR_INVALID_ARG);
-    expect_fail("ensure stream", rpl_nats_stream_ensure(nc, "a.b", "x", 1) == RPL_ERR_FAILED, RPL_NATS_ERR_INVALID_ARG);
-    expect_fail("ensure subjects", rpl_nats_stream_ensure(nc, "S", "", 1) == RPL_ERR_FAILED, RPL_NATS_ERR_INVALID_ARG);
-    expect_fail("ensure subjects ,", rpl_nats_stream_ensure(nc, "S", "a,,b c", 1) == RPL_ERR_FAILED, RPL_NATS_ERR_INVALID_SUBJECT);
-    expect_fail("ensure replicas", rpl_nats_stream_ensure(nc, "S", "a", -1) == RPL_ERR_FAILED, RPL_NATS_ERR_INVALID_ARG);
-    expect_fail("stream publish", rpl_nats_stream_publish(nc, never, "a.>") == NULL, RPL_NATS_ERR_INVALID_SUBJECT);
-    expect_fail("stream subscribe", rpl_nats_stream_subscribe(nc, "", NULL, 0) == NULL, RPL_NATS_ERR_INVALID_ARG);
-    expect_fail("stream durable", rpl_nats_stream_subscribe(nc, "S", "a.b", 0) == NULL, RPL_NATS_ERR_INVALID_ARG);
+    expect_fail("status nc", rpl_nats_status(NULL) == NULL, RPL_ERR_NULL);
+    expect_fail("ensure stream", rpl_nats_stream_ensure(nc, "a.b", "x", 1) == RPL_ERR_INVALID, RPL_ERR_INVALID);
+    expect_fail("ensure subjects", rpl_nats_stream_ensure(nc, "S", "", 1) == RPL_ERR_INVALID, RPL_ERR_INVALID);
+    expect_fail("ensure subjects ,", rpl_nats_stream_ensure(nc, "S", "a,,b c", 1) == RPL_ERR_INVALID, RPL_ERR_INVALID);
+    expect_fail("ensure replicas", rpl_nats_stream_ensure(nc, "S", "a", -1) == RPL_ERR_INVALID, RPL_ERR_INVALID);
+    expect_fail("stream publish", rpl_nats_stream_publish(nc, never, "a.>") == NULL, RPL_ERR_INVALID);
+    expect_fail("stream subscribe", rpl_nats_stream_subscribe(nc, "", NULL, 0) == NULL, RPL_ERR_INVALID);
+    expect_fail("stream durable", rpl_nats_stream_subscribe(nc, "S", "a.b", 0) == NULL, RPL_ERR_INVALID);
     /* A payload above the server's maximum ends that publish; the
        connection goes on. */
     size_t big = 100000;

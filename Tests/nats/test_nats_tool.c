@@ -93,9 +93,19 @@ static int cmd_connect(const char *url, int argc, char **argv) {
     rpl_nats_t *nc = rpl_nats_connect(url, &o);
     if (fail) {
         CHECK(nc == NULL);
+        /* The server's (or the client's) reason, after the function's name
+           only; the NATS error itself in rpl_last_signal_error(). */
         CHECK(rpl_last_error() == RPL_ERR_FAILED);
+        CHECK(strncmp(rpl_last_error_message(), "rpl_nats_connect: ", 18) == 0);
         CHECK(strstr(rpl_last_error_message(), fail) != NULL);
-        CHECK(rpl_last_signal_error() && strcmp(rpl_error_domain(rpl_last_signal_error()), RPL_NATS_ERROR_DOMAIN) == 0);
+        CHECK(strstr(rpl_last_error_message(), "rpl_signal_first") == NULL);
+        rpl_error_t *e = rpl_last_signal_error();
+        CHECK(e && strcmp(rpl_error_domain(e), RPL_NATS_ERROR_DOMAIN) == 0);
+        CHECK(e && strcmp(rpl_error_message(e), rpl_last_error_message()) == 0);
+        if (strstr(fail, "Authorization Violation")) {
+            CHECK(strcmp(rpl_last_error_message(), "rpl_nats_connect: Authorization Violation") == 0);
+            CHECK(rpl_error_code(e) == RPL_NATS_ERR_AUTH_FAILED || rpl_error_code(e) == RPL_NATS_ERR_NOT_PERMITTED);
+        }
         printf("refused: %s\n", rpl_last_error_message());
         rpl_release(nc);
         return nt_report("connect (refused)");
@@ -213,8 +223,10 @@ static int cmd_js_replay(const char *url) {
     CHECK(rpl_nats_stream_ensure(nc, O, other_all, 1) == RPL_OK);
     CHECK(rpl_nats_stream_ensure(nc, S, overlap, 1) == RPL_ERR_FAILED);  /* an update the server refuses */
     printf("  an update the server refuses: %s\n", rpl_last_error_message());
+    CHECK(rpl_last_error() == RPL_ERR_FAILED);
     CHECK(rpl_last_signal_error() && strcmp(rpl_error_domain(rpl_last_signal_error()), "nats") == 0);
-    CHECK(strstr(rpl_last_error_message(), "rpl_nats_stream_ensure: ") != NULL);
+    CHECK(strncmp(rpl_last_error_message(), "rpl_nats_stream_ensure: ", 24) == 0);
+    CHECK(strcmp(rpl_error_message(rpl_last_signal_error()), rpl_last_error_message()) == 0);
     /* A missing stream fails the subscription; a subject no stream takes
        fails the publish with no responders. */
     rpl_signal_t *missing = rpl_nats_stream_subscribe(nc, "NOSUCH", "x", 0);
@@ -253,7 +265,7 @@ static int cmd_js_produce(const char *url, const char *stream, const char *subje
         if (st != RPL_OK) nt_sleep_ms(500);
     }
     CHECK(st == RPL_OK);
-    if (st != RPL_OK) fprintf(stderr, "stream_ensure: %s\n", rpl_last_error_message());
+    if (st != RPL_OK) fprintf(stderr, "%s\n", rpl_last_error_message());
     rpl_subject_t *src = rpl_subject_create();
     rec acks;
     rec_init(&acks);

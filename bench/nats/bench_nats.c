@@ -129,7 +129,7 @@ static void count_error(void *ctx, const rpl_error_t *e) {
 static rpl_nats_t *rpl_conn(const char *url) {
     rpl_nats_t *nc = rpl_nats_connect(url, NULL);
     if (!nc) {
-        fprintf(stderr, "rpl_nats_connect: %s\n", rpl_last_error_message());
+        fprintf(stderr, "%s\n", rpl_last_error_message());
         exit(1);
     }
     return nc;
@@ -195,7 +195,7 @@ int main(int argc, char **argv) {
     const char *url = argv[1];
     rpl_nats_t *nc = rpl_conn(url);
     if (rpl_nats_stream_ensure(nc, "BENCH", "benchjs.>", 1) != RPL_OK) {
-        fprintf(stderr, "stream_ensure: %s\n", rpl_last_error_message());
+        fprintf(stderr, "%s\n", rpl_last_error_message());
         return 1;
     }
     rpl_release(nc);

@@ -2,6 +2,7 @@
 // failure and goes on; main prints "N passed, M failed" and exits non-zero on
 // any failure. Run under ASan/UBSan by check.sh.
 #include "ripple.hpp"
+#include "check.hpp"
 #include <cerrno>
 #include <csignal>
 #include <sys/socket.h>
@@ -21,22 +22,6 @@
 
 using namespace ripple;
 using namespace std::chrono_literals;
-
-static int passed, failed;
-
-#define CHECK(cond)                                                              \
-    do {                                                                         \
-        if (cond) passed++;                                                      \
-        else { failed++; std::fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); } \
-    } while (0)
-
-#define CHECK_EQ(a, b)                                                           \
-    do {                                                                         \
-        auto check_a_ = (a);                                                     \
-        auto check_b_ = (b);                                                     \
-        if (check_a_ == check_b_) passed++;                                      \
-        else { failed++; std::fprintf(stderr, "FAIL %s:%d: %s == %s\n", __FILE__, __LINE__, #a, #b); } \
-    } while (0)
 
 // Checks that expr throws ripple::Error with the given status.
 #define CHECK_THROWS(expr, st)                                                   \

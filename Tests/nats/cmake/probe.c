@@ -6,8 +6,8 @@
 #include <ripple_nats.h>
 
 int main(void) {
-    if (rpl_nats_connect(NULL, NULL) != NULL || rpl_last_error() != RPL_ERR_FAILED ||
-        !strstr(rpl_last_error_message(), "rpl_nats_connect: urls is NULL")) {
+    if (rpl_nats_connect(NULL, NULL) != NULL || rpl_last_error() != RPL_ERR_NULL ||
+        strcmp(rpl_last_error_message(), "rpl_nats_connect: urls is NULL") != 0) {
         fprintf(stderr, "unexpected: %s\n", rpl_last_error_message());
         return 1;
     }

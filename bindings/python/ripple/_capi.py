@@ -116,6 +116,7 @@ void rpl_release(void *handle);
 rpl_status rpl_last_error(void);
 const char *rpl_last_error_message(void);
 const char *rpl_status_string(rpl_status status);
+rpl_status rpl_set_last_error(rpl_status status, const char *message);
 rpl_error_t *rpl_error_create(const char *domain, int64_t code, const char *message);
 const char *rpl_error_domain(const rpl_error_t *e);
 int64_t rpl_error_code(const rpl_error_t *e);

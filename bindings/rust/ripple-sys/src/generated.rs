@@ -208,6 +208,7 @@ extern "C" {
     pub fn rpl_last_error() -> rpl_status;
     pub fn rpl_last_error_message() -> *const c_char;
     pub fn rpl_status_string(status: rpl_status) -> *const c_char;
+    pub fn rpl_set_last_error(status: rpl_status, message: *const c_char) -> rpl_status;
     pub fn rpl_error_create(domain: *const c_char, code: i64, message: *const c_char) -> *mut rpl_error_t;
     pub fn rpl_error_domain(e: *const rpl_error_t) -> *const c_char;
     pub fn rpl_error_code(e: *const rpl_error_t) -> i64;
@@ -413,6 +414,7 @@ pub const FUNCTIONS: &[(&str, &str)] = &[
     ("rpl_last_error", "rpl_status rpl_last_error(void)"),
     ("rpl_last_error_message", "const char *rpl_last_error_message(void)"),
     ("rpl_status_string", "const char *rpl_status_string(rpl_status)"),
+    ("rpl_set_last_error", "rpl_status rpl_set_last_error(rpl_status, const char *)"),
     ("rpl_error_create", "rpl_error_t *rpl_error_create(const char *, int64_t, const char *)"),
     ("rpl_error_domain", "const char *rpl_error_domain(const rpl_error_t *)"),
     ("rpl_error_code", "int64_t rpl_error_code(const rpl_error_t *)"),
@@ -610,7 +612,7 @@ pub const FUNCTIONS: &[(&str, &str)] = &[
 
 /// The address of every function, resolved by the dynamic loader: taking them makes a
 /// symbol missing from the library fail at load time.
-pub fn function_addresses() -> [(&'static str, *const c_void); 200] {
+pub fn function_addresses() -> [(&'static str, *const c_void); 201] {
     [
         ("rpl_version", rpl_version as *const c_void),
         ("rpl_version_string", rpl_version_string as *const c_void),
@@ -619,6 +621,7 @@ pub fn function_addresses() -> [(&'static str, *const c_void); 200] {
         ("rpl_last_error", rpl_last_error as *const c_void),
         ("rpl_last_error_message", rpl_last_error_message as *const c_void),
         ("rpl_status_string", rpl_status_string as *const c_void),
+        ("rpl_set_last_error", rpl_set_last_error as *const c_void),
         ("rpl_error_create", rpl_error_create as *const c_void),
         ("rpl_error_domain", rpl_error_domain as *const c_void),
         ("rpl_error_code", rpl_error_code as *const c_void),

@@ -36,6 +36,8 @@ mod connection;
 mod disposable;
 mod error;
 mod handle;
+#[cfg(feature = "nats")]
+pub mod nats;
 pub mod os;
 mod scheduler;
 mod signal;

@@ -17,6 +17,9 @@ public enum ObjectKind: UInt32, Sendable {
     case scheduler = 0x5250_0006
     case error = 0x5250_0007
     case box = 0x5250_0008
+    /// A string or bytes value's box (`BytesBox`): its own word, so an
+    /// accessor tells it from other boxes with one load, no cast.
+    case bytes = 0x5250_0009
 
     /// The magic word of a freed object.
     public static let freedMagic: UInt32 = 0x5250_DEAD
@@ -24,7 +27,7 @@ public enum ObjectKind: UInt32, Sendable {
     /// True when `magic` is some kind's magic word: one subtract and compare.
     @inlinable @inline(__always)
     public static func isValid(_ magic: UInt32) -> Bool {
-        magic &- ObjectKind.signal.rawValue <= ObjectKind.box.rawValue &- ObjectKind.signal.rawValue
+        magic &- ObjectKind.signal.rawValue <= ObjectKind.bytes.rawValue &- ObjectKind.signal.rawValue
     }
 }
 

@@ -43,6 +43,13 @@ public struct Value: Sendable {
         Value(rawType: type.rawValue, bits: UInt64(UInt(bitPattern: Unmanaged.passRetained(object).toOpaque())))
     }
 
+    /// A value of `type` borrowing `object`'s reference (not retained): to
+    /// lend (`Subscriber.sendNext(lent:)`) while the caller holds `object`.
+    @inlinable @inline(__always)
+    static func lent(_ type: ValueType, _ object: RippleObject) -> Value {
+        Value(rawType: type.rawValue, bits: UInt64(UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())))
+    }
+
     public static func string(_ s: String) -> Value {
         var copy = s
         return copy.withUTF8 { buf in .string(bytes: UnsafeRawBufferPointer(buf)) }
@@ -103,13 +110,25 @@ public struct Value: Sendable {
     public var boolValue: Bool { rawType == ValueType.bool.rawValue && bits != 0 }
     public var intValue: Int64 { rawType == ValueType.int.rawValue ? Int64(bitPattern: bits) : 0 }
     public var doubleValue: Double { rawType == ValueType.double.rawValue ? Double(bitPattern: bits) : 0 }
-    public var bytesBox: BytesBox? {
-        guard rawType == ValueType.string.rawValue || rawType == ValueType.bytes.rawValue else { return nil }
-        return object as? BytesBox
+    /// The box of a string or bytes value. Its kind word says it is a
+    /// BytesBox (one load, no cast); another box under a string or bytes
+    /// type (a value forged from C) is none.
+    @inlinable @inline(__always)
+    var bytesBoxPointer: UnsafeMutableRawPointer? {
+        guard rawType == ValueType.string.rawValue || rawType == ValueType.bytes.rawValue, let p = objectPointer,
+              RippleObject.magic(at: p) == ObjectKind.bytes.rawValue else { return nil }
+        return p
+    }
+    public var bytesBox: BytesBox? { bytesBoxPointer.map { Unmanaged<BytesBox>.fromOpaque($0).takeUnretainedValue() } }
+    /// The bytes of a string or bytes value, borrowed from it (valid while
+    /// the value is): no reference counting, for the per-event accessors.
+    @inlinable @inline(__always)
+    public var borrowedBytes: UnsafeBufferPointer<UInt8>? {
+        bytesBoxPointer.map { Unmanaged<BytesBox>.fromOpaque($0)._withUnsafeGuaranteedRef { $0.buffer } }
     }
     public var stringValue: String? {
-        guard rawType == ValueType.string.rawValue, let b = bytesBox else { return nil }
-        return String(decoding: b.buffer, as: UTF8.self)
+        guard rawType == ValueType.string.rawValue, let b = borrowedBytes else { return nil }
+        return String(decoding: b, as: UTF8.self)
     }
     public var tupleItems: [Value]? { rawType == ValueType.tuple.rawValue ? (object as? TupleBox)?.items : nil }
     public var signalValue: Signal? { rawType == ValueType.signal.rawValue ? object as? Signal : nil }
@@ -127,8 +146,8 @@ public struct Value: Sendable {
         case .int: return a.bits == b.bits
         case .double: return Double(bitPattern: a.bits) == Double(bitPattern: b.bits)
         case .string, .bytes:
-            guard let x = a.bytesBox, let y = b.bytesBox else { return a.bits == b.bits }
-            return x.count == y.count && (x.count == 0 || memcmp(x.base, y.base, x.count) == 0)
+            guard let x = a.borrowedBytes, let y = b.borrowedBytes else { return a.bits == b.bits }
+            return x.count == y.count && (x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0)
         case .pointer: return a.pointerValue == b.pointerValue
         case .tuple:
             // Nested tuples are compared with a work list, not recursion:
@@ -156,22 +175,44 @@ public typealias RawCallback = @convention(c) (UnsafeMutableRawPointer?) -> Void
 
 /// Immutable bytes with a trailing NUL, for string and bytes values.
 public final class BytesBox: RippleObject {
-    public let base: UnsafeMutablePointer<UInt8>
-    public let count: Int
+    @exclusivity(unchecked) public private(set) var base: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) public private(set) var count: Int
+    /// Bytes allocated at `base` (at least count + 1).
+    @exclusivity(unchecked) private var capacity: Int
 
     /// Fails when the buffer cannot be allocated: malloc, because Swift's own
     /// allocator aborts the process on failure and the C API promises nil.
+    @usableFromInline
     init?(copying bytes: UnsafeRawBufferPointer) {
         let (size, overflow) = bytes.count.addingReportingOverflow(1)
         guard !overflow, let p = malloc(size) else { return nil }
         count = bytes.count
+        capacity = size
         base = p.bindMemory(to: UInt8.self, capacity: size)
         if let src = bytes.baseAddress, count > 0 { memcpy(base, src, count) }
         base[count] = 0
-        super.init(kind: .box)
+        super.init(kind: .bytes)
     }
     deinit { free(base) }
     public var buffer: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+
+    /// Takes new contents. Only for a box nothing else references (the
+    /// caller checked `isKnownUniquelyReferenced`): a source sending value
+    /// after value reuses the box of one its receiver let go, and no value
+    /// anyone can still see changes. False when memory runs out.
+    func reuse(copying bytes: UnsafeRawBufferPointer) -> Bool {
+        let n = bytes.count
+        if n >= capacity {
+            let size = max(n + 1, capacity * 2)
+            guard let p = realloc(base, size) else { return false }
+            base = p.bindMemory(to: UInt8.self, capacity: size)
+            capacity = size
+        }
+        if let src = bytes.baseAddress, n > 0 { memcpy(base, src, n) }
+        base[n] = 0
+        count = n
+        return true
+    }
 }
 
 /// A user pointer whose destructor runs with the last reference.

@@ -57,7 +57,7 @@ func kindName(_ k: ObjectKind) -> String {
     case .connection: "a connection"
     case .scheduler: "a scheduler"
     case .error: "an error"
-    case .box: "a value box"
+    case .box, .bytes: "a value box"
     }
 }
 

@@ -123,9 +123,9 @@ public func rpl_value_double(_ v: UnsafePointer<rpl_value>?) -> Double {
 private func bytesOf(_ v: UnsafePointer<rpl_value>?, _ type: ValueType, _ lenOut: UnsafeMutablePointer<Int>?,
                      _ fn: StaticString) -> UnsafeMutablePointer<UInt8>? {
     lenOut?.pointee = 0
-    guard let value = valueAt(v, fn), value.type == type, let box = value.bytesBox else { return nil }
-    lenOut?.pointee = box.count
-    return box.base
+    guard let value = valueAt(v, fn), value.rawType == type.rawValue, let b = value.borrowedBytes else { return nil }
+    lenOut?.pointee = b.count
+    return UnsafeMutablePointer(mutating: b.baseAddress)
 }
 
 @c @implementation

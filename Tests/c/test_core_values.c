@@ -274,6 +274,20 @@ static void test_strings_and_bytes(void) {
     CHECK(strcmp(rpl_value_string(&copy, NULL), "héllo") == 0);  /* still alive */
     rpl_value_release(&copy);
 
+    /* A string or bytes type written by hand over another value's box (a
+       pointer's) reads as no string: the accessors check what the box is. */
+    int target = 0;
+    rpl_value ptr = rpl_pointer(&target, NULL);
+    rpl_value forged = ptr;
+    forged.type = RPL_TYPE_STRING;
+    len = 7;
+    CHECK(rpl_value_string(&forged, &len) == NULL);
+    CHECK_EQ_INT(len, 0);
+    forged.type = RPL_TYPE_BYTES;
+    CHECK(rpl_value_bytes(&forged, &len) == NULL);
+    CHECK(!rpl_value_equal(&forged, &b));
+    rpl_value_release(&ptr);
+
     rpl_value *all[] = { &s2, &sn, &sn2, &sn3, &empty, &abc, &abd, &ab, &b, &b_same, &b_as_str, &b0 };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) rpl_value_release(all[i]);
 }

@@ -131,6 +131,71 @@ static void test_long_input(void) {
     io_sched_free(&ks);
 }
 
+/* A line the receiver keeps (a copy of the value) keeps its text while
+   later lines arrive, and lines of every length come out whole, whether the
+   one before was kept or let go (the source may reuse the storage of a
+   line nobody holds any more). */
+#define KEEP_LINES 60
+typedef struct { rpl_value kept[KEEP_LINES]; int n, bad; atomic_int done; } keeper;
+static void keep_line_text(int i, char *buf, size_t *len) {
+    size_t n = (size_t)(i * 37 % 301);  /* 0..300 bytes, shorter and longer in turn */
+    for (size_t j = 0; j < n; j++) buf[j] = (char)('a' + (i + (int)j) % 26);
+    *len = n;
+}
+static void keep_next(void *ctx, const rpl_value *v) {
+    keeper *k = ctx;
+    char want[301];
+    size_t wn, n = 0;
+    keep_line_text(k->n, want, &wn);
+    const char *s = rpl_value_string(v, &n);
+    if (!s || n != wn || memcmp(s, want, n) != 0 || s[n] != 0) k->bad++;
+    k->kept[k->n] = k->n % 3 == 0 ? rpl_value_copy(v) : rpl_nil();  /* every third kept */
+    k->n++;
+}
+static void keep_done(void *ctx) { ((keeper *)ctx)->done = 1; }
+static int keeper_done(void *ctx) { return ((keeper *)ctx)->done; }
+static void test_kept_lines(void) {
+    for (int kind = 0; kind < 3; kind++) {
+        io_sched ks = io_sched_make(kind);
+        int p[2];
+        CHECK(pipe(p) == 0);
+        rpl_signal_t *sig = rpl_signal_read_lines(p[0], 400, ks.s);
+        keeper k;
+        memset(&k, 0, sizeof k);
+        rpl_observer o = RPL_OBSERVER_INIT;
+        o.ctx = &k;
+        o.on_next = keep_next;
+        o.on_completed = keep_done;
+        rpl_disposable_t *d = rpl_signal_subscribe(sig, &o);
+        static char all[KEEP_LINES * 302];
+        size_t at = 0;
+        for (int i = 0; i < KEEP_LINES; i++) {
+            size_t n;
+            keep_line_text(i, all + at, &n);
+            at += n;
+            all[at++] = '\n';
+        }
+        io_write_all(p[1], all, at);
+        close(p[1]);
+        CHECK(io_wait(ks.loop, keeper_done, &k, 5000));
+        CHECK_EQ_INT(k.n, KEEP_LINES);
+        CHECK_EQ_INT(k.bad, 0);
+        for (int i = 0; i < k.n; i++) {
+            if (i % 3 != 0) continue;
+            char want[301];
+            size_t wn, n = 0;
+            keep_line_text(i, want, &wn);
+            const char *s = rpl_value_string(&k.kept[i], &n);
+            CHECK(s != NULL && n == wn && memcmp(s, want, n) == 0 && s[n] == 0);
+            rpl_value_release(&k.kept[i]);
+        }
+        rpl_release(d);
+        rpl_release(sig);
+        close(p[0]);
+        io_sched_free(&ks);
+    }
+}
+
 /* read: bytes values of at most max_chunk bytes, all of the input, EOF completes. */
 typedef struct { atomic_int total, max, values, done; int bytes_type; } chunks;
 static void chunk_next(void *ctx, const rpl_value *v) {
@@ -357,6 +422,7 @@ int main(void) {
     RUN(test_delivered_on_scheduler);
     RUN(test_line_too_long);
     RUN(test_long_input);
+    RUN(test_kept_lines);
     RUN(test_read_chunks);
     RUN(test_dispose_inside_first);
     RUN(test_dispose_returns_descriptor);

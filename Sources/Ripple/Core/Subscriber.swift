@@ -103,7 +103,19 @@ public final class Subscriber: Gate {
     /// Sends a value; consumes `value`. Inlined into callers: the
     /// uncontended path is a CAS, the call, a store and a load.
     @inlinable @inline(__always)
-    public func sendNext(_ value: Value) {
+    public func sendNext(_ value: Value) { sendNext(value, owned: true) }
+
+    /// Sends a value the caller keeps: delivered now, it costs no reference
+    /// counting; one that must wait (or is dropped) is retained or left alone
+    /// instead of consumed. For a source reusing one box value after value
+    /// (read_lines), which then sees whether the receiver kept it.
+    @inlinable @inline(__always)
+    public func sendNext(lent value: borrowing Value) { sendNext(copy value, owned: false) }
+
+    /// The one sending skeleton; `owned` says whether `value`'s reference is
+    /// the caller's to give (a constant where it is inlined).
+    @inlinable @inline(__always)
+    func sendNext(_ value: Value, owned: Bool) {
         let t = ripple_thread()!
         let me = UInt(bitPattern: t)
         if tryAcquire(me) {
@@ -111,12 +123,12 @@ public final class Subscriber: Gate {
             if f & (Gate.done | Gate.pending) != 0 {
                 if f & Gate.done != 0 {  // disposed, not yet finalized: letting go finalizes
                     releaseOwnership(me)
-                    value.release()
+                    if owned { value.release() }
                     return
                 }
                 // A message this thread queued earlier (while another owner
                 // was delivering) goes first: one sender's order holds.
-                deliverAsOwner(.next(value), t, me)
+                deliverAsOwner(.next(owned ? value : value.retained()), t, me)
                 return
             }
             t.pointee.delivering &+= 1
@@ -130,10 +142,10 @@ public final class Subscriber: Gate {
             }
             t.pointee.delivering &-= 1
             releaseOwnership(me)
-            value.release()
+            if owned { value.release() }
             return
         }
-        send(.next(value))
+        send(.next(owned ? value : value.retained()))
     }
 
     public func sendError(_ error: RippleError) { send(.error(error)) }

@@ -9,7 +9,10 @@ import RippleSupport
 //
 // Lines inside a chunk are sent straight from the read buffer; only the
 // unfinished tail of a chunk is kept (`carry`), freed once empty, so an idle
-// subscription holds no buffer.
+// subscription holds no buffer. A line's string reuses the box of the one
+// before when the receiver kept no reference to it (`spare`): a receiver
+// that only reads its lines costs no allocation per line. The spare box is
+// let go after each chunk, so an idle subscription holds none either.
 
 public final class ReadLinesSignal: SourceSignal {
     let fd: Int32
@@ -37,6 +40,7 @@ final class ReadLinesWatch: ReadWatch, @unchecked Sendable {
     @exclusivity(unchecked) private var carry: UnsafeMutablePointer<UInt8>? = nil
     @exclusivity(unchecked) private var carryCount = 0
     @exclusivity(unchecked) private var carryCapacity = 0
+    @exclusivity(unchecked) private var spare: BytesBox? = nil
 
     init(fd: Int32, maxLine: Int, _ subscriber: Subscriber, _ scheduler: Scheduler, _ watcher: Watcher?) {
         self.maxLine = maxLine
@@ -48,7 +52,8 @@ final class ReadLinesWatch: ReadWatch, @unchecked Sendable {
     override func consume(_ bytes: UnsafeRawBufferPointer) -> Bool {
         // The watch holds its subscriber: borrowed for the chunk, so a line
         // costs no reference counting beyond its own string.
-        Unmanaged.passUnretained(subscriber)._withUnsafeGuaranteedRef { sub in
+        defer { spare = nil }
+        return Unmanaged.passUnretained(subscriber)._withUnsafeGuaranteedRef { sub in
             let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
             let n = bytes.count
             var p = 0
@@ -97,8 +102,26 @@ final class ReadLinesWatch: ReadWatch, @unchecked Sendable {
             tooLong()
             return false
         }
-        sub.sendNext(.string(bytes: UnsafeRawBufferPointer(start: p, count: n)))
+        // The value is lent from `spare`'s reference: delivered now, it costs
+        // no reference counting; a receiver that keeps it retains it.
+        let v = line(UnsafeRawBufferPointer(start: p, count: n))
+        sub.sendNext(lent: v)
         return !isDisposed
+    }
+
+    /// A string value of `bytes` in the spare box (reused when nothing else
+    /// holds it), borrowing the spare's reference; nil when out of memory.
+    @inline(__always)
+    private func line(_ bytes: UnsafeRawBufferPointer) -> Value {
+        // Moved out and back (take), so reading the box costs no retain of its own.
+        if var box = spare.take(), isKnownUniquelyReferenced(&box), box.reuse(copying: bytes) {
+            let v = Value.lent(.string, box)
+            spare = consume box
+            return v
+        }
+        spare = BytesBox(copying: bytes)
+        guard let box = spare else { return .nil }
+        return Value.lent(.string, box)
     }
 
     /// Appends to the unfinished line; false (the subscription failed) once

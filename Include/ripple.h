@@ -1850,7 +1850,7 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_log(rpl_signal_t *RPL_NULLABLE sig, const 
  * never closes one it did not create, and may set O_NONBLOCK on one it reads
  * or writes (read, read_lines, write, accept), as libuv does. Readiness is
  * level-triggered: a descriptor that stays ready is reported again after its
- * previous event was handled. See docs/behaviour.md#os-sources for
+ * previous event was handled. See docs/behaviour.md (anchor os-sources) for
  * descriptors closed under a watch, partial writes, a signal several
  * subscribers watch, a path that goes away, and fork.
  *

@@ -26,4 +26,7 @@ void bench_value_row(const char *name, double value, const char *unit);
    operator rows (bench_chain.c). */
 struct rpl_signal;
 struct rpl_signal *bench_chain(struct rpl_signal *src);
+/* W7: return(1) -> map(+1) -> subscribe -> dispose, every handle released;
+   the value (2) is added to *sum (bench_chain.c). */
+void bench_pipeline_once(int64_t *sum);
 #endif

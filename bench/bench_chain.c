@@ -1,4 +1,4 @@
-/* The operator chain of the bench rows, one definition for the C table
+/* The operator chain of the bench rows and the W7 pipeline, one definition for the C table
    (bench_operators.c) and for the C-API baseline of the C++ rows
    (bench_cpp.cpp): map(+1) -> filter(even) -> scan(sum), C callbacks reading
    ints with v->as.i. No other dependency, so bench_cpp links it alone. */
@@ -11,6 +11,18 @@ static bool even(void *ctx, const rpl_value *v) { (void)ctx; return (v->as.i & 1
 static rpl_value sum(void *ctx, const rpl_value *acc, const rpl_value *v) {
     (void)ctx;
     return rpl_int(acc->as.i + v->as.i);
+}
+
+static void add_to(void *ctx, const rpl_value *v) { *(int64_t *)ctx += v->as.i; }
+
+void bench_pipeline_once(int64_t *sum) {
+    rpl_signal_t *r = rpl_signal_return(rpl_int(1));
+    rpl_signal_t *m = rpl_signal_map(r, plus1, NULL, NULL);
+    rpl_disposable_t *d = rpl_signal_subscribe_next(m, add_to, sum);
+    rpl_disposable_dispose(d);
+    rpl_release(d);
+    rpl_release(m);
+    rpl_release(r);
 }
 
 rpl_signal_t *bench_chain(rpl_signal_t *src) {

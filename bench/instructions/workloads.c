@@ -18,7 +18,6 @@
 
 static int64_t total;
 static void on_int(void *ctx, const rpl_value *v) { (void)ctx; total += v->as.i; }
-static rpl_value plus1(void *ctx, const rpl_value *v) { (void)ctx; return rpl_int(v->as.i + 1); }
 
 static rpl_signal_t *to_return(void *ctx, const rpl_value *v) { (void)ctx; return rpl_signal_return(*v); }
 
@@ -63,15 +62,7 @@ static void subscribe_dispose(long n) {
 }
 
 static void pipelines(long n) {
-    for (long i = 0; i < n; i++) {
-        rpl_signal_t *r = rpl_signal_return(rpl_int(1));
-        rpl_signal_t *m = rpl_signal_map(r, plus1, NULL, NULL);
-        rpl_disposable_t *d = rpl_signal_subscribe_next(m, on_int, NULL);
-        rpl_disposable_dispose(d);
-        rpl_release(d);
-        rpl_release(m);
-        rpl_release(r);
-    }
+    for (long i = 0; i < n; i++) bench_pipeline_once(&total);
 }
 
 static void floor_calls(long n) {

@@ -1840,7 +1840,8 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_log(rpl_signal_t *RPL_NULLABLE sig, const 
  * (RPL_ERR_INVALID). Readiness comes from one watcher per process (one epoll
  * set and one thread for serial and background schedulers; a run loop's own
  * set for its sources): subscribing and disposing cost O(1), whatever else
- * is watched.
+ * is watched. Freeing a run loop ends the subscriptions of its sources
+ * (their release runs, no terminal event): nothing could deliver to them.
  *
  * A system call that fails is an error event with domain
  * RPL_ERROR_DOMAIN_ERRNO ("errno"), code errno, and a message naming the

@@ -332,6 +332,43 @@ static void test_bad_input(void) {
     rpl_release(n);
 }
 
+/* write's subscription holds its upstream subscription, which holds the
+   watch: when the run loop goes first (a job queued for the writable pipe,
+   nothing to drive it), nothing can deliver any more, so the subscription
+   ends without a terminal event, its release runs and nothing is left in a
+   cycle (docs/behaviour.md, anchor lifetime-unreachable; a fuzz finding:
+   write of a behavior subject under replay_last). Shapes: the handle
+   released first, the handle held past the loop, and through replay_last. */
+static int released_count;
+static void count_release(void *ctx) { (void)ctx; released_count++; }
+static void test_write_run_loop_freed(void) {
+    for (int shape = 0; shape < 3; shape++) {
+        size_t before = rpl_live_objects();
+        released_count = 0;
+        rpl_run_loop_t *loop = rpl_run_loop_create();
+        int p[2];
+        CHECK(pipe2(p, O_NONBLOCK | O_CLOEXEC) == 0);
+        rpl_subject_t *bs = rpl_behavior_subject_create(rpl_string("x"));
+        rpl_signal_t *w = rpl_signal_write(rpl_subject_as_signal(bs), p[1], rpl_run_loop_scheduler(loop));
+        CHECK(w != NULL);
+        rpl_signal_t *r = shape == 2 ? rpl_signal_replay_last(w) : rpl_retain(w);
+        rpl_observer o = RPL_OBSERVER_INIT;
+        o.release = count_release;
+        rpl_disposable_t *d = rpl_signal_subscribe(r, &o);
+        CHECK(d != NULL);
+        if (shape != 1) rpl_release(d);
+        rpl_release(r);
+        rpl_release(w);
+        rpl_release(bs);
+        rpl_release(loop);
+        CHECK_EQ_INT(released_count, 1);
+        if (shape == 1) rpl_release(d);
+        CHECK_EQ_INT(rpl_live_objects(), before);
+        close(p[0]);
+        close(p[1]);
+    }
+}
+
 int main(void) {
     io_watchdog(120);
     signal(SIGPIPE, SIG_IGN);
@@ -345,5 +382,6 @@ int main(void) {
     RUN(test_two_sources_one_fd);
     RUN(test_number_reused_under_watch);
     RUN(test_bad_input);
+    RUN(test_write_run_loop_freed);
     CHECK_DONE();
 }

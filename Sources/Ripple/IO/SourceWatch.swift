@@ -117,12 +117,23 @@ open class SourceWatch: Watch, @unchecked Sendable {
     /// Fails the subscription with errno `code` of `call`.
     final func fail(_ code: Int32, _ call: String) { subscriber.sendError(.errno(code, call)) }
 
-    public override func dispose() {
+    /// Ends the watch alone: the registration goes at once. A setup that
+    /// failed cancels its watch this way and then sends its error.
+    final func cancel() {
         if ended.exchange(true, ordering: .acquiringAndReleasing) { return }
         watcher?.remove(self)
         ioLock.lock()  // waits out a system call in progress on another thread
         ioLock.unlock()
         stopped()
+    }
+
+    /// A watch ends with its subscription: when it goes first (its run loop
+    /// freed, its scheduler gone), nothing can deliver any more, so the
+    /// subscription ends too, without a terminal event, and lets go of what
+    /// it holds (write's upstream subscription holds this watch).
+    public override func dispose() {
+        cancel()
+        subscriber.dispose()
     }
 
     public final override var isDisposed: Bool { ended.load(ordering: .acquiring) }
@@ -164,7 +175,7 @@ open class SourceSignal: Signal {
                 do throws(OSFailure) {
                     try w.start()
                 } catch {
-                    w.dispose()
+                    w.cancel()
                     throw error
                 }
             } catch {

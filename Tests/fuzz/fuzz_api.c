@@ -880,12 +880,17 @@ static void finish(void) {
     }
     rpl_release(clock_);
     clock_ = NULL;
+    /* Releases that another thread runs (a blocking helper's timer job on
+       the background scheduler) wait, in ms, up to this: 3x the 1 s a
+       scheduler's worker may sleep while a timer is pending, so a worker
+       that wakes on that recheck is never taken for a leak. */
+    enum { ASYNC_RELEASE_WAIT_MS = 3000 };
     for (int i = 0; i < nobs; i++)
-        for (int w = 0; threads_involved && w < 1000 && __atomic_load_n(&observers[i].released, __ATOMIC_ACQUIRE) == 0; w++)
+        for (int w = 0; threads_involved && w < ASYNC_RELEASE_WAIT_MS && __atomic_load_n(&observers[i].released, __ATOMIC_ACQUIRE) == 0; w++)
             nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
     for (int i = 0; i < nobs; i++)
         if (observers[i].released != 1) FAIL("observer %d released %d times at the end", i, observers[i].released);
-    for (int w = 0; threads_involved && w < 1000 && __atomic_load_n(&ctx_released, __ATOMIC_ACQUIRE) != ctx_made; w++)
+    for (int w = 0; threads_involved && w < ASYNC_RELEASE_WAIT_MS && __atomic_load_n(&ctx_released, __ATOMIC_ACQUIRE) != ctx_made; w++)
         nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
     if (ctx_made != ctx_released) FAIL("%ld operator contexts made, %ld released", ctx_made, ctx_released);
     /* Everything is synchronous here (test scheduler, immediate work), so
@@ -894,8 +899,8 @@ static void finish(void) {
        with no suppression). The thread's last signal error is kept. */
     size_t live = rpl_live_objects() - (rpl_last_signal_error() != NULL);
     /* (A blocking helper's timer job, cancelled, may still be returning on
-       the background scheduler's thread: wait for it, 1 s at most.) */
-    for (int i = 0; i < 1000 && live != live_at_start; i++) {
+       the background scheduler's thread: wait for it, as above.) */
+    for (int i = 0; i < ASYNC_RELEASE_WAIT_MS && live != live_at_start; i++) {
         nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
         live = rpl_live_objects() - (rpl_last_signal_error() != NULL);
     }

@@ -103,7 +103,9 @@ public struct Value: Sendable {
     /// Drops this value's reference (for boxed values).
     @inlinable @inline(__always)
     public func release() {
-        if isBoxed, let p = objectPointer { Unmanaged<RippleObject>.fromOpaque(p).release() }
+        // Scalars leave after one compare (no branchless merge of both tests).
+        if _fastPath(!isBoxed) { return }
+        if let p = objectPointer { Unmanaged<RippleObject>.fromOpaque(p).release() }
     }
 
     // Accessors: no conversion, as in the C API.

@@ -67,6 +67,14 @@ static void src_drop(src_t *src) {
     atomic_store(&src->nsubs, 0);
 }
 
+/* Ends one round of a test: releases the subscription d and drops the
+   subscribers a and b (b may be NULL) retained, for the next round. */
+static void src_round_end(rpl_disposable_t *d, src_t *a, src_t *b) {
+    rpl_release(d);
+    src_drop(a);
+    if (b) src_drop(b);
+}
+
 /* ---- An observer that fires `trigger` (subscription 0) from inside on_next
    after `limit` values: for take_until stopping endless synchronous sources. */
 typedef struct {

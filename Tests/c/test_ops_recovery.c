@@ -78,14 +78,11 @@ static void test_catch(void) {
     rpl_disposable_dispose(d);
     CHECK_EQ_INT(b.disposed, 1);
     CHECK_EQ_INT(r.released, 1);
-    rpl_release(d);
-    src_drop(&a);
-    src_drop(&b);
+    src_round_end(d, &a, &b);
     /* Rule 6a. */
     d = rec_subscribe(s, &r);
     src_send(&a, 0, "E2");
-    rpl_release(d);
-    src_drop(&a);
+    src_round_end(d, &a, NULL);
     CHECK_EQ_INT(r.released, 0);
     src_drop(&b);
     CHECK_EQ_INT(r.released, 1);
@@ -219,8 +216,7 @@ static void test_retry(void) {
     src_send(&a, 1, "2 E4");
     CHECK_STR(r.log, "1 2 E4");
     CHECK_EQ_INT(a.nsubs, 2);
-    rpl_release(d);
-    src_drop(&a);
+    src_round_end(d, &a, NULL);
     /* Disposal reaches the running attempt and stops retrying. */
     d = rec_subscribe(s, &r);
     src_send(&a, 0, "E4");
@@ -229,12 +225,10 @@ static void test_retry(void) {
     src_send(&a, 1, "E4");
     CHECK_EQ_INT(a.nsubs, 2);
     CHECK_STR(r.log, "");
-    rpl_release(d);
-    src_drop(&a);
+    src_round_end(d, &a, NULL);
     /* Rule 6a. */
     d = rec_subscribe(s, &r);
-    rpl_release(d);
-    src_drop(&a);
+    src_round_end(d, &a, NULL);
     CHECK_EQ_INT(r.released, 1);
     rpl_release(s);
     rpl_release(sa);
@@ -316,15 +310,13 @@ static void test_repeat(void) {
     src_send(&a, 1, "2 C");
     CHECK_STR(r.log, "1 2 C");
     CHECK_EQ_INT(a.nsubs, 2);
-    rpl_release(d);
-    src_drop(&a);
+    src_round_end(d, &a, NULL);
     d = rec_subscribe(s, &r);
     src_send(&a, 0, "1 C");
     rpl_disposable_dispose(d);
     CHECK_EQ_INT(a.disposed, 4);
     CHECK_EQ_INT(r.released, 1);
-    rpl_release(d);
-    src_drop(&a);
+    src_round_end(d, &a, NULL);
     rpl_release(s);
     rpl_release(sa);
     CHECK_EQ_INT(a.released, 1);

@@ -6,6 +6,7 @@
 #define RIPPLE_TEST_OPS_COMMON_H
 #define REC_KEEP_LAST 1 /* the tests look inside the last tuple or event */
 #include "recorder.h"
+#include <pthread.h>
 #include <ripple.h>
 #include <stdint.h>
 
@@ -187,6 +188,37 @@ static inline void common_checks(make_fn make, int has_ctx) {
     common_dispose(make);
     common_release_without_dispose(make);
     common_bad_signal(make);
+}
+
+/* A NULL callback fails with RPL_ERR_NULL and still releases ctx c; call
+   builds the operator over nf_s_, an empty signal. */
+#define CHECK_NULL_FN(call, c) do { \
+    rpl_signal_t *nf_s_ = rpl_signal_empty(); \
+    (c).released = 0; \
+    CHECK((call) == NULL); \
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL); \
+    CHECK_EQ_INT((c).released, 1); \
+    rpl_release(nf_s_); \
+} while (0)
+
+/* Sends the int 1 count times into sub from each of two threads at once, and
+   returns when both are done. */
+typedef struct {
+    rpl_subscriber_t *sub;
+    long count;
+} sender_t;
+static void *sender(void *arg) {
+    sender_t *s = arg;
+    for (long i = 0; i < s->count; i++) rpl_subscriber_send_next(s->sub, rpl_int(1));
+    return NULL;
+}
+static inline void send_from_two_threads(rpl_subscriber_t *sub, long count) {
+    sender_t x = {sub, count}, y = {sub, count};
+    pthread_t tx, ty;
+    pthread_create(&tx, NULL, sender, &x);
+    pthread_create(&ty, NULL, sender, &y);
+    pthread_join(tx, NULL);
+    pthread_join(ty, NULL);
 }
 
 /* Subscribes twice to op (each subscription with its own state) and checks

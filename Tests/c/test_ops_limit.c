@@ -27,15 +27,6 @@ static rpl_signal_t *make_skip_while(rpl_signal_t *s, fnctx_t *c) {
     return rpl_signal_skip_while(s, less_than_k, c, fnctx_release);
 }
 
-#define CHECK_NULL_FN(call, c) do { \
-    rpl_signal_t *nf_s_ = rpl_signal_empty(); \
-    (c).released = 0; \
-    CHECK((call) == NULL); \
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL); \
-    CHECK_EQ_INT((c).released, 1); \
-    rpl_release(nf_s_); \
-} while (0)
-
 /* ---- take ---- */
 static void test_take_values(void) {
     src_t p;
@@ -349,15 +340,6 @@ static void test_take_dispose_in_callback(void) {
 
 /* Two threads send into one subscription through take: exactly n values,
    one completion, the source disposed once. */
-typedef struct {
-    rpl_subscriber_t *sub;
-    long count;
-} sender_t;
-static void *sender(void *arg) {
-    sender_t *s = arg;
-    for (long i = 0; i < s->count; i++) rpl_subscriber_send_next(s->sub, rpl_int(1));
-    return NULL;
-}
 static void test_take_threads(void) {
     long per_thread = test_scale(200000, 2000);
     size_t n = (size_t)per_thread;  /* half of what is sent */
@@ -368,12 +350,7 @@ static void test_take_threads(void) {
     rpl_signal_t *t = rpl_signal_take(s, n);
     rec_t r;
     rpl_disposable_t *d = rec_subscribe(t, &r);
-    sender_t a = {p.sub, per_thread}, b = {p.sub, per_thread};
-    pthread_t ta, tb;
-    pthread_create(&ta, NULL, sender, &a);
-    pthread_create(&tb, NULL, sender, &b);
-    pthread_join(ta, NULL);
-    pthread_join(tb, NULL);
+    send_from_two_threads(p.sub, per_thread);
     CHECK_EQ_INT(r.n, (long)n);
     CHECK_COMPLETED(r);
     CHECK_EQ_INT(r.released, 1);

@@ -84,26 +84,40 @@ typedef rpl_signal_t *(*make_fn)(rpl_signal_t *src, fnctx_t *c);
 static int common_has_ctx = 1;
 #define CHECK_CTX_RELEASED(c, times) CHECK_EQ_INT((c).released, common_has_ctx ? (times) : 0)
 
+/* The set-up of the checks below: a source with no values ending with
+   terminal (keep: its subscriber kept in p.sub), the operator over it with
+   the context c, and the recorder r subscribed to it (d). */
+typedef struct {
+    src_t p;
+    rpl_signal_t *s, *op;
+    fnctx_t c;
+    rec_t r;
+    rpl_disposable_t *d;
+} common_run;
+static inline void common_open(common_run *t, make_fn make, int terminal, int keep) {
+    SRC_INIT_EMPTY(&t->p, terminal);
+    t->p.keep = keep;
+    t->s = src_signal(&t->p);
+    t->c = (fnctx_t){0, 0, 0};
+    t->op = make(t->s, &t->c);
+    t->d = rec_subscribe(t->op, &t->r);
+}
+
 /* An error from the source reaches the subscriber, once, as the only terminal
    event; the source's disposable is disposed. */
 static inline void common_error(make_fn make) {
-    src_t p;
-    SRC_INIT_EMPTY(&p, SRC_FAIL);
-    rpl_signal_t *s = src_signal(&p);
-    fnctx_t c = {0, 0, 0};
-    rpl_signal_t *op = make(s, &c);
-    rec_t r;
-    rpl_disposable_t *d = rec_subscribe(op, &r);
-    CHECK_FAILED(r, SRC_ERROR_CODE);
-    CHECK(strcmp(r.error_domain, "test") == 0);
-    CHECK_EQ_INT(p.disposals, 1);
-    CHECK_EQ_INT(r.released, 1);
-    rpl_release(d);
-    rpl_release(op);
-    rpl_release(s);
-    CHECK_CTX_RELEASED(c, 1);
-    CHECK_EQ_INT(p.released, 1);
-    rec_clear(&r);
+    common_run t;
+    common_open(&t, make, SRC_FAIL, 0);
+    CHECK_FAILED(t.r, SRC_ERROR_CODE);
+    CHECK(strcmp(t.r.error_domain, "test") == 0);
+    CHECK_EQ_INT(t.p.disposals, 1);
+    CHECK_EQ_INT(t.r.released, 1);
+    rpl_release(t.d);
+    rpl_release(t.op);
+    rpl_release(t.s);
+    CHECK_CTX_RELEASED(t.c, 1);
+    CHECK_EQ_INT(t.p.released, 1);
+    rec_clear(&t.r);
 }
 
 /* Disposing the operator's subscription disposes the source's subscription,
@@ -111,59 +125,47 @@ static inline void common_error(make_fn make) {
    while a subscription can call it and is released once, after the operator
    signal is freed. */
 static inline void common_dispose(make_fn make) {
-    src_t p;
-    SRC_INIT_EMPTY(&p, SRC_OPEN);
-    p.keep = 1;
-    rpl_signal_t *s = src_signal(&p);
-    fnctx_t c = {0, 0, 0};
-    rpl_signal_t *op = make(s, &c);
-    rec_t r;
-    rpl_disposable_t *d = rec_subscribe(op, &r);
-    CHECK(d != NULL);
-    CHECK_EQ_INT(p.subscriptions, 1);
-    CHECK_EQ_INT(p.disposals, 0);
-    rpl_release(op);  /* the subscription still holds the callback */
-    CHECK_CTX_RELEASED(c, 0);
-    CHECK_EQ_INT(rpl_disposable_dispose(d), RPL_OK);
-    CHECK_EQ_INT(p.disposals, 1);
-    CHECK_EQ_INT(r.released, 1);
-    CHECK_CTX_RELEASED(c, 1);
-    CHECK(rpl_disposable_is_disposed(d));
-    rpl_subscriber_send_next(p.sub, rpl_int(1));  /* ignored after dispose */
-    rpl_subscriber_send_completed(p.sub);
-    CHECK_EQ_INT(r.n, 0);
-    CHECK_OPEN(r);
-    CHECK_EQ_INT(rpl_disposable_dispose(d), RPL_OK);  /* idempotent */
-    CHECK_EQ_INT(p.disposals, 1);
-    rpl_release(d);
-    src_clear(&p);
-    rpl_release(s);
-    CHECK_CTX_RELEASED(c, 1);
-    CHECK_EQ_INT(p.released, 1);
-    rec_clear(&r);
+    common_run t;
+    common_open(&t, make, SRC_OPEN, 1);
+    CHECK(t.d != NULL);
+    CHECK_EQ_INT(t.p.subscriptions, 1);
+    CHECK_EQ_INT(t.p.disposals, 0);
+    rpl_release(t.op);  /* the subscription still holds the callback */
+    CHECK_CTX_RELEASED(t.c, 0);
+    CHECK_EQ_INT(rpl_disposable_dispose(t.d), RPL_OK);
+    CHECK_EQ_INT(t.p.disposals, 1);
+    CHECK_EQ_INT(t.r.released, 1);
+    CHECK_CTX_RELEASED(t.c, 1);
+    CHECK(rpl_disposable_is_disposed(t.d));
+    rpl_subscriber_send_next(t.p.sub, rpl_int(1));  /* ignored after dispose */
+    rpl_subscriber_send_completed(t.p.sub);
+    CHECK_EQ_INT(t.r.n, 0);
+    CHECK_OPEN(t.r);
+    CHECK_EQ_INT(rpl_disposable_dispose(t.d), RPL_OK);  /* idempotent */
+    CHECK_EQ_INT(t.p.disposals, 1);
+    rpl_release(t.d);
+    src_clear(&t.p);
+    rpl_release(t.s);
+    CHECK_CTX_RELEASED(t.c, 1);
+    CHECK_EQ_INT(t.p.released, 1);
+    rec_clear(&t.r);
 }
 
 /* Releasing every handle without disposing frees the subscription once the
    source can no longer send to it (rule 6a): the observer and the callback
    context are released exactly once. */
 static inline void common_release_without_dispose(make_fn make) {
-    src_t p;
-    SRC_INIT_EMPTY(&p, SRC_OPEN);
-    p.keep = 1;
-    rpl_signal_t *s = src_signal(&p);
-    fnctx_t c = {0, 0, 0};
-    rpl_signal_t *op = make(s, &c);
-    rec_t r;
-    rpl_disposable_t *d = rec_subscribe(op, &r);
-    rpl_release(d);
-    rpl_release(op);
-    rpl_release(s);
-    CHECK_EQ_INT(r.released, 0);  /* the source still holds its subscriber */
-    src_clear(&p);
-    CHECK_EQ_INT(r.released, 1);
-    CHECK_CTX_RELEASED(c, 1);
-    CHECK_EQ_INT(p.released, 1);
-    rec_clear(&r);
+    common_run t;
+    common_open(&t, make, SRC_OPEN, 1);
+    rpl_release(t.d);
+    rpl_release(t.op);
+    rpl_release(t.s);
+    CHECK_EQ_INT(t.r.released, 0);  /* the source still holds its subscriber */
+    src_clear(&t.p);
+    CHECK_EQ_INT(t.r.released, 1);
+    CHECK_CTX_RELEASED(t.c, 1);
+    CHECK_EQ_INT(t.p.released, 1);
+    rec_clear(&t.r);
 }
 
 /* Bad input: NULL and wrong-kind signals; the context is released once. */

@@ -59,6 +59,13 @@ static inline void src_init(src_t *p, int terminal, int n, const int64_t *values
 #define SRC_INIT_EMPTY(p, terminal) src_init((p), (terminal), 0, NULL)
 
 static inline rpl_signal_t *src_signal(src_t *p) { return rpl_signal_create(src_subscribe, p, src_release); }
+/* An open source with no values that keeps its subscriber in p->sub, for
+   the test to send into: its signal (+1). */
+static inline rpl_signal_t *src_open_signal(src_t *p) {
+    SRC_INIT_EMPTY(p, SRC_OPEN);
+    p->keep = 1;
+    return src_signal(p);
+}
 static inline void src_clear(src_t *p) {
     rpl_release(p->sub);
     p->sub = NULL;

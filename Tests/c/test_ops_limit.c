@@ -90,9 +90,7 @@ static void test_take_values(void) {
    and disposes the source. */
 static void test_take_never_completing(void) {
     src_t p;
-    SRC_INIT_EMPTY(&p, SRC_OPEN);
-    p.keep = 1;
-    rpl_signal_t *s = src_signal(&p);
+    rpl_signal_t *s = src_open_signal(&p);
     rpl_signal_t *t = rpl_signal_take(s, 1);
     rec_t r;
     rpl_disposable_t *d = rec_subscribe(t, &r);
@@ -151,9 +149,7 @@ static void echo_completed(void *ctx) {
 
 static void test_take_recursive(void) {
     src_t p;
-    SRC_INIT_EMPTY(&p, SRC_OPEN);
-    p.keep = 1;
-    rpl_signal_t *s = src_signal(&p);
+    rpl_signal_t *s = src_open_signal(&p);
     rpl_signal_t *t = rpl_signal_take(s, 3);
     for (int round = 0; round < 2; round++) {
         echo_t e;
@@ -313,9 +309,7 @@ static void dispose_on_next(void *ctx, const rpl_value *v) {
 }
 static void test_take_dispose_in_callback(void) {
     src_t p;
-    SRC_INIT_EMPTY(&p, SRC_OPEN);
-    p.keep = 1;
-    rpl_signal_t *s = src_signal(&p);
+    rpl_signal_t *s = src_open_signal(&p);
     rpl_signal_t *t = rpl_signal_take(s, 5);
     self_dispose_t x;
     rec_init(&x.r);
@@ -344,9 +338,7 @@ static void test_take_threads(void) {
     long per_thread = test_scale(200000, 2000);
     size_t n = (size_t)per_thread;  /* half of what is sent */
     src_t p;
-    SRC_INIT_EMPTY(&p, SRC_OPEN);
-    p.keep = 1;
-    rpl_signal_t *s = src_signal(&p);
+    rpl_signal_t *s = src_open_signal(&p);
     rpl_signal_t *t = rpl_signal_take(s, n);
     rec_t r;
     rpl_disposable_t *d = rec_subscribe(t, &r);
@@ -470,9 +462,7 @@ static void test_take_while(void) {
 
     /* a never-completing source is ended by the predicate */
     src_t k;
-    SRC_INIT_EMPTY(&k, SRC_OPEN);
-    k.keep = 1;
-    rpl_signal_t *ks = src_signal(&k);
+    rpl_signal_t *ks = src_open_signal(&k);
     rpl_signal_t *kt = rpl_signal_take_while(ks, below_3, NULL, NULL);
     rec_t r;
     rpl_disposable_t *d = rec_subscribe(kt, &r);

@@ -573,9 +573,7 @@ static void test_do(void) {
 
     /* disposal runs none of them */
     src_t k;
-    SRC_INIT_EMPTY(&k, SRC_OPEN);
-    k.keep = 1;
-    rpl_signal_t *ks = src_signal(&k);
+    rpl_signal_t *ks = src_open_signal(&k);
     fnctx_t cd = {0, 0, 0};
     rpl_signal_t *chain = rpl_signal_do_completed(ks, count_completed, &cd, NULL);
     rpl_signal_t *chain2 = rpl_signal_do_error(chain, count_error, &cd, NULL);
@@ -634,9 +632,7 @@ static void test_chain(void) {
 static void test_chain_threads(void) {
     long per_thread = test_scale(200000, 2000);
     src_t p;
-    SRC_INIT_EMPTY(&p, SRC_OPEN);
-    p.keep = 1;
-    rpl_signal_t *s = src_signal(&p);
+    rpl_signal_t *s = src_open_signal(&p);
     fnctx_t c = {1, 0, 0};
     rpl_signal_t *a = rpl_signal_map(s, add_k, &c, NULL);             /* 2 */
     rpl_signal_t *b = rpl_signal_filter(a, is_even, NULL, NULL);       /* all pass */

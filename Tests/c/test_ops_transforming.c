@@ -917,9 +917,7 @@ static void test_do_dispose(void) {
 
     /* the sources being freed end it too (rule 6a) */
     src_t k;
-    SRC_INIT_EMPTY(&k, SRC_OPEN);
-    k.keep = 1;
-    rpl_signal_t *ks = src_signal(&k);
+    rpl_signal_t *ks = src_open_signal(&k);
     fnctx_t c2 = {0, 0, 0};
     rpl_signal_t *kd = rpl_signal_do_dispose(ks, side_dispose, &c2, fnctx_release);
     rec_t r;

@@ -22,6 +22,19 @@ static int check_passed, check_failed;
                                    __FILE__, __LINE__, #a, #b, check_a_, check_b_); } \
 } while (0)
 
+/* An observer with these callbacks (NULL: that event is ignored) and ctx. */
+static inline rpl_observer observer_of(void (*on_next)(void *, const rpl_value *),
+                                       void (*on_error)(void *, const rpl_error_t *), void (*on_completed)(void *),
+                                       rpl_release_fn release, void *ctx) {
+    rpl_observer o = RPL_OBSERVER_INIT;
+    o.on_next = on_next;
+    o.on_error = on_error;
+    o.on_completed = on_completed;
+    o.release = release;
+    o.ctx = ctx;
+    return o;
+}
+
 /* Runs one test function, printing its name. */
 /* RIPPLE_TEST_LIVE=1 also prints the live-object count after each (to find
    the test that leaks when CHECK_DONE reports one). */

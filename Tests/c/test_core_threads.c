@@ -19,15 +19,6 @@ static rpl_disposable_t *keep_body(void *ctx, rpl_subscriber_t *s) {
     return NULL;
 }
 
-/* An observer of on_next and release (NULL: none) with ctx. */
-static rpl_observer observer_of(void (*on_next)(void *, const rpl_value *), void (*release)(void *), void *ctx) {
-    rpl_observer o = RPL_OBSERVER_INIT;
-    o.on_next = on_next;
-    o.release = release;
-    o.ctx = ctx;
-    return o;
-}
-
 /* Subscribes obs and returns the producer's subscriber (+1) in *sub. */
 static rpl_disposable_t *open_subscription(const rpl_observer *obs, rpl_subscriber_t **sub) {
     rpl_signal_t *sig = rpl_signal_create(keep_body, sub, NULL);
@@ -71,7 +62,7 @@ static void *sender(void *p) {
 static void test_serialization(void) {
     serial_ctx c = {0};
     for (int i = 0; i < SENDERS; i++) c.last[i] = 0;
-    rpl_observer o = observer_of(serial_next, serial_release, &c);
+    rpl_observer o = observer_of(serial_next, NULL, NULL, serial_release, &c);
     rpl_subscriber_t *sub = NULL;
     rpl_disposable_t *d = open_subscription(&o, &sub);
     long n = test_scale(200000, 5000);
@@ -206,7 +197,7 @@ static void slow_next(void *ctx, const rpl_value *v) {
 static void test_no_starvation(void) {
     atomic_long count = 0;
     atomic_int stop = 0;
-    rpl_observer o = observer_of(slow_next, NULL, &count);
+    rpl_observer o = observer_of(slow_next, NULL, NULL, NULL, &count);
     rpl_subscriber_t *sub = NULL;
     rpl_disposable_t *d = open_subscription(&o, &sub);
     flood_arg fa = { sub, &stop };
@@ -256,7 +247,7 @@ static void *send_one(void *p) {
 
 static void test_dispose_from_other_thread(void) {
     block_ctx c = {0};
-    rpl_observer o = observer_of(blocking_next, blocking_release, &c);
+    rpl_observer o = observer_of(blocking_next, NULL, NULL, blocking_release, &c);
     rpl_subscriber_t *sub = NULL;
     rpl_disposable_t *d = open_subscription(&o, &sub);
     pthread_t t;
@@ -282,7 +273,7 @@ static void test_dispose_from_other_thread(void) {
 static void test_dispose_idle_from_other_thread(void) {
     block_ctx c = {0};
     atomic_store(&c.may_return, 1);
-    rpl_observer o = observer_of(blocking_next, blocking_release, &c);
+    rpl_observer o = observer_of(blocking_next, NULL, NULL, blocking_release, &c);
     rpl_subscriber_t *sub = NULL;
     rpl_disposable_t *d = open_subscription(&o, &sub);
     pthread_t t;
@@ -307,7 +298,7 @@ static void dr_release(void *ctx) { atomic_fetch_add(&((dr_ctx *)ctx)->releases,
 static void test_dispose_race(void) {
     for (long round = 0; round < test_scale(50, 5); round++) {
         dr_ctx c = {0};
-        rpl_observer o = observer_of(dr_next, dr_release, &c);
+        rpl_observer o = observer_of(dr_next, NULL, NULL, dr_release, &c);
         rpl_subscriber_t *sub = NULL;
         rpl_disposable_t *d = open_subscription(&o, &sub);
         pthread_t th[3];
@@ -338,7 +329,7 @@ static void *release_on_thread(void *p) {
 
 static void test_release_on_other_thread(void) {
     dr_ctx c = {0};
-    rpl_observer o = observer_of(dr_next, dr_release, &c);
+    rpl_observer o = observer_of(dr_next, NULL, NULL, dr_release, &c);
     rpl_subscriber_t *sub = NULL;
     rpl_disposable_t *d = open_subscription(&o, &sub);
     rpl_release(d);

@@ -511,12 +511,7 @@ static void o_next(void *ctx, const rpl_value *v) {
     if (g->subscribe_groups && g->ngroups < GB_MAX) {
         int i = g->ngroups++;
         g->gctx[i] = (gctx_t){g, rpl_value_int(&key)};
-        rpl_observer o = RPL_OBSERVER_INIT;
-        o.on_next = g_next;
-        o.on_error = g_error;
-        o.on_completed = g_completed;
-        o.release = g_release;
-        o.ctx = &g->gctx[i];
+        rpl_observer o = observer_of(g_next, g_error, g_completed, g_release, &g->gctx[i]);
         g->gd[i] = rpl_signal_subscribe(gs, &o);
     }
     rpl_value_release(&key);
@@ -528,12 +523,7 @@ static void o_release(void *ctx) { ((gb_t *)ctx)->released++; }
 
 /* Subscribes g's observer to op (a group_by signal). */
 static rpl_disposable_t *gb_subscribe(gb_t *g, rpl_signal_t *op) {
-    rpl_observer o = RPL_OBSERVER_INIT;
-    o.on_next = o_next;
-    o.on_error = o_error;
-    o.on_completed = o_completed;
-    o.release = o_release;
-    o.ctx = g;
+    rpl_observer o = observer_of(o_next, o_error, o_completed, o_release, g);
     return rpl_signal_subscribe(op, &o);
 }
 

@@ -26,13 +26,7 @@ static int check_passed, check_failed;
 static inline rpl_observer observer_of(void (*on_next)(void *, const rpl_value *),
                                        void (*on_error)(void *, const rpl_error_t *), void (*on_completed)(void *),
                                        rpl_release_fn release, void *ctx) {
-    rpl_observer o = RPL_OBSERVER_INIT;
-    o.on_next = on_next;
-    o.on_error = on_error;
-    o.on_completed = on_completed;
-    o.release = release;
-    o.ctx = ctx;
-    return o;
+    return (rpl_observer){RPL_OBSERVER_VERSION, on_next, on_error, on_completed, release, ctx};
 }
 
 /* Runs one test function, printing its name. */

@@ -100,4 +100,27 @@ static int ctx_releases;
 static void count_release(void *ctx) { (void)ctx; ctx_releases++; }
 
 static rpl_error_t *test_error(int64_t code) { return rpl_error_create("test", code, "test error"); }
+
+/* Bad input of an operator over two signals: NULL or wrong-kind handles, in
+   argument order, each named in the message; nothing is consumed, the
+   handles stay usable. */
+typedef rpl_signal_t *(*pair_op)(rpl_signal_t *, rpl_signal_t *);
+static void check_pair_bad_input(pair_op op) {
+    rpl_signal_t *ok = rpl_signal_never();
+    rpl_error_t *e = test_error(1);
+    CHECK(op(NULL, ok) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    CHECK(strstr(rpl_last_error_message(), "rpl_signal_") != NULL);
+    CHECK(op(ok, NULL) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    CHECK(op((rpl_signal_t *)e, ok) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
+    CHECK(op(ok, (rpl_signal_t *)e) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
+    CHECK(op(NULL, NULL) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    CHECK_EQ_INT(rpl_error_code(e), 1);
+    rpl_release(e);
+    rpl_release(ok);
+}
 #endif

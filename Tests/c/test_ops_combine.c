@@ -480,14 +480,7 @@ static void test_concat(void) {
     src_drop(&b);
     CHECK_EQ_INT(r.released, 1);
 
-    CHECK(rpl_signal_concat(NULL, sb) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
-    CHECK(rpl_signal_concat(sa, NULL) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
-    rpl_error_t *e = test_error(1);
-    CHECK(rpl_signal_concat(sa, (rpl_signal_t *)e) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
-    rpl_release(e);
+    check_pair_bad_input(rpl_signal_concat);
     rpl_release(sa);
     rpl_release(sb);
     rpl_release(three);
@@ -564,14 +557,7 @@ static void test_then(void) {
     src_drop(&a);
     src_drop(&b);
 
-    CHECK(rpl_signal_then(NULL, nine) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
-    CHECK(rpl_signal_then(sa, NULL) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
-    rpl_error_t *e = test_error(1);
-    CHECK(rpl_signal_then(sa, (rpl_signal_t *)e) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
-    rpl_release(e);
+    check_pair_bad_input(rpl_signal_then);
     rpl_release(sa);
     rpl_release(sb);
     rpl_release(nine);
@@ -636,14 +622,7 @@ static void test_take_until(void) {
     CHECK_EQ_INT(a.nsubs, before);
     rpl_release(tu);
 
-    CHECK(rpl_signal_take_until(NULL, st) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
-    CHECK(rpl_signal_take_until(sa, NULL) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
-    rpl_error_t *e = test_error(1);
-    CHECK(rpl_signal_take_until((rpl_signal_t *)e, st) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
-    rpl_release(e);
+    check_pair_bad_input(rpl_signal_take_until);
     rpl_release(empty);
     rpl_release(sa);
     rpl_release(st);

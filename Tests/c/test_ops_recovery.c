@@ -134,10 +134,7 @@ static void test_catch_to(void) {
     rpl_release(s);
     src_drop(&a);
     src_drop(&b);
-    CHECK(rpl_signal_catch_to(sa, NULL) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
-    CHECK(rpl_signal_catch_to(NULL, sb) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    check_pair_bad_input(rpl_signal_catch_to);
     rpl_release(sa);
     rpl_release(sb);
     CHECK_EQ_INT(a.released, 1);

@@ -101,6 +101,24 @@ static void count_release(void *ctx) { (void)ctx; ctx_releases++; }
 
 static rpl_error_t *test_error(int64_t code) { return rpl_error_create("test", code, "test error"); }
 
+/* Bad input of an operator over a signal and a callback fn with ctx: a NULL
+   signal, a NULL fn and a wrong-kind signal each fail at the call, and the
+   context's release (count_release) runs each time. */
+#define CHECK_CALLBACK_BAD_INPUT(op, fn, ctx) do { \
+    ctx_releases = 0; \
+    rpl_signal_t *cb_ok_ = rpl_signal_empty(); \
+    rpl_error_t *cb_e_ = test_error(1); \
+    CHECK(op(NULL, fn, ctx, count_release) == NULL); \
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL); \
+    CHECK(op(cb_ok_, NULL, ctx, count_release) == NULL); \
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL); \
+    CHECK(op((rpl_signal_t *)cb_e_, fn, ctx, count_release) == NULL); \
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND); \
+    CHECK_EQ_INT(ctx_releases, 3); \
+    rpl_release(cb_e_); \
+    rpl_release(cb_ok_); \
+} while (0)
+
 /* Bad input of an operator over two signals: NULL or wrong-kind handles, in
    argument order, each named in the message; nothing is consumed, the
    handles stay usable. */

@@ -146,19 +146,7 @@ static void test_bind(void) {
     CHECK_EQ_INT(a.released, 1);
     CHECK_EQ_INT(in.released, 1);
 
-    /* Bad input: the release still runs. */
-    ctx_releases = 0;
-    sa = rpl_signal_empty();
-    CHECK(rpl_signal_bind(NULL, binder, &b, count_release) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
-    CHECK(rpl_signal_bind(sa, NULL, &b, count_release) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
-    rpl_error_t *e = test_error(1);
-    CHECK(rpl_signal_bind((rpl_signal_t *)e, binder, &b, count_release) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
-    CHECK_EQ_INT(ctx_releases, 3);
-    rpl_release(e);
-    rpl_release(sa);
+    CHECK_CALLBACK_BAD_INPUT(rpl_signal_bind, binder, &b);
 }
 
 /* ------------------------------------------------------------ flatten_map */
@@ -261,15 +249,7 @@ static void test_flatten_map(void) {
     src_drop(&t);
     rpl_release(st);
 
-    /* Bad input. */
-    ctx_releases = 0;
-    sa = rpl_signal_empty();
-    CHECK(rpl_signal_flatten_map(NULL, plus_one_or_nil, NULL, count_release) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
-    CHECK(rpl_signal_flatten_map(sa, NULL, NULL, count_release) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
-    CHECK_EQ_INT(ctx_releases, 2);
-    rpl_release(sa);
+    CHECK_CALLBACK_BAD_INPUT(rpl_signal_flatten_map, plus_one_or_nil, NULL);
 }
 
 /* ---------------------------------------------------------------- flatten */

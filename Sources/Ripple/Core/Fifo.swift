@@ -1,6 +1,8 @@
 /// A first-in first-out queue: append and take-first in O(1) amortized (an
-/// array and a head index, compacted as it drains). The schedulers' ready
-/// jobs and a limited flatten's waiting inner signals both wait in one.
+/// array and a head index, compacted as it drains). The one queue of the
+/// runtime: the schedulers' ready jobs, a limited flatten's waiting inner
+/// signals, zip's values, delay's pending events and write's chunks wait in
+/// one. (A bounded "last n values" is a `ReplayBuffer`.)
 struct Fifo<Element> {
     private var items: [Element?] = []
     private var head = 0

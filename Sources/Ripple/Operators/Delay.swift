@@ -33,7 +33,7 @@ final class DelayCore: TimedCore {
         let due = Scheduler.add(scheduler.now, interval)
         let wasEmpty = waiting.isEmpty
         waiting.append((due, e))
-        if wasEmpty { arm(at: due) }
+        if wasEmpty { arm(at: due, on: scheduler) }
     }
 
     /// Delivers everything due, in order, then arms for the next one.
@@ -53,7 +53,7 @@ final class DelayCore: TimedCore {
                 relay.sendError(e)
             }
         }
-        if let head = waiting.first { arm(at: head.due) }
+        if let head = waiting.first { arm(at: head.due, on: scheduler) }
     }
 
     override func dropState() {

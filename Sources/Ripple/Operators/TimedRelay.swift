@@ -45,17 +45,14 @@ class TimedCore: InputCore {
     /// (Re)starts the timer: a tick `interval` ns from now on the scheduler.
     final func arm() {
         guard let scheduler = clock.scheduler else { return disarm() }  // a freed driven scheduler never ticks
-        arm(at: Scheduler.add(scheduler.now, interval))
+        arm(at: Scheduler.add(scheduler.now, interval), on: scheduler)
     }
 
-    /// (Re)starts the timer: a tick at `deadline` on the scheduler's clock.
-    final func arm(at deadline: UInt64) {
+    /// (Re)starts the timer: a tick at `deadline` on `scheduler`'s clock
+    /// (the live scheduler of `clock`).
+    final func arm(at deadline: UInt64, on scheduler: Scheduler) {
         timer?.dispose()
         generation &+= 1
-        guard let scheduler = clock.scheduler else {  // a freed driven scheduler never ticks
-            timer = nil
-            return
-        }
         let g = generation
         let relay: Subscriber = self.relay
         let tick = ScheduledAction({ relay.send(.input(TimedInput.tick, .int(g))) }, interval: 0)

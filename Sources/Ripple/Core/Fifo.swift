@@ -17,15 +17,17 @@ struct Fifo<Element> {
     mutating func popFirst() -> Element? {
         guard head < items.count else { return nil }
         let e = items[head]
-        items[head] = nil
         head += 1
         if head == items.count {
             // Drained: keep a small buffer for the next burst, free a large one.
             items.removeAll(keepingCapacity: items.count <= 1024)
             head = 0
-        } else if head >= 64 && head * 2 >= items.count {
-            items.removeFirst(head)  // O(remaining), once per `head` pops
-            head = 0
+        } else {
+            items[head - 1] = nil  // the queue no longer holds it
+            if head >= 64 && head * 2 >= items.count {
+                items.removeFirst(head)  // O(remaining), once per `head` pops
+                head = 0
+            }
         }
         return e
     }

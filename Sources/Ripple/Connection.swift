@@ -193,13 +193,8 @@ class ConnectingSide: Signal, @unchecked Sendable {
 final class AutoconnectSource: ConnectingSide, SharedConnection, @unchecked Sendable {
     let lock = Lock()
     @exclusivity(unchecked) var counts = MemberCounts()
-    @exclusivity(unchecked) var connected: Disposable?
-
-    func withCounts<T>(_ body: (inout MemberCounts) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&counts)
-    }
+    /// The connection it made (or adopted), while connected.
+    @exclusivity(unchecked) var connection: Disposable?
 
     override func subscribe(_ sink: Sink) -> Subscriber {
         // Held for the call: the subject stays alive while it connects.
@@ -216,21 +211,10 @@ final class AutoconnectSource: ConnectingSide, SharedConnection, @unchecked Send
         let (m, first) = Membership.join(self)
         x.addResource(m)  // leaves at once if x has ended
         if first {
-            var stale = false
-            var unheld = false
+            var adoption = Adoption.kept
             // x's release waits until the source's subscribe call returned (rule 5).
-            let d = x.whileSubscribing { core.connect(subject) { [self] c in
-                lock.lock()
-                if counts.members > 0 && connected == nil {
-                    connected = c
-                    unheld = counts.held == 0
-                } else {
-                    stale = counts.members == 0
-                }
-                lock.unlock()
-            } }
-            if stale { d.dispose() }  // everyone left before it was held
-            if unheld { d.letGo() }  // every handle went before it was held
+            let d = x.whileSubscribing { core.connect(subject) { [self] c in adoption = adopt(c) } }
+            adoption.apply(to: d)  // everyone left, or every handle went, before it was held
         }
         return x
     }
@@ -239,15 +223,8 @@ final class AutoconnectSource: ConnectingSide, SharedConnection, @unchecked Send
         // First the strong hold back (the subscription to the source, which
         // the disconnect below ends, may be what keeps the subject alive).
         core.subscriptionEnded()
-        guard last else { return }
-        lock.lock()
-        let d = counts.members == 0 ? connected : nil
-        if d != nil { connected = nil }
-        lock.unlock()
-        d?.dispose()
+        if last { disconnect() }
     }
-
-    func lastLetGo() { lock.withLock { connected }?.letGo() }
 }
 
 /// `replay_lazily`: connects on the first subscription, never disconnects;
@@ -257,12 +234,8 @@ final class LazyReplaySource: ConnectingSide, SharedConnection, @unchecked Senda
     let started = Atomic<Bool>(false)
     let lock = Lock()
     @exclusivity(unchecked) var counts = MemberCounts()
-
-    func withCounts<T>(_ body: (inout MemberCounts) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&counts)
-    }
+    /// Unused: the core holds the connection, which never disconnects.
+    @exclusivity(unchecked) var connection: Disposable?
 
     override func subscribe(_ sink: Sink) -> Subscriber {
         if !started.exchange(true, ordering: .acquiringAndReleasing), let subject = core.subject {

@@ -41,13 +41,8 @@ public final class SubjectHub: Gate, @unchecked Sendable {
     /// (false), held weakly; under `lock`. `watched` says whether there are any.
     @exclusivity(unchecked) var occupancyWatchers = SweptList<WeakCore>()
     let watched = Atomic<Bool>(false)
-    /// Subscribers posted to join without counting (under `lock`), and how
-    /// many (read without the lock first, so a plain join pays one load).
-    @exclusivity(unchecked) var pendingUncounted: Set<ObjectIdentifier> = []
-    let pendingUncountedCount = Atomic<Int>(0)
-    /// Joined subscribers that are not counted (delivery only).
-    @exclusivity(unchecked) var uncountedJoined: Set<ObjectIdentifier> = []
-    /// Counted subscribers (delivery only writes it).
+    /// Counted subscribers: those not joined through an autoconnect side
+    /// (`Subscriber.hubUncounted`). Delivery only writes it.
     let countedLive = Atomic<Int>(0)
 
     /// A plain subject's hub (`replay` nil), a replay subject's (the number
@@ -178,24 +173,6 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         return countedLive.load(ordering: .sequentiallyConsistent) > 0
     }
 
-    /// `x` (not yet posted) will join without being counted.
-    func markUncounted(_ x: Subscriber) {
-        lock.lock()
-        pendingUncounted.insert(ObjectIdentifier(x))
-        pendingUncountedCount.store(pendingUncounted.count, ordering: .releasing)
-        lock.unlock()
-    }
-
-    /// Takes `x`'s uncounted mark, if it has one (delivery).
-    func takeUncountedMark(_ x: Subscriber) -> Bool {
-        if pendingUncountedCount.load(ordering: .acquiring) == 0 { return false }
-        lock.lock()
-        let had = pendingUncounted.remove(ObjectIdentifier(x)) != nil
-        pendingUncountedCount.store(pendingUncounted.count, ordering: .releasing)
-        lock.unlock()
-        return had
-    }
-
     /// The counted subscribers went from `old` to `new` (delivery). The
     /// store and the load of `watched` are sequentially consistent, as in
     /// `watchOccupancy`: a watcher added meanwhile either reads the new count
@@ -212,7 +189,6 @@ public final class SubjectHub: Gate, @unchecked Sendable {
 
     /// Every subscriber was let go (terminal event, or the subject freed).
     func allLeft() {
-        uncountedJoined.removeAll()
         let old = countedLive.load(ordering: .relaxed)
         if old != 0 { countedChanged(from: old, to: 0) }
     }
@@ -220,7 +196,7 @@ public final class SubjectHub: Gate, @unchecked Sendable {
     func leave(_ x: Subscriber) {
         if let entry = registry.remove(x) {
             liveCount.store(registry.live, ordering: .relaxed)
-            if uncountedJoined.isEmpty || uncountedJoined.remove(ObjectIdentifier(x)) == nil {
+            if !x.hubUncounted {
                 let old = countedLive.load(ordering: .relaxed)
                 countedChanged(from: old, to: old - 1)
             }
@@ -249,7 +225,6 @@ public final class SubjectHub: Gate, @unchecked Sendable {
     /// A new subscriber: the buffer, then (after termination) the terminal
     /// event, else it goes live at this point of the order.
     func join(_ x: Subscriber) {
-        let uncounted = takeUncountedMark(x)
         if x.isDisposed {
             x.finalize()  // disposed before it joined
             return
@@ -272,9 +247,7 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         if x.isDisposed { return }  // disposed during its replay: its leave is queued
         registry.add(x)
         liveCount.store(registry.live, ordering: .relaxed)
-        if uncounted {
-            uncountedJoined.insert(ObjectIdentifier(x))
-        } else {
+        if !x.hubUncounted {
             let old = countedLive.load(ordering: .relaxed)
             countedChanged(from: old, to: old + 1)
         }

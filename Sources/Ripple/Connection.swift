@@ -175,7 +175,7 @@ final class AutoconnectSource: ConnectingSide, SharedConnection, @unchecked Send
             return core.subjectSource.subscribe(sink)
         }
         // Join the subject first, so events sent while connecting reach it
-        // (RAC); counted by the core (subscriptionBegan), not as occupancy.
+        // (RAC); counted by the core (subscriptionBegan), not by the hub.
         let x = core.subjectSource.subscribe(sink, counted: false)
         if x.isDisposed { return x }  // the subject has terminated: nothing to connect
         core.subscriptionBegan()

@@ -36,7 +36,7 @@ public final class Subscriber: Gate {
     /// inner one must still wait for the outer.
     @exclusivity(unchecked) var hubDeliveries: UInt32 = 0
     /// Joined its hub through an autoconnect side, whose connection core
-    /// counts it: the hub leaves it out of the subject's occupancy
+    /// counts it: the hub leaves it out of its counted subscribers
     /// (Connection.swift). Set before its join is posted, then only read.
     @exclusivity(unchecked) var hubUncounted = false
 

@@ -72,8 +72,9 @@ public func rpl_signal_name(_ sig: OpaquePointer?) -> UnsafePointer<CChar>? {
 @inline(__always)
 func named(_ s: Signal, _ origin: SignalOrigin) -> OpaquePointer? {
     s.setOrigin(origin)
-    guard s.asSource.depth <= Signal.maxDepth else {
-        refuseDepth(s.asSource.depth)
+    let depth = s.sourceDepth
+    guard depth <= Signal.maxDepth else {
+        refuseDepth(depth)
         return nil
     }
     return retainedHandle(s)
@@ -83,7 +84,7 @@ func named(_ s: Signal, _ origin: SignalOrigin) -> OpaquePointer? {
 /// it is RPL_MAX_SIGNAL_DEPTH deep already. For the operators that act when
 /// made (a connection that connects at once), checked before they are made.
 func shallowEnough(_ input: Signal, _ fn: StaticString) -> Bool {
-    let depth = input.asSource.depth  // a subject's lives on its subscribe-only side
+    let depth = input.sourceDepth
     guard depth >= Signal.maxDepth else { return true }
     refuseDepth(depth + 1, fn)
     return false

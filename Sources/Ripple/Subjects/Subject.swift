@@ -79,8 +79,8 @@ public final class SubjectSource: Signal, @unchecked Sendable {
     func subscribe(_ sink: Sink, counted: Bool) -> Subscriber {
         let x = Subscriber(sink, hub: hub)
         if !counted { hub.markUncounted(x) }
-        if let joining { joining(x) }
-        hub.post(.join(x))  // behind another thread's delivery: joins when it lets go
+        if joining != nil { joining.unsafelyUnwrapped(x) }
+        hub.postMembership(x, joining: true)  // behind another thread's delivery: joins when it lets go
         return x
     }
 }

@@ -128,6 +128,7 @@ private func subscribe(_ sig: OpaquePointer?, _ obs: UnsafePointer<rpl_observer>
     let sink = CObserverSink(o)
     return borrowed(sig, as: Signal.self) {
         sink.trace.subscribe($0)
+        if isKind(sig, .subject) { return retainedHandle(unsafeDowncast($0, to: Subject.self).directSubscription(sink)) }
         return retainedHandle($0.subscription(sink))
     }
 }

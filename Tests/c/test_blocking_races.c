@@ -125,7 +125,8 @@ static rpl_disposable_t *subscribe_counted(round_t *r, rpl_signal_t *s) {
 }
 
 /* ---- The threads ------------------------------------------------------------------- */
-typedef struct { round_t *r; unsigned seed; } arg_t;
+typedef struct { round_t *r; unsigned seed; bool early; } arg_t;
+static void release_all(round_t *r);
 
 /* Sends keys, inner signals and inner values; now and then completes an inner. */
 static void *sender(void *p) {
@@ -148,6 +149,7 @@ static void *sender(void *p) {
         }
         if (x % 16 == 0) sched_yield();
     }
+    if (a->early) release_all(r);
     return NULL;
 }
 
@@ -184,6 +186,7 @@ static void *waiter(void *p) {
         else if (st == RPL_ERR_TIMEOUT) atomic_fetch_add(&helper_timeout, 1);
         else atomic_fetch_add(&helper_other, 1);
     }
+    if (a->early) release_all(r);
     return NULL;
 }
 
@@ -197,19 +200,15 @@ static bool settled(void) {
     return false;
 }
 
-static void end_round(round_t *r) {
-    /* Half the rounds end the subjects first (terminal events reach every
-       chain); the others only let them go (the subscriptions end because
-       nothing can send to them any more). */
-    if (r->mode & 4) {
-        rpl_subject_send_completed(r->keys);
-        rpl_subject_send_completed(r->outer);
-        for (int i = 0; i < NINNER; i++) rpl_subject_send_completed(r->inner[i]);
-    }
-    for (int i = 0; i < NHELD; i++) {
-        if (r->held[i] && (r->mode & 16)) rpl_disposable_dispose(r->held[i]);
-        rpl_release(r->held[i]);
-    }
+/* The round's own references (the threads may hold more). */
+static void retain_all(round_t *r) {
+    for (int i = 0; i < NCHAIN; i++) rpl_retain(r->chain[i]);
+    rpl_retain(r->outer);
+    rpl_retain(r->keys);
+    for (int i = 0; i < NINNER; i++) rpl_retain(r->inner[i]);
+    rpl_retain(r->serial);
+}
+static void release_all(round_t *r) {
     for (int i = 0; i < NCHAIN; i++) rpl_release(r->chain[i]);
     rpl_release(r->outer);
     rpl_release(r->keys);
@@ -217,21 +216,49 @@ static void end_round(round_t *r) {
     rpl_release(r->serial);
 }
 
+/* Half the rounds end the subjects first (terminal events reach every
+   chain); the others only let them go (the subscriptions end because
+   nothing can send to them any more). */
+static void end_subjects(round_t *r) {
+    if (r->mode & 4) {
+        rpl_subject_send_completed(r->keys);
+        rpl_subject_send_completed(r->outer);
+        for (int i = 0; i < NINNER; i++) rpl_subject_send_completed(r->inner[i]);
+    }
+    release_all(r);
+}
+static void release_held(round_t *r) {
+    for (int i = 0; i < NHELD; i++) {
+        if (r->held[i] && (r->mode & 16)) rpl_disposable_dispose(r->held[i]);
+        rpl_release(r->held[i]);
+    }
+}
+
 static void run_round(unsigned seed) {
     static round_t r;
     make_round(&r, seed);
     long om = atomic_load(&obs_made), cm = atomic_load(&ctx_made);
+    /* One round in four lets its own references go while the threads still
+       send and wait (each holds its own until it ends): the last reference
+       to a subject or a chain then goes on whichever thread ends last. */
+    bool early = seed % 4 == 2;
     enum { NS = 2, NW = 2 };
     pthread_t th[NS + NW];
     arg_t args[NS + NW];
+    if (early) for (int i = 0; i < NS + NW; i++) retain_all(&r);
     for (int i = 0; i < NS + NW; i++) {
-        args[i] = (arg_t){ &r, seed * 7919u + (unsigned)i * 104729u };
+        args[i] = (arg_t){ &r, seed * 7919u + (unsigned)i * 104729u, early };
         pthread_create(&th[i], NULL, i < NS ? sender : waiter, &args[i]);
+    }
+    if (early) {
+        nanosleep(&(struct timespec){ 0, 100000 }, NULL);
+        end_subjects(&r);
     }
     for (int i = NS; i < NS + NW; i++) pthread_join(th[i], NULL);
     atomic_store(&r.stop, true);
     for (int i = 0; i < NS; i++) pthread_join(th[i], NULL);
-    end_round(&r);
+    if (!early) end_subjects(&r);
+    release_held(&r);
     if (!settled()) {
         fprintf(stderr, "round %u (mode %u): %ld of %ld observers and %ld of %ld contexts released "
                         "(this round: %ld observers, %ld contexts)\n",

@@ -200,21 +200,18 @@ static bool settled(void) {
     return false;
 }
 
-/* The round's own references (the threads may hold more). */
-static void retain_all(round_t *r) {
-    for (int i = 0; i < NCHAIN; i++) rpl_retain(r->chain[i]);
-    rpl_retain(r->outer);
-    rpl_retain(r->keys);
-    for (int i = 0; i < NINNER; i++) rpl_retain(r->inner[i]);
-    rpl_retain(r->serial);
+/* The round's own references (the threads may hold more): each handle
+   through `f` (one reference more, or one less). */
+static void each_handle(round_t *r, void (*f)(void *)) {
+    for (int i = 0; i < NCHAIN; i++) f(r->chain[i]);
+    f(r->outer);
+    f(r->keys);
+    for (int i = 0; i < NINNER; i++) f(r->inner[i]);
+    f(r->serial);
 }
-static void release_all(round_t *r) {
-    for (int i = 0; i < NCHAIN; i++) rpl_release(r->chain[i]);
-    rpl_release(r->outer);
-    rpl_release(r->keys);
-    for (int i = 0; i < NINNER; i++) rpl_release(r->inner[i]);
-    rpl_release(r->serial);
-}
+static void retain_one(void *h) { rpl_retain(h); }
+static void retain_all(round_t *r) { each_handle(r, retain_one); }
+static void release_all(round_t *r) { each_handle(r, rpl_release); }
 
 /* Half the rounds end the subjects first (terminal events reach every
    chain); the others only let them go (the subscriptions end because

@@ -1,4 +1,5 @@
 // Waiting for a signal on the calling thread, for programs without a loop.
+import RippleSupport
 
 /// Why a blocking wait ended without the result.
 public enum BlockingFailure: Error {
@@ -17,6 +18,10 @@ final class BlockingSink: Sink, @unchecked Sendable {
     @exclusivity(unchecked) var error: RippleError?
     @exclusivity(unchecked) var ended = false
     @exclusivity(unchecked) var expired = false
+    /// The deadline's timer is ending the subscription on its thread now.
+    @exclusivity(unchecked) var expiring = false
+    /// The waiter is done: a timer firing from now on changes nothing.
+    @exclusivity(unchecked) var settled = false
     /// The subscription, under `lock`; cleared by `finish` (it owns this
     /// sink: the cycle lasts until the subscription ends).
     @exclusivity(unchecked) var subscription: Subscriber?
@@ -30,13 +35,39 @@ final class BlockingSink: Sink, @unchecked Sendable {
     func end() { lock.withLock { subscription }?.dispose() }
 
     /// The deadline passed (on a timer thread): wakes the waiter and ends
-    /// the subscription, so a source still sending stops.
+    /// the subscription, so a source still sending, or still inside its
+    /// subscribe callback on the waiting thread, stops. The waiter does not
+    /// return before this has finished (`settle`).
     func expire() {
-        lock.withLock {
+        let go: Bool = lock.withLock {
+            if settled { return false }
             if !ended { expired = true }
+            expiring = true
+            lock.broadcast()
+            return true
+        }
+        guard go else { return }
+        end()
+        lock.withLock {
+            expiring = false
             lock.broadcast()
         }
-        end()
+    }
+
+    /// The waiter is done waiting: waits for a teardown the timer's thread
+    /// has started (a second dispose does not wait for the first, and the
+    /// helper returns with the subscription over:
+    /// docs/behaviour.md#blocking-helpers), and keeps a later timer from
+    /// starting one.
+    /// A waiter inside a delivery (a callback) does not wait: the timer's
+    /// dispose may have to hand its work to this thread's gate, and it
+    /// finishes when the callback returns, as a dispose's release does.
+    func settle() {
+        let delivering = ripple_thread()!.pointee.delivering > 0
+        lock.withLock {
+            settled = true
+            while expiring && !delivering { lock.wait() }
+        }
     }
 
     override func onNext(_ value: borrowing Value) {
@@ -93,6 +124,7 @@ extension Signal {
         let subscription = subscribe(sink)
         let ended = sink.wait(until: limit)
         timer?.dispose()
+        sink.settle()
         subscription.dispose()
         return (sink, ended)
     }

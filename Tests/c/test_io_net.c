@@ -369,6 +369,46 @@ static void test_write_run_loop_freed(void) {
     }
 }
 
+/* write keeps a subject as every operator does, by its subscribe-only side
+   (docs/behaviour.md#lifetime-subject): holding the subject itself, write
+   counted as one of its senders, so repeat over merge(subject,
+   write(subject)), which keeps the merged signal to subscribe again, closed
+   a cycle subject -> its subscriber -> the merge -> repeat -> the merged
+   signal -> write -> subject, and once every handle and the run loop were
+   released 12 objects stayed and the observer's release never ran (a fuzz
+   finding, Tests/fuzz/regressions/write-merge-repeat-loop-never-run.bin).
+   Also through replay_last and combine_latest, as the fuzzer found it. */
+static void test_write_keeps_subscribe_only_side(void) {
+    for (int shape = 0; shape < 2; shape++) {
+        size_t before = rpl_live_objects();
+        released_count = 0;
+        rpl_run_loop_t *loop = rpl_run_loop_create();
+        int p[2];
+        CHECK(pipe2(p, O_NONBLOCK | O_CLOEXEC) == 0);
+        rpl_subject_t *s = shape ? rpl_behavior_subject_create(rpl_int(16)) : rpl_subject_create();
+        rpl_signal_t *w = rpl_signal_write(rpl_subject_as_signal(s), p[1], rpl_run_loop_scheduler(loop));
+        rpl_signal_t *two[2] = { rpl_subject_as_signal(s), w };
+        rpl_signal_t *m = shape ? rpl_signal_combine_latest(two, 2) : rpl_signal_merge(two, 2);
+        rpl_signal_t *r = rpl_signal_repeat(m, 3);
+        rpl_signal_t *top = shape ? rpl_signal_replay_last(r) : rpl_retain(r);
+        rpl_observer o = RPL_OBSERVER_INIT;
+        o.release = count_release;
+        rpl_disposable_t *d = rpl_signal_subscribe(top, &o);
+        CHECK(d != NULL);
+        rpl_release(d);
+        rpl_release(top);
+        rpl_release(r);
+        rpl_release(m);
+        rpl_release(w);
+        rpl_release(s);
+        rpl_release(loop);  /* never run: the watch still waits for its first report */
+        CHECK_EQ_INT(released_count, 1);
+        CHECK_EQ_INT(rpl_live_objects(), before);
+        close(p[0]);
+        close(p[1]);
+    }
+}
+
 int main(void) {
     io_watchdog(120);
     signal(SIGPIPE, SIG_IGN);
@@ -383,5 +423,6 @@ int main(void) {
     RUN(test_number_reused_under_watch);
     RUN(test_bad_input);
     RUN(test_write_run_loop_freed);
+    RUN(test_write_keeps_subscribe_only_side);
     CHECK_DONE();
 }

@@ -16,7 +16,10 @@
  * combining operators, signals of signals (flatten, switch_to_latest), the
  * time operators on a test scheduler the input advances, multicast
  * connections (publish, connect, autoconnect), dispose from inside
- * on_next and re-entrant sends from on_next.
+ * on_next and re-entrant sends from on_next. bind and flatten_map return
+ * the input's subjects as inner signals, and the blocking helpers (first,
+ * wait, to_array with timeout 0 or a short one) run on any signal the input
+ * made, some while another thread sends into a subject (issue 21, defect 3).
  * repeat, retry, concat, then and catch_to often take a signal with itself
  * (issue 10's D4: such pairs once formed reference cycles), also over
  * autoconnect chains (a multicast connection's subject once kept such a
@@ -95,12 +98,15 @@ static int sub_obs[NSUB];
 static obs_t observers[NOBS];
 static int nobs;
 static long ctx_made, ctx_released;     /* operator contexts */
-/* A blocking helper ran in this input: its timer, on the background
-   scheduler, may dispose from that thread, which may then deliver what this
-   thread queued meanwhile. A dispose from here may then find a callback
-   running there, and its release runs when that returns (the rule), not
-   before dispose returns: the checks wait for it instead. */
-static int threads_involved;
+
+/* The thread running the input. A blocking helper's timer thread may
+   deliver queued events, and so does a thread sending while the input
+   runs a blocking helper (see the blocking operation); there an observer only
+   checks and counts, and an operator callback touches none of the input's
+   tables (subjects, start bodies' subscribers, the clock): they belong to
+   this thread. */
+static pthread_t input_thread;
+static bool on_input_thread(void) { return pthread_equal(pthread_self(), input_thread); }
 
 static void obs_enter(obs_t *o, const char *what) {
     if (o->released) FAIL("%s after release", what);
@@ -160,10 +166,6 @@ static void adopt(obs_t *o, const rpl_value *v) {
     rpl_value_release(&item);
 }
 
-/* The thread running the input. A blocking helper's timer thread may
-   deliver queued events (see threads_involved); there an observer only
-   checks and counts: the input's tables belong to this thread. */
-static pthread_t input_thread;
 
 static void on_next(void *ctx, const rpl_value *v) {
     obs_t *o = ctx;
@@ -171,7 +173,7 @@ static void on_next(void *ctx, const rpl_value *v) {
     (void)rpl_value_type(v);
     o->nexts++;
     if (o->nexts % 4 == 1) fail_refused("on_next");
-    if (!pthread_equal(pthread_self(), input_thread)) return;
+    if (!on_input_thread()) return;
     if (o->adopt) adopt(o, v);
     if (o->send_in_next > 0 && reentry < 2) {
         o->send_in_next--;
@@ -203,26 +205,29 @@ static void on_completed(void *ctx) {
 }
 static void on_release(void *ctx) {
     obs_t *o = ctx;
-    if (o->released) FAIL("release ran twice");
-    o->released = 1;
+    if (__atomic_exchange_n(&o->released, 1, __ATOMIC_ACQ_REL)) FAIL("release ran twice");
 }
 
 /* Operator callbacks: a counted context, released exactly once (and freed,
    so a callback after its release is an ASan report). One context in eight
    fails its callback every `fail` calls. */
 typedef struct op_ctx { int released; int k; int fail; int calls; } op_ctx;
+/* The counts are atomic: once a blocking helper ran, a context may be
+   released on its timer's thread (the last subscription holding its signal
+   ends there) while this thread releases another, and a plain increment from
+   both loses one (a run once reported "3 operator contexts made, 2
+   released" that no replay showed). */
 static op_ctx *new_ctx(int k) {
     op_ctx *c = calloc(1, sizeof *c);
     c->k = k;
     c->fail = ((k >> 5) & 7) == 7 ? 1 + (k & 3) : 0;
-    ctx_made++;
+    __atomic_fetch_add(&ctx_made, 1, __ATOMIC_ACQ_REL);
     return c;
 }
 static void ctx_release(void *ctx) {
     op_ctx *c = ctx;
-    if (c->released) FAIL("operator context released twice");
-    c->released = 1;
-    ctx_released++;
+    if (__atomic_exchange_n(&c->released, 1, __ATOMIC_ACQ_REL)) FAIL("operator context released twice");
+    __atomic_fetch_add(&ctx_released, 1, __ATOMIC_ACQ_REL);
     free(c);
 }
 /* Inside an operator callback: maybe fail it (rpl_callback_fail must take it). */
@@ -310,7 +315,7 @@ static rpl_signal_t *op_concat_map(void *ctx, const rpl_value *v) {
     case 2: return rpl_signal_empty();
     case 3: return rpl_signal_range(i, (size_t)(c->k % 3));
     case 4: { rpl_value two[2] = { rpl_value_copy(v), rpl_int(c->k) }; return rpl_signal_from_array(two, 2); }
-    case 5: return rpl_signal_timer((uint64_t)(c->k % 8) * 10, clock_);
+    case 5: return on_input_thread() ? rpl_signal_timer((uint64_t)(c->k % 8) * 10, clock_) : rpl_signal_empty();
     case 6: {
         rpl_error_t *e = rpl_error_create("fuzz", i, "inner");
         rpl_signal_t *s = rpl_signal_error(e);
@@ -324,6 +329,7 @@ static rpl_signal_t *op_concat_map(void *ctx, const rpl_value *v) {
    of the input's subjects (as a signal, retained) or a fresh one as above;
    bind sets stop on some values. */
 static rpl_signal_t *subject_inner(op_ctx *c, const rpl_value *v) {
+    if (!on_input_thread()) return NULL;
     rpl_subject_t *x = pick_subject((uint8_t)(c->k + c->calls + (uint64_t)rpl_value_int(v)));
     return x ? rpl_retain(rpl_subject_as_signal(x)) : NULL;
 }
@@ -357,7 +363,7 @@ static rpl_disposable_t *op_start(void *ctx, rpl_subscriber_t *sub) {
         rpl_release(e);
     } break;
     case 2:
-        for (int i = 0; i < NSTART; i++)
+        for (int i = 0; on_input_thread() && i < NSTART; i++)
             if (!starts[i]) { starts[i] = rpl_retain(sub); break; }
         break;
     default: break;
@@ -474,7 +480,7 @@ static void dispose_slot(int slot) {
     rpl_disposable_dispose(subs[slot]);
     o->disposed = 1;
     /* dispose returned with no callback running: release has run. */
-    if (o->released != 1 && !threads_involved) FAIL("release has not run when dispose returned");
+    if (o->released != 1) FAIL("release has not run when dispose returned");
     rpl_release(subs[slot]);
     subs[slot] = NULL;
 }
@@ -582,6 +588,22 @@ static void os_run(uint8_t b) {
         while (read(os_pipe[0], sink, sizeof sink) > 0) {}
     }
     rpl_run_loop_run_until_idle(os_loop);
+}
+
+/* A thread that sends a few values (ints, and a fresh inner signal) into a
+   subject while the input thread runs a blocking helper; its deliveries run
+   the observers and operator callbacks there (see input_thread). */
+typedef struct { rpl_subject_t *subject; int count; uint8_t b; } sender_job;
+static void *sender_thread(void *p) {
+    sender_job *j = p;
+    for (int i = 0; i < j->count; i++) {
+        if (i == 1 && (j->b & 16)) {
+            rpl_signal_t *inner = rpl_signal_return(rpl_int(i));
+            rpl_subject_send_next(j->subject, rpl_signal_value(inner));
+            rpl_release(inner);
+        } else rpl_subject_send_next(j->subject, rpl_int((int64_t)j->b + i));
+    }
+    return NULL;
 }
 
 static void run(const uint8_t *data, size_t size) {
@@ -807,24 +829,42 @@ static void run(const uint8_t *data, size_t size) {
             }
             rpl_release(own);
         } break;
-        /* Flattening over subjects, and the blocking helpers with timeout 0
-           on what the input made (issue 21, defect 3): the helper's timer
-           runs on the background scheduler, so the dispose that ends the
-           wait may race with the subscribe. */
+        /* Flattening over subjects, and the blocking helpers (timeout 0 or
+           a short one) on what the input made (issue 21, defect 3): the
+           helper's timer runs on the background scheduler, so the dispose
+           that ends the wait may race with the subscribe, and with a
+           delivery on a thread sending meanwhile. */
         case 95: if (s) put_signal(rpl_signal_bind(s, op_bind, new_ctx(b), ctx_release), NULL); break;
         case 96: if (s) put_signal(rpl_signal_flatten_map(s, op_flatten_map, new_ctx(b), ctx_release), NULL); break;
         case 97: if (s && pick_info(b).weight <= 64) {
-            threads_involved = 1;
+            /* Timeout 0 or a short one; while it runs, another thread may
+               send into one of the input's subjects (the helper's deadline
+               and dispose then race with a delivery on that thread). Its
+               timer, on the background scheduler, may dispose from that
+               thread (and deliver there what this thread queued meanwhile),
+               but the helper returns only once that is over
+               (docs/behaviour.md#blocking-helpers) and the sending thread
+               is joined: so every check stays strict afterwards (a release
+               has run when dispose returns, every release has run at the
+               end). Only the cancelled timer job may still hold a runtime
+               object for a moment: the final count waits for it. */
+            static const uint64_t timeouts[4] = { 0, 0, 20000, 200000 };
+            sender_job job = { subj ? rpl_retain(subj) : NULL, 1 + (b >> 5) % 4, b };
+            pthread_t th;
+            bool sending = job.subject && (b / 12) % 2 && pthread_create(&th, NULL, sender_thread, &job) == 0;
             rpl_value v = rpl_nil();
             rpl_status st;
+            uint64_t t = timeouts[(b / 3) % 4];
             switch (b % 3) {
-            case 0: st = rpl_signal_first(s, &v, 0); break;
-            case 1: st = rpl_signal_wait(s, 0); break;
-            default: st = rpl_signal_to_array(s, &v, 0); break;
+            case 0: st = rpl_signal_first(s, &v, t); break;
+            case 1: st = rpl_signal_wait(s, t); break;
+            default: st = rpl_signal_to_array(s, &v, t); break;
             }
             if (st != RPL_OK && st != RPL_ERR_TIMEOUT && st != RPL_ERR_NO_VALUE && st != RPL_ERR_FAILED)
                 FAIL("blocking helper returned %d: %s", (int)st, rpl_last_error_message());
             rpl_value_release(&v);
+            if (sending) pthread_join(th, NULL);
+            rpl_release(job.subject);
         } break;
         case 88: { /* into a subscriber a start body kept open */
             rpl_subscriber_t *sub = starts[b % NSTART];
@@ -880,18 +920,8 @@ static void finish(void) {
     }
     rpl_release(clock_);
     clock_ = NULL;
-    /* Releases that another thread runs (a blocking helper's timer job on
-       the background scheduler) wait, in ms, up to this: 3x the 1 s a
-       scheduler's worker may sleep while a timer is pending, so a worker
-       that wakes on that recheck is never taken for a leak. */
-    enum { ASYNC_RELEASE_WAIT_MS = 3000 };
-    for (int i = 0; i < nobs; i++)
-        for (int w = 0; threads_involved && w < ASYNC_RELEASE_WAIT_MS && __atomic_load_n(&observers[i].released, __ATOMIC_ACQUIRE) == 0; w++)
-            nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
     for (int i = 0; i < nobs; i++)
         if (observers[i].released != 1) FAIL("observer %d released %d times at the end", i, observers[i].released);
-    for (int w = 0; threads_involved && w < ASYNC_RELEASE_WAIT_MS && __atomic_load_n(&ctx_released, __ATOMIC_ACQUIRE) != ctx_made; w++)
-        nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
     if (ctx_made != ctx_released) FAIL("%ld operator contexts made, %ld released", ctx_made, ctx_released);
     /* Everything is synchronous here (test scheduler, immediate work), so
        every runtime object the input made is gone now: a reference cycle
@@ -899,15 +929,15 @@ static void finish(void) {
        with no suppression). The thread's last signal error is kept. */
     size_t live = rpl_live_objects() - (rpl_last_signal_error() != NULL);
     /* (A blocking helper's timer job, cancelled, may still be returning on
-       the background scheduler's thread: wait for it, as above.) */
-    for (int i = 0; i < ASYNC_RELEASE_WAIT_MS && live != live_at_start; i++) {
+       the background scheduler's thread: wait for it, up to 3 s, 3x the 1 s
+       a scheduler's worker may sleep while a timer is pending.) */
+    for (int i = 0; i < 3000 && live != live_at_start; i++) {
         nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
         live = rpl_live_objects() - (rpl_last_signal_error() != NULL);
     }
     if (live != live_at_start) FAIL("%zu runtime objects alive after the input, %zu before (a cycle?)", live, live_at_start);
     nobs = 0;
     ctx_made = ctx_released = 0;
-    threads_involved = 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -10,7 +10,10 @@
  *     has been released exactly once.
  * The chains include the 0.2 operators (creating, sharing, time on the
  * serial scheduler, transforming, testing, flattening, choosing, combining
- * with a second subject, group_by); one operator context in four fails its
+ * with a second subject, group_by, deliver_on_bounded, zip, and flatten,
+ * bind and flatten_map whose inner signals are the subjects themselves),
+ * and the blocking helpers (timeout 0 or a short one) run on such chains
+ * while the other threads send; one operator context in four fails its
  * callback through rpl_callback_fail on some values (which must return
  * RPL_OK there, and RPL_ERR_INVALID in observers, start bodies and
  * do_dispose's callback).
@@ -206,7 +209,7 @@ static rpl_signal_t *chain(unsigned *r) {
         rpl_signal_t *t = NULL, *u = NULL, *w = NULL;
         int k = (int)(next_rand(r) % 100);
         rpl_signal_t *other = rpl_subject_as_signal(subjects[k % NSUBJ]);
-        switch (next_rand(r) % 39) {
+        switch (next_rand(r) % 41) {
         case 0: t = rpl_signal_map(s, CB(op_map, k)); break;
         case 1: t = rpl_signal_filter(s, CB(op_pred, k)); break;
         case 2: t = rpl_signal_take(s, (size_t)(k % 50)); break;
@@ -303,6 +306,15 @@ static rpl_signal_t *chain(unsigned *r) {
         case 36: u = rpl_signal_map(s, CB(op_to_subject, k)); t = rpl_signal_flatten(u); break;
         case 37: t = rpl_signal_bind(s, CB(op_bind_subject, k)); break;
         case 38: t = rpl_signal_flatten_map(s, CB(op_flatten_map_subject, k)); break;
+        /* A bounded hop (every policy) and zip: the shapes next to which a
+           blocking helper's dispose once seemed to lose a release. */
+        case 39: t = rpl_signal_deliver_on_bounded(s, k % 2 ? serial : rpl_scheduler_background(),
+                                                   1 + (size_t)(k % 3), (rpl_overflow)(k / 2 % 4)); break;
+        case 40: {
+            rpl_signal_t *two[2] = { s, other };
+            t = rpl_signal_zip(two, 2);
+            break;
+        }
         }
         rpl_release(w);
         rpl_release(u);
@@ -324,15 +336,18 @@ static void *worker(void *arg) {
     while (!atomic_load(&stop)) {
         unsigned op = next_rand(&r) % 11;
         if (op == 10) {
-            /* A blocking helper with timeout 0 on a chain (defect 3's shape):
-               it subscribes, gives up at once and disposes. */
+            /* A blocking helper with timeout 0 or a short one on a chain
+               (defect 3's shape) while the other threads send: it
+               subscribes, gives up at once or soon, and disposes. */
+            static const uint64_t timeouts[4] = { 0, 0, 20000, 200000 };
             rpl_signal_t *s = chain(&r);
             if (!s) continue;
             rpl_value v = rpl_nil();
+            uint64_t t = timeouts[next_rand(&r) % 4];
             switch (next_rand(&r) % 3) {
-            case 0: (void)rpl_signal_first(s, &v, 0); break;
-            case 1: (void)rpl_signal_wait(s, 0); break;
-            default: (void)rpl_signal_to_array(s, &v, 0); break;
+            case 0: (void)rpl_signal_first(s, &v, t); break;
+            case 1: (void)rpl_signal_wait(s, t); break;
+            default: (void)rpl_signal_to_array(s, &v, t); break;
             }
             rpl_value_release(&v);
             rpl_release(s);

@@ -20,7 +20,12 @@ public final class WriteSignal: SourceSignal {
     let fd: Int32
 
     public init(_ source: Signal, fd: Int32, _ scheduler: Scheduler) {
-        self.source = source
+        // A subject is kept by its subscribe-only side, as every operator
+        // keeps its inputs: the subject itself would keep its subscribers,
+        // and an operator that keeps this signal to subscribe again (repeat
+        // over merge(subject, write(subject))) would close a cycle through
+        // them (docs/behaviour.md#lifetime-subject).
+        self.source = source.asSource
         self.fd = fd
         super.init(scheduler)
     }

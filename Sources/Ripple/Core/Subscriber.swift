@@ -200,6 +200,22 @@ public final class Subscriber: Gate {
         }
     }
 
+    /// The hub's terminal event (hub owner only): ends it (callback, then
+    /// resources) and finalizes it here, with no leave message, unless a
+    /// delivery to it is still running further up the stack (then its leave
+    /// is posted, as a dispose would). Does nothing if it had already ended
+    /// (a dispose on another thread posts its own leave).
+    func endFromHub(_ event: Event) {
+        guard markDone() else { return }
+        hubDelivery {
+            sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { s in
+                if case .error(let e) = event { s.onError(e) } else { s.onCompleted() }
+            }
+            disposeResources(leavingHub: false)
+        }
+        if hubDeliveries == 0 { finalize() } else { hub?.post(.leave(self)) }
+    }
+
     // MARK: Ending
 
     /// Ends the subscription without a terminal event. Never waits for a

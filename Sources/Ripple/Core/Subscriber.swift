@@ -14,7 +14,8 @@ import Synchronization
 // callback, then disposes the resources; `dispose` marks it done and disposes
 // the resources. The sink chain's `finish` (the C observer's release) runs
 // last and once: at once if nobody is delivering, else when the owner lets go
-// (for a subject's subscriber: when the hub processes its leave).
+// (for a subject's subscriber: right after the hub's terminal event ended
+// it, or when the hub processes the leave a dispose posted).
 
 public final class Subscriber: Gate {
     /// The head of the sink chain (+1, by hand, so calling it costs no

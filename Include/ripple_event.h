@@ -11,11 +11,10 @@
  *     #include <ripple_event.h>
  *     cc app.c $(pkg-config --cflags --libs ripple libevent)
  *
- * How it works: the run loop's descriptor (rpl_run_loop_fd) is readable
- * while work is ready, a timed item is due or a watched OS source has an
- * event; the event runs ready work when it is. No timer event is needed:
- * timed items make the descriptor readable when they fall due, to the
- * nanosecond.
+ * How it works: the event watches the run loop's descriptor and runs a batch
+ * of ready work whenever it is readable, as ripple.h describes for any host
+ * loop beside rpl_run_loop_create; due timed items wake the descriptor too,
+ * so no timer event is needed.
  */
 #ifndef RIPPLE_EVENT_H
 #define RIPPLE_EVENT_H

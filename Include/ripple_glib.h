@@ -11,11 +11,10 @@
  *     #include <ripple_glib.h>
  *     cc app.c $(pkg-config --cflags --libs ripple glib-2.0)
  *
- * How it works: the source polls the run loop's descriptor (rpl_run_loop_fd),
- * which is readable while work is ready, a timed item is due or a watched
- * OS source has an event, and runs ready work when it is. It needs no GLib
- * timeout of its own: timed items make the descriptor readable when they
- * fall due, to the nanosecond. Before each poll it asks
+ * How it works: the source polls the run loop's descriptor and runs a batch
+ * of ready work whenever it is readable, as ripple.h describes for any host
+ * loop beside rpl_run_loop_create; due timed items wake the descriptor too,
+ * so it needs no GLib timeout of its own. Before each poll it asks
  * rpl_run_loop_next_timeout whether work is ready already, so work scheduled
  * on the context's own thread runs in the same iteration.
  */

@@ -14,11 +14,11 @@
  * (libuv's own uv.h needs POSIX declarations that a strict -std=c99 or c11
  * leaves out: define _POSIX_C_SOURCE 200809L there, or use -std=gnu11.)
  *
- * How it works: the run loop's descriptor (rpl_run_loop_fd) is readable
- * while work is ready, a timed item is due or a watched OS source has an
- * event; the poll handle runs ready work when it is. No uv_timer_t is
- * needed: timed items make the descriptor readable when they fall due, to
- * the nanosecond, where a uv timer would round to the millisecond.
+ * How it works: the poll handle watches the run loop's descriptor and runs a
+ * batch of ready work whenever it is readable, as ripple.h describes for any
+ * host loop beside rpl_run_loop_create; due timed items wake the descriptor
+ * too, to the nanosecond, so no uv_timer_t (which rounds to the millisecond)
+ * is needed.
  */
 #ifndef RIPPLE_UV_H
 #define RIPPLE_UV_H

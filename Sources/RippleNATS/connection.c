@@ -57,6 +57,15 @@ rn_conn *rn_conn_get(const rpl_nats_t *nc, const char *fn) {
     return c;
 }
 
+rn_conn *rn_conn_checked(const rpl_nats_t *nc, const char *fn, bool args_ok) {
+    rn_conn *c = rn_conn_get(nc, fn);  /* a bad nc is the error reported first */
+    if (c && !args_ok) {
+        rn_conn_release(c);
+        return NULL;
+    }
+    return c;
+}
+
 /* ---- the record ---- */
 void rn_conn_retain(rn_conn *c) { atomic_fetch_add(&c->refs, 1); }
 

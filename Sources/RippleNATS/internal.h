@@ -118,6 +118,9 @@ void rn_conn_release(rn_conn *c);
 /* The connection behind a handle (+1 on the record), or NULL after
    recording the failure for fn. */
 rn_conn *rn_conn_get(const rpl_nats_t *nc, const char *fn);
+/* rn_conn_get for an entry point whose other arguments were checked first
+   (args_ok): NULL, the failed check's error kept, when they are not. */
+rn_conn *rn_conn_checked(const rpl_nats_t *nc, const char *fn, bool args_ok);
 /* Lists s so that it ends when the connection closes; false (not listed)
    when it is closed already. */
 bool rn_conn_add_sub(rn_conn *c, rn_sub *s);

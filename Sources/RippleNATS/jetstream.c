@@ -148,12 +148,9 @@ static rpl_value publish_acked(void *ctx, const rpl_value *v) {
 }
 
 RN_EXPORT rpl_signal_t *rpl_nats_stream_publish(rpl_nats_t *nc, rpl_signal_t *sig, const char *subject) {
-    rn_conn *c = rn_conn_get(nc, "rpl_nats_stream_publish");
+    static const char fn[] = "rpl_nats_stream_publish";
+    rn_conn *c = rn_conn_checked(nc, fn, rn_check_subject(fn, "subject", subject, false));
     if (!c) return NULL;
-    if (!rn_check_subject("rpl_nats_stream_publish", "subject", subject, false)) {
-        rn_conn_release(c);
-        return NULL;
-    }
     return rpl_signal_map(sig, publish_acked, rn_target_create(c, subject), rn_target_free);  /* sig's errors are Ripple's */
 }
 
@@ -265,12 +262,9 @@ static void free_jsig(void *ctx) {
 RN_EXPORT rpl_signal_t *rpl_nats_stream_subscribe(rpl_nats_t *nc, const char *stream, const char *durable,
                                                   uint64_t start_sequence) {
     static const char fn[] = "rpl_nats_stream_subscribe";
-    rn_conn *c = rn_conn_get(nc, fn);
+    rn_conn *c = rn_conn_checked(nc, fn, rn_check_name(fn, "stream", stream, false, ".*>") &&
+                                             rn_check_name(fn, "durable", durable, true, ".*>"));
     if (!c) return NULL;
-    if (!rn_check_name(fn, "stream", stream, false, ".*>") || !rn_check_name(fn, "durable", durable, true, ".*>")) {
-        rn_conn_release(c);
-        return NULL;
-    }
     jsig *q = rn_calloc(1, sizeof *q);
     q->c = c;
     q->stream = rn_strdup(stream);

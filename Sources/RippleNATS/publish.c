@@ -53,12 +53,9 @@ static void flush(void *ctx) {
 static void release_conn(void *ctx) { rn_conn_release(ctx); }
 
 RN_EXPORT rpl_disposable_t *rpl_nats_publish(rpl_nats_t *nc, rpl_signal_t *sig, const char *subject) {
-    rn_conn *c = rn_conn_get(nc, "rpl_nats_publish");
+    static const char fn[] = "rpl_nats_publish";
+    rn_conn *c = rn_conn_checked(nc, fn, rn_check_subject(fn, "subject", subject, false));
     if (!c) return NULL;
-    if (!rn_check_subject("rpl_nats_publish", "subject", subject, false)) {
-        rn_conn_release(c);
-        return NULL;
-    }
     rn_conn_retain(c);  /* one for the target, one for the observer */
     rpl_signal_t *chain = rpl_signal_do_next(sig, publish_one, rn_target_create(c, subject), rn_target_free);
     if (!chain) {

@@ -116,12 +116,9 @@ static void release_sig(void *ctx) {
 }
 
 static rpl_signal_t *make_signal(rpl_nats_t *nc, const char *subject, const char *queue, bool messages, const char *fn) {
-    rn_conn *c = rn_conn_get(nc, fn);
+    rn_conn *c = rn_conn_checked(nc, fn, rn_check_subject(fn, "subject", subject, true) &&
+                                             rn_check_name(fn, "queue_group", queue, true, ""));
     if (!c) return NULL;
-    if (!rn_check_subject(fn, "subject", subject, true) || !rn_check_name(fn, "queue_group", queue, true, "")) {
-        rn_conn_release(c);
-        return NULL;
-    }
     sig_ctx *sc = rn_calloc(1, sizeof *sc);
     sc->c = c;
     sc->subject = rn_strdup(subject);

@@ -22,6 +22,13 @@ static int check_passed, check_failed;
                                    __FILE__, __LINE__, #a, #b, check_a_, check_b_); } \
 } while (0)
 
+/* An observer with these callbacks (NULL: that event is ignored) and ctx. */
+static inline rpl_observer observer_of(void (*on_next)(void *, const rpl_value *),
+                                       void (*on_error)(void *, const rpl_error_t *), void (*on_completed)(void *),
+                                       rpl_release_fn release, void *ctx) {
+    return (rpl_observer){RPL_OBSERVER_VERSION, on_next, on_error, on_completed, release, ctx};
+}
+
 /* Runs one test function, printing its name. */
 /* RIPPLE_TEST_LIVE=1 also prints the live-object count after each (to find
    the test that leaks when CHECK_DONE reports one). */

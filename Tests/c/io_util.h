@@ -53,6 +53,34 @@ static inline rpl_disposable_t *io_record(rpl_signal_t *sig, rec_t *r) {
     return rec_subscribe(sig, r);
 }
 
+/* A pipe, read_lines over its read end (lines of at most max_line bytes,
+   delivered on s) and a fresh recorder r subscribed to it (sub, +1). */
+typedef struct { int fd[2]; rpl_signal_t *sig; rpl_disposable_t *sub; rec_t r; } io_lines;
+static inline void io_lines_open(io_lines *t, size_t max_line, rpl_scheduler_t *s) {
+    CHECK(pipe(t->fd) == 0);
+    t->sig = rpl_signal_read_lines(t->fd[0], max_line, s);
+    t->sub = io_record(t->sig, &t->r);
+}
+/* Closes the write end: the reader sees EOF. */
+static inline void io_lines_eof(io_lines *t) { close(t->fd[1]); t->fd[1] = -1; }
+/* Releases the subscription and the signal, closes the ends still open. */
+static inline void io_lines_close(io_lines *t) {
+    rpl_release(t->sub);
+    rpl_release(t->sig);
+    close(t->fd[0]);
+    if (t->fd[1] >= 0) close(t->fd[1]);
+}
+
+/* Records sig (released here) in r until it ends, driving loop if any: it
+   fails with errno err. */
+static inline void io_expect_errno(rpl_signal_t *sig, rpl_run_loop_t *loop, rec_t *r, int err) {
+    rpl_disposable_t *d = io_record(sig, r);
+    CHECK(io_wait(loop, rec_ended, r, 5000));
+    CHECK_FAILED(*r, err);
+    rpl_release(d);
+    rpl_release(sig);
+}
+
 /* Writes all of buf to fd (blocking). */
 static inline void io_write_all(int fd, const void *buf, size_t n) {
     const char *p = buf;

@@ -67,6 +67,14 @@ static void src_drop(src_t *src) {
     atomic_store(&src->nsubs, 0);
 }
 
+/* Ends one round of a test: releases the subscription d and drops the
+   subscribers a and b (b may be NULL) retained, for the next round. */
+static void src_round_end(rpl_disposable_t *d, src_t *a, src_t *b) {
+    rpl_release(d);
+    src_drop(a);
+    if (b) src_drop(b);
+}
+
 /* ---- An observer that fires `trigger` (subscription 0) from inside on_next
    after `limit` values: for take_until stopping endless synchronous sources. */
 typedef struct {
@@ -92,4 +100,45 @@ static int ctx_releases;
 static void count_release(void *ctx) { (void)ctx; ctx_releases++; }
 
 static rpl_error_t *test_error(int64_t code) { return rpl_error_create("test", code, "test error"); }
+
+/* Bad input of an operator over a signal and a callback fn with ctx: a NULL
+   signal, a NULL fn and a wrong-kind signal each fail at the call, and the
+   context's release (count_release) runs each time. */
+#define CHECK_CALLBACK_BAD_INPUT(op, fn, ctx) do { \
+    ctx_releases = 0; \
+    rpl_signal_t *cb_ok_ = rpl_signal_empty(); \
+    rpl_error_t *cb_e_ = test_error(1); \
+    CHECK(op(NULL, fn, ctx, count_release) == NULL); \
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL); \
+    CHECK(op(cb_ok_, NULL, ctx, count_release) == NULL); \
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL); \
+    CHECK(op((rpl_signal_t *)cb_e_, fn, ctx, count_release) == NULL); \
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND); \
+    CHECK_EQ_INT(ctx_releases, 3); \
+    rpl_release(cb_e_); \
+    rpl_release(cb_ok_); \
+} while (0)
+
+/* Bad input of an operator over two signals: NULL or wrong-kind handles, in
+   argument order, each named in the message; nothing is consumed, the
+   handles stay usable. */
+typedef rpl_signal_t *(*pair_op)(rpl_signal_t *, rpl_signal_t *);
+static void check_pair_bad_input(pair_op op) {
+    rpl_signal_t *ok = rpl_signal_never();
+    rpl_error_t *e = test_error(1);
+    CHECK(op(NULL, ok) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    CHECK(strstr(rpl_last_error_message(), "rpl_signal_") != NULL);
+    CHECK(op(ok, NULL) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    CHECK(op((rpl_signal_t *)e, ok) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
+    CHECK(op(ok, (rpl_signal_t *)e) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
+    CHECK(op(NULL, NULL) == NULL);
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    CHECK_EQ_INT(rpl_error_code(e), 1);
+    rpl_release(e);
+    rpl_release(ok);
+}
 #endif

@@ -145,13 +145,7 @@ static void rec_init(rec_t *r) {
 static void rec_clear(rec_t *r) { rpl_value_release(&r->last); }
 
 static rpl_observer rec_observer(rec_t *r) {
-    rpl_observer o = RPL_OBSERVER_INIT;
-    o.on_next = rec_next;
-    o.on_error = rec_error;
-    o.on_completed = rec_completed;
-    o.release = rec_release;
-    o.ctx = r;
-    return o;
+    return observer_of(rec_next, rec_error, rec_completed, rec_release, r);
 }
 /* Subscribes r as it is (a signal or a subject; r keeps what it recorded
    before, and its clock) and returns the disposable (+1). */

@@ -41,6 +41,37 @@ static inline void src_fail(src *s, int64_t code) {
 }
 static inline void src_cleanup(src *s) { rpl_release(s->sub); s->sub = NULL; }
 
+/* --- An operator over a manual source, on a test scheduler, recorded -------- */
+/* The set-up most operator tests share: a test scheduler ts, a manual source
+   s and its signal sig; src_op_subscribe takes the operator built over sig
+   (op) and subscribes the recorder r (its clock ts) to it (sub). */
+typedef struct {
+    rpl_scheduler_t *ts;
+    src s;
+    rpl_signal_t *sig, *op;
+    rec_t r;
+    rpl_disposable_t *sub;
+} src_op;
+static inline void src_op_open(src_op *f) {
+    memset(f, 0, sizeof *f);
+    f->ts = rpl_test_scheduler_create();
+    f->sig = src_signal(&f->s);
+    rec_init(&f->r);
+    f->r.clock = f->ts;
+}
+static inline void src_op_subscribe(src_op *f, rpl_signal_t *op) {
+    f->op = op;
+    f->sub = rec_attach(op, &f->r);
+}
+/* Releases all of it (the source's subscriber too). */
+static inline void src_op_close(src_op *f) {
+    rpl_release(f->sub);
+    rpl_release(f->op);
+    rpl_release(f->sig);
+    src_cleanup(&f->s);
+    rpl_release(f->ts);
+}
+
 /* --- Counters ------------------------------------------------------------- */
 static atomic_int releases __attribute__((unused));
 static inline void count_release(void *ctx) { (void)ctx; atomic_fetch_add(&releases, 1); }

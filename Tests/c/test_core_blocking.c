@@ -66,6 +66,23 @@ static rpl_disposable_t *threaded_body(void *ctx, rpl_subscriber_t *s) {
 
 static rpl_signal_t *threaded(script *sc) { return rpl_signal_create(threaded_body, sc, NULL); }
 
+/* Bad input of a helper that hands out a value (first, to_array): NULL and
+   wrong-kind signals, a NULL out; *out is reset to nil on failure. ok is a
+   signal of the right kind. */
+typedef rpl_status (*value_helper)(rpl_signal_t *sig, rpl_value *out, uint64_t timeout_ns);
+static void check_value_helper_bad_input(value_helper helper, rpl_signal_t *ok) {
+    rpl_value v = rpl_int(5);
+    CHECK_EQ_INT(helper(NULL, &v, 0), RPL_ERR_NULL);
+    CHECK_FAILED_WITH(RPL_ERR_NULL);
+    CHECK_EQ_INT(rpl_value_type(&v), RPL_TYPE_NIL);
+    CHECK_EQ_INT(helper(ok, NULL, 0), RPL_ERR_NULL);
+    CHECK_FAILED_WITH(RPL_ERR_NULL);
+    rpl_error_t *notsig = rpl_error_create(NULL, 1, NULL);
+    CHECK_EQ_INT(helper((rpl_signal_t *)notsig, &v, 0), RPL_ERR_KIND);
+    CHECK_FAILED_WITH(RPL_ERR_KIND);
+    rpl_release(notsig);
+}
+
 static void test_first(void) {
     rpl_value v = rpl_int(-1);
     /* Synchronous signal. */
@@ -126,17 +143,7 @@ static void test_first(void) {
     CHECK(rpl_last_signal_error() == NULL);  /* reset by the successful call */
     rpl_release(t);
 
-    /* Bad input. */
-    v = rpl_int(5);
-    CHECK_EQ_INT(rpl_signal_first(NULL, &v, 0), RPL_ERR_NULL);
-    CHECK_FAILED_WITH(RPL_ERR_NULL);
-    CHECK_EQ_INT(rpl_value_type(&v), RPL_TYPE_NIL);
-    CHECK_EQ_INT(rpl_signal_first(never, NULL, 0), RPL_ERR_NULL);
-    CHECK_FAILED_WITH(RPL_ERR_NULL);
-    rpl_error_t *notsig = rpl_error_create(NULL, 1, NULL);
-    CHECK_EQ_INT(rpl_signal_first((rpl_signal_t *)notsig, &v, 0), RPL_ERR_KIND);
-    CHECK_FAILED_WITH(RPL_ERR_KIND);
-    rpl_release(notsig);
+    check_value_helper_bad_input(rpl_signal_first, never);
     rpl_release(never);
     rpl_release(empty);
 }
@@ -228,16 +235,7 @@ static void test_to_array(void) {
     rpl_signal_t *never = rpl_signal_never();
     CHECK_EQ_INT(rpl_signal_to_array(never, &out, 1 * MS), RPL_ERR_TIMEOUT);
 
-    out = rpl_int(3);
-    CHECK_EQ_INT(rpl_signal_to_array(NULL, &out, 0), RPL_ERR_NULL);
-    CHECK_FAILED_WITH(RPL_ERR_NULL);
-    CHECK_EQ_INT(rpl_value_type(&out), RPL_TYPE_NIL);
-    CHECK_EQ_INT(rpl_signal_to_array(empty, NULL, 0), RPL_ERR_NULL);
-    CHECK_FAILED_WITH(RPL_ERR_NULL);
-    rpl_error_t *e = rpl_error_create(NULL, 1, NULL);
-    CHECK_EQ_INT(rpl_signal_to_array((rpl_signal_t *)e, &out, 0), RPL_ERR_KIND);
-    CHECK_FAILED_WITH(RPL_ERR_KIND);
-    rpl_release(e);
+    check_value_helper_bad_input(rpl_signal_to_array, empty);
     rpl_release(never);
     rpl_release(empty);
 }

@@ -62,10 +62,7 @@ static void *sender(void *p) {
 static void test_serialization(void) {
     serial_ctx c = {0};
     for (int i = 0; i < SENDERS; i++) c.last[i] = 0;
-    rpl_observer o = RPL_OBSERVER_INIT;
-    o.on_next = serial_next;
-    o.release = serial_release;
-    o.ctx = &c;
+    rpl_observer o = observer_of(serial_next, NULL, NULL, serial_release, &c);
     rpl_subscriber_t *sub = NULL;
     rpl_disposable_t *d = open_subscription(&o, &sub);
     long n = test_scale(200000, 5000);
@@ -200,9 +197,7 @@ static void slow_next(void *ctx, const rpl_value *v) {
 static void test_no_starvation(void) {
     atomic_long count = 0;
     atomic_int stop = 0;
-    rpl_observer o = RPL_OBSERVER_INIT;
-    o.on_next = slow_next;
-    o.ctx = &count;
+    rpl_observer o = observer_of(slow_next, NULL, NULL, NULL, &count);
     rpl_subscriber_t *sub = NULL;
     rpl_disposable_t *d = open_subscription(&o, &sub);
     flood_arg fa = { sub, &stop };
@@ -244,23 +239,19 @@ static void blocking_release(void *ctx) {
     atomic_store(&c->released, 1);
 }
 
-typedef struct { rpl_subscriber_t *sub; } one_arg;
+/* Sends 1 into the subscriber p (on a thread of its own). */
 static void *send_one(void *p) {
-    rpl_subscriber_send_next(((one_arg *)p)->sub, rpl_int(1));
+    rpl_subscriber_send_next(p, rpl_int(1));
     return NULL;
 }
 
 static void test_dispose_from_other_thread(void) {
     block_ctx c = {0};
-    rpl_observer o = RPL_OBSERVER_INIT;
-    o.on_next = blocking_next;
-    o.release = blocking_release;
-    o.ctx = &c;
+    rpl_observer o = observer_of(blocking_next, NULL, NULL, blocking_release, &c);
     rpl_subscriber_t *sub = NULL;
     rpl_disposable_t *d = open_subscription(&o, &sub);
-    one_arg a = { sub };
     pthread_t t;
-    pthread_create(&t, NULL, send_one, &a);
+    pthread_create(&t, NULL, send_one, sub);
     while (!atomic_load(&c.in_callback)) sleep_ms(1);
     /* dispose does not wait for the callback on the other thread... */
     CHECK_EQ_INT(rpl_disposable_dispose(d), RPL_OK);
@@ -282,15 +273,11 @@ static void test_dispose_from_other_thread(void) {
 static void test_dispose_idle_from_other_thread(void) {
     block_ctx c = {0};
     atomic_store(&c.may_return, 1);
-    rpl_observer o = RPL_OBSERVER_INIT;
-    o.on_next = blocking_next;
-    o.release = blocking_release;
-    o.ctx = &c;
+    rpl_observer o = observer_of(blocking_next, NULL, NULL, blocking_release, &c);
     rpl_subscriber_t *sub = NULL;
     rpl_disposable_t *d = open_subscription(&o, &sub);
-    one_arg a = { sub };
     pthread_t t;
-    pthread_create(&t, NULL, send_one, &a);
+    pthread_create(&t, NULL, send_one, sub);
     pthread_join(t, NULL);
     rpl_disposable_dispose(d);
     CHECK_EQ_INT(atomic_load(&c.released), 1);
@@ -311,10 +298,7 @@ static void dr_release(void *ctx) { atomic_fetch_add(&((dr_ctx *)ctx)->releases,
 static void test_dispose_race(void) {
     for (long round = 0; round < test_scale(50, 5); round++) {
         dr_ctx c = {0};
-        rpl_observer o = RPL_OBSERVER_INIT;
-        o.on_next = dr_next;
-        o.release = dr_release;
-        o.ctx = &c;
+        rpl_observer o = observer_of(dr_next, NULL, NULL, dr_release, &c);
         rpl_subscriber_t *sub = NULL;
         rpl_disposable_t *d = open_subscription(&o, &sub);
         pthread_t th[3];
@@ -345,10 +329,7 @@ static void *release_on_thread(void *p) {
 
 static void test_release_on_other_thread(void) {
     dr_ctx c = {0};
-    rpl_observer o = RPL_OBSERVER_INIT;
-    o.on_next = dr_next;
-    o.release = dr_release;
-    o.ctx = &c;
+    rpl_observer o = observer_of(dr_next, NULL, NULL, dr_release, &c);
     rpl_subscriber_t *sub = NULL;
     rpl_disposable_t *d = open_subscription(&o, &sub);
     rpl_release(d);

@@ -157,12 +157,7 @@ static void check_outcome(const op_case *c, race_t *r, const char *how, rpl_disp
 }
 
 static rpl_disposable_t *race_subscribe(rpl_signal_t *o, race_t *r) {
-    rpl_observer obs = RPL_OBSERVER_INIT;
-    obs.on_next = race_next;
-    obs.on_error = race_error;
-    obs.on_completed = race_completed;
-    obs.release = race_release;
-    obs.ctx = r;
+    rpl_observer obs = observer_of(race_next, race_error, race_completed, race_release, r);
     return rpl_signal_subscribe(o, &obs);
 }
 

@@ -99,11 +99,7 @@ static void test_os_signal_bad(void) {
     rpl_signal_t *s = rpl_signal_os_signal(32, a.s);
     CHECK(s != NULL);
     rec_t r;
-    rpl_disposable_t *d = io_record(s, &r);
-    CHECK(io_wait(NULL, rec_ended, &r, 5000));
-    CHECK_FAILED(r, EINVAL);
-    rpl_release(d);
-    rpl_release(s);
+    io_expect_errno(s, NULL, &r, EINVAL);
     io_sched_free(&a);
 }
 
@@ -147,13 +143,8 @@ static void test_child_exit_other(void) {
     rpl_release(d);
     rpl_release(s);
 
-    s = rpl_signal_child_exit(1, ks.s);  /* init: not our child */
-    d = io_record(s, &r);
-    CHECK(io_wait(NULL, rec_ended, &r, 5000));
-    CHECK_FAILED(r, ECHILD);
+    io_expect_errno(rpl_signal_child_exit(1, ks.s), NULL, &r, ECHILD);  /* init: not our child */
     CHECK_STR(r.error_domain, "errno");
-    rpl_release(d);
-    rpl_release(s);
 
     /* Disposed before the child ends: no event; the child is left unreaped
        for its owner. */
@@ -224,11 +215,7 @@ static void test_file_changes_bad(void) {
     rpl_signal_t *s = rpl_signal_file_changes("/nonexistent/ripple/path", ks.s);
     CHECK(s != NULL);
     rec_t r;
-    rpl_disposable_t *d = io_record(s, &r);
-    CHECK(io_wait(NULL, rec_ended, &r, 5000));
-    CHECK_FAILED(r, ENOENT);
-    rpl_release(d);
-    rpl_release(s);
+    io_expect_errno(s, NULL, &r, ENOENT);
     CHECK(rpl_signal_file_changes(NULL, ks.s) == NULL);
     CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
     CHECK(rpl_signal_file_changes("", ks.s) == NULL);
@@ -242,14 +229,11 @@ static void test_file_changes_bad(void) {
 static void test_fork(void) {
     if (under_valgrind()) return;  /* the child would report the parent's threads' objects as lost */
     io_sched ks = io_sched_make(1);
-    int p[2];
-    CHECK(pipe(p) == 0);
-    rpl_signal_t *s = rpl_signal_read_lines(p[0], 100, ks.s);
-    rec_t r;
-    rpl_disposable_t *d = io_record(s, &r);
+    io_lines t;
+    io_lines_open(&t, 100, ks.s);
     pid_t pid = fork();
     if (pid == 0) {
-        rpl_disposable_dispose(d);  /* must not remove the parent's registration */
+        rpl_disposable_dispose(t.sub);  /* must not remove the parent's registration */
         int q[2];
         if (pipe(q) != 0) _exit(10);
         io_sched cs = io_sched_make(1);
@@ -264,14 +248,11 @@ static void test_fork(void) {
     int st = 0;
     CHECK_EQ_INT(waitpid(pid, &st, 0), pid);
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    io_write_str(p[1], "parent\n");
-    CHECK(io_wait_values(NULL, &r, 1, 5000));
-    CHECK_LOG(&r, "parent");
-    rpl_disposable_dispose(d);
-    rpl_release(d);
-    rpl_release(s);
-    close(p[0]);
-    close(p[1]);
+    io_write_str(t.fd[1], "parent\n");
+    CHECK(io_wait_values(NULL, &t.r, 1, 5000));
+    CHECK_LOG(&t.r, "parent");
+    rpl_disposable_dispose(t.sub);
+    io_lines_close(&t);
     io_sched_free(&ks);
 }
 

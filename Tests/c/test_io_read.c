@@ -8,26 +8,21 @@
 static void test_lines_each_scheduler(void) {
     for (int k = 0; k < 3; k++) {
         io_sched ks = io_sched_make(k);
-        int p[2];
-        CHECK(pipe(p) == 0);
-        rpl_signal_t *sig = rpl_signal_read_lines(p[0], 100, ks.s);
-        CHECK(sig != NULL);
+        io_lines t;
+        io_lines_open(&t, 100, ks.s);
+        CHECK(t.sig != NULL);
         char name[32];
-        snprintf(name, sizeof name, "+readLines: %d", p[0]);
-        CHECK_STR(rpl_signal_name(sig), name);
-        rec_t r;
-        rpl_disposable_t *d = io_record(sig, &r);
-        io_write_str(p[1], "one\ntwo\r\n\nthr");
-        io_write_str(p[1], "ee\nlast");
-        close(p[1]);
-        CHECK(io_wait(ks.loop, rec_ended, &r, 5000));
-        CHECK_LOG(&r, "one two  three last C");
-        CHECK_EQ_INT(r.types[0], RPL_TYPE_STRING);
-        CHECK_EQ_INT(r.overlap, 0);
-        rpl_release(d);
-        rpl_release(sig);
-        CHECK(io_wait(ks.loop, rec_released, &r, 5000));
-        close(p[0]);
+        snprintf(name, sizeof name, "+readLines: %d", t.fd[0]);
+        CHECK_STR(rpl_signal_name(t.sig), name);
+        io_write_str(t.fd[1], "one\ntwo\r\n\nthr");
+        io_write_str(t.fd[1], "ee\nlast");
+        io_lines_eof(&t);
+        CHECK(io_wait(ks.loop, rec_ended, &t.r, 5000));
+        CHECK_LOG(&t.r, "one two  three last C");
+        CHECK_EQ_INT(t.r.types[0], RPL_TYPE_STRING);
+        CHECK_EQ_INT(t.r.overlap, 0);
+        io_lines_close(&t);
+        CHECK(io_wait(ks.loop, rec_released, &t.r, 5000));
         io_sched_free(&ks);
     }
 }
@@ -37,37 +32,26 @@ static void test_lines_each_scheduler(void) {
    as the current scheduler. */
 static void test_delivered_on_scheduler(void) {
     io_sched ks = io_sched_make(0);
-    int p[2];
-    CHECK(pipe(p) == 0);
-    rpl_signal_t *sig = rpl_signal_read_lines(p[0], 100, ks.s);
-    rec_t r;
-    rpl_disposable_t *d = io_record(sig, &r);
+    io_lines t;
+    io_lines_open(&t, 100, ks.s);
     struct pollfd q = {rpl_run_loop_fd(ks.loop), POLLIN, 0};
     CHECK_EQ_INT(poll(&q, 1, 0), 0);        /* nothing ready */
-    io_write_str(p[1], "a\n");
+    io_write_str(t.fd[1], "a\n");
     CHECK_EQ_INT(poll(&q, 1, 5000), 1);     /* the loop's descriptor wakes for the pipe */
-    CHECK_EQ_INT(r.n, 0);                   /* nothing before the loop runs */
-    CHECK(io_wait_values(ks.loop, &r, 1, 5000));
-    CHECK(r.current[0] == ks.s);
-    rpl_disposable_dispose(d);
-    rpl_release(d);
-    rpl_release(sig);
-    close(p[0]);
-    close(p[1]);
+    CHECK_EQ_INT(t.r.n, 0);                 /* nothing before the loop runs */
+    CHECK(io_wait_values(ks.loop, &t.r, 1, 5000));
+    CHECK(t.r.current[0] == ks.s);
+    rpl_disposable_dispose(t.sub);
+    io_lines_close(&t);
     io_sched_free(&ks);
 
     ks = io_sched_make(1);
-    CHECK(pipe(p) == 0);
-    sig = rpl_signal_read_lines(p[0], 100, ks.s);
-    d = io_record(sig, &r);
-    io_write_str(p[1], "b\n");
-    CHECK(io_wait_values(NULL, &r, 1, 5000));
-    CHECK(r.current[0] == ks.s);
-    rpl_disposable_dispose(d);
-    rpl_release(d);
-    rpl_release(sig);
-    close(p[0]);
-    close(p[1]);
+    io_lines_open(&t, 100, ks.s);
+    io_write_str(t.fd[1], "b\n");
+    CHECK(io_wait_values(NULL, &t.r, 1, 5000));
+    CHECK(t.r.current[0] == ks.s);
+    rpl_disposable_dispose(t.sub);
+    io_lines_close(&t);
     io_sched_free(&ks);
 }
 
@@ -76,58 +60,43 @@ static void test_delivered_on_scheduler(void) {
    as it is seen, without waiting for its end; the lines before it arrive. */
 static void test_line_too_long(void) {
     io_sched ks = io_sched_make(1);
-    int p[2];
-    CHECK(pipe(p) == 0);
-    rpl_signal_t *sig = rpl_signal_read_lines(p[0], 4, ks.s);
-    rec_t r;
-    rpl_disposable_t *d = io_record(sig, &r);
-    io_write_str(p[1], "abcd\nefgh\r\nijklm");  /* "ijklm" is 5 bytes, no ending yet */
-    CHECK(io_wait(NULL, rec_ended, &r, 5000));
-    CHECK_LOG(&r, "abcd efgh E7");
-    CHECK_STR(r.error_domain, RPL_ERROR_DOMAIN);
-    CHECK_EQ_INT(r.error_code, RPL_ERROR_LINE_TOO_LONG);
-    rpl_release(d);
-    rpl_release(sig);
-    close(p[0]);
-    close(p[1]);
+    io_lines t;
+    io_lines_open(&t, 4, ks.s);
+    io_write_str(t.fd[1], "abcd\nefgh\r\nijklm");  /* "ijklm" is 5 bytes, no ending yet */
+    CHECK(io_wait(NULL, rec_ended, &t.r, 5000));
+    CHECK_LOG(&t.r, "abcd efgh E7");
+    CHECK_STR(t.r.error_domain, RPL_ERROR_DOMAIN);
+    CHECK_EQ_INT(t.r.error_code, RPL_ERROR_LINE_TOO_LONG);
+    io_lines_close(&t);
 
     /* A final "\r" may begin the "\r\n": "abcd\r" is not too long yet. */
-    CHECK(pipe(p) == 0);
-    sig = rpl_signal_read_lines(p[0], 4, ks.s);
-    d = io_record(sig, &r);
-    io_write_str(p[1], "abcd\r");
+    io_lines_open(&t, 4, ks.s);
+    io_write_str(t.fd[1], "abcd\r");
     nanosleep(&(struct timespec){.tv_nsec = 50000000}, NULL);
-    io_write_str(p[1], "\nx");
-    close(p[1]);
-    CHECK(io_wait(NULL, rec_ended, &r, 5000));
-    CHECK_LOG(&r, "abcd x C");
-    rpl_release(d);
-    rpl_release(sig);
-    close(p[0]);
+    io_write_str(t.fd[1], "\nx");
+    io_lines_eof(&t);
+    CHECK(io_wait(NULL, rec_ended, &t.r, 5000));
+    CHECK_LOG(&t.r, "abcd x C");
+    io_lines_close(&t);
     io_sched_free(&ks);
 }
 
 /* A line split across many reads, and many lines in one read. */
 static void test_long_input(void) {
     io_sched ks = io_sched_make(2);
-    int p[2];
-    CHECK(pipe(p) == 0);
-    rpl_signal_t *sig = rpl_signal_read_lines(p[0], 200000, ks.s);
-    rec_t r;
-    rpl_disposable_t *d = io_record(sig, &r);
+    io_lines t;
+    io_lines_open(&t, 200000, ks.s);
     static char big[150001];
     memset(big, 'x', 150000);
     big[150000] = '\n';
-    io_write_all(p[1], big, sizeof big);
-    for (int i = 0; i < 100; i++) io_write_str(p[1], "y\n");
-    close(p[1]);
-    CHECK(io_wait(NULL, rec_ended, &r, 10000));
-    CHECK_EQ_INT(r.n, 101);
-    CHECK_EQ_INT(r.completed, 1);
-    CHECK_EQ_INT(r.overlap, 0);
-    rpl_release(d);
-    rpl_release(sig);
-    close(p[0]);
+    io_write_all(t.fd[1], big, sizeof big);
+    for (int i = 0; i < 100; i++) io_write_str(t.fd[1], "y\n");
+    io_lines_eof(&t);
+    CHECK(io_wait(NULL, rec_ended, &t.r, 10000));
+    CHECK_EQ_INT(t.r.n, 101);
+    CHECK_EQ_INT(t.r.completed, 1);
+    CHECK_EQ_INT(t.r.overlap, 0);
+    io_lines_close(&t);
     io_sched_free(&ks);
 }
 
@@ -276,25 +245,19 @@ static void test_dispose_inside_first(void) {
    written after it stays in the pipe for the caller to read. */
 static void test_dispose_returns_descriptor(void) {
     io_sched ks = io_sched_make(2);
-    int p[2];
-    CHECK(pipe(p) == 0);
-    rpl_signal_t *sig = rpl_signal_read_lines(p[0], 100, ks.s);
-    rec_t r;
-    rpl_disposable_t *d = io_record(sig, &r);
-    io_write_str(p[1], "a\n");
-    CHECK(io_wait_values(NULL, &r, 1, 5000));
-    rpl_disposable_dispose(d);
-    io_write_str(p[1], "kept\n");
+    io_lines t;
+    io_lines_open(&t, 100, ks.s);
+    io_write_str(t.fd[1], "a\n");
+    CHECK(io_wait_values(NULL, &t.r, 1, 5000));
+    rpl_disposable_dispose(t.sub);
+    io_write_str(t.fd[1], "kept\n");
     nanosleep(&(struct timespec){.tv_nsec = 50000000}, NULL);
     char buf[16] = {0};
-    CHECK_EQ_INT(read(p[0], buf, sizeof buf - 1), 5);
+    CHECK_EQ_INT(read(t.fd[0], buf, sizeof buf - 1), 5);
     CHECK_STR(buf, "kept\n");
-    CHECK_EQ_INT(r.n, 1);
-    CHECK(fcntl(p[0], F_GETFL) & O_NONBLOCK);  /* read_lines made it non-blocking (documented) */
-    rpl_release(d);
-    rpl_release(sig);
-    close(p[0]);
-    close(p[1]);
+    CHECK_EQ_INT(t.r.n, 1);
+    CHECK(fcntl(t.fd[0], F_GETFL) & O_NONBLOCK);  /* read_lines made it non-blocking (documented) */
+    io_lines_close(&t);
     io_sched_free(&ks);
 }
 
@@ -341,20 +304,18 @@ static void test_many_watches(void) {
    pending work (rule 6a). */
 static void test_run_loop_freed(void) {
     io_sched ks = io_sched_make(0);
-    int p[2];
-    CHECK(pipe(p) == 0);
-    rpl_signal_t *sig = rpl_signal_read_lines(p[0], 100, ks.s);
-    rec_t r;
-    rpl_disposable_t *d = io_record(sig, &r);
-    io_write_str(p[1], "a\n");
-    CHECK(io_wait_values(ks.loop, &r, 1, 5000));
-    rpl_release(sig);
+    io_lines t;
+    io_lines_open(&t, 100, ks.s);
+    io_write_str(t.fd[1], "a\n");
+    CHECK(io_wait_values(ks.loop, &t.r, 1, 5000));
+    rpl_release(t.sig);
+    t.sig = NULL;
     io_sched_free(&ks);        /* the loop goes; the subscription is still held */
-    CHECK_OPEN(r);
-    rpl_release(d);
-    CHECK_EQ_INT(r.released, 1);
-    close(p[0]);
-    close(p[1]);
+    CHECK_OPEN(t.r);
+    rpl_release(t.sub);
+    t.sub = NULL;
+    CHECK_EQ_INT(t.r.released, 1);
+    io_lines_close(&t);
 }
 
 /* Bad input: a clean RPL_ERR_* at the call, nothing made. */

@@ -89,9 +89,7 @@ static void test_bind(void) {
     CHECK_STR(r.log, "20 10 21 C");
     CHECK_EQ_INT(a.disposed, 1);
     CHECK_EQ_INT(in.disposed, 2);
-    rpl_release(d);
-    src_drop(&a);
-    src_drop(&in);
+    src_round_end(d, &a, &in);
 
     b.stop_at = 2;
     d = rec_subscribe(s, &r);
@@ -104,9 +102,7 @@ static void test_bind(void) {
     CHECK_STR(r.log, "5 6");
     src_send(&in, 1, "C");
     CHECK_STR(r.log, "5 6 C");
-    rpl_release(d);
-    src_drop(&a);
-    src_drop(&in);
+    src_round_end(d, &a, &in);
     b.stop_at = 0;
 
     /* Source error, inner error: everything disposed. */
@@ -115,18 +111,14 @@ static void test_bind(void) {
     src_send(&a, 0, "E4");
     CHECK_STR(r.log, "E4");
     CHECK_EQ_INT(in.disposed, 5);
-    rpl_release(d);
-    src_drop(&a);
-    src_drop(&in);
+    src_round_end(d, &a, &in);
     d = rec_subscribe(s, &r);
     src_send(&a, 0, "1 2");
     src_send(&in, 1, "E5");
     CHECK_STR(r.log, "E5");
     CHECK_EQ_INT(a.disposed, 4);
     CHECK_EQ_INT(in.disposed, 7);
-    rpl_release(d);
-    src_drop(&a);
-    src_drop(&in);
+    src_round_end(d, &a, &in);
 
     /* Disposal disposes the source and every inner. */
     d = rec_subscribe(s, &r);
@@ -135,15 +127,12 @@ static void test_bind(void) {
     CHECK_EQ_INT(a.disposed, 5);
     CHECK_EQ_INT(in.disposed, 9);
     CHECK_EQ_INT(r.released, 1);
-    rpl_release(d);
-    src_drop(&a);
-    src_drop(&in);
+    src_round_end(d, &a, &in);
 
     /* Rule 6a: no cycle once the sources are gone. */
     d = rec_subscribe(s, &r);
     src_send(&a, 0, "1");
-    rpl_release(d);
-    src_drop(&a);
+    src_round_end(d, &a, NULL);
     CHECK_EQ_INT(r.released, 0);  /* the inner can still send */
     src_send(&in, 0, "8");
     src_drop(&in);
@@ -157,19 +146,7 @@ static void test_bind(void) {
     CHECK_EQ_INT(a.released, 1);
     CHECK_EQ_INT(in.released, 1);
 
-    /* Bad input: the release still runs. */
-    ctx_releases = 0;
-    sa = rpl_signal_empty();
-    CHECK(rpl_signal_bind(NULL, binder, &b, count_release) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
-    CHECK(rpl_signal_bind(sa, NULL, &b, count_release) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
-    rpl_error_t *e = test_error(1);
-    CHECK(rpl_signal_bind((rpl_signal_t *)e, binder, &b, count_release) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
-    CHECK_EQ_INT(ctx_releases, 3);
-    rpl_release(e);
-    rpl_release(sa);
+    CHECK_CALLBACK_BAD_INPUT(rpl_signal_bind, binder, &b);
 }
 
 /* ------------------------------------------------------------ flatten_map */
@@ -218,9 +195,7 @@ static void test_flatten_map(void) {
     CHECK_STR(r.log, "1 2 3");
     src_send(&in, 0, "C");
     CHECK_STR(r.log, "1 2 3 C");
-    rpl_release(d);
-    src_drop(&a);
-    src_drop(&in);
+    src_round_end(d, &a, &in);
 
     /* Inner error ends it; disposal disposes source and inners. */
     d = rec_subscribe(s, &r);
@@ -229,18 +204,14 @@ static void test_flatten_map(void) {
     CHECK_STR(r.log, "E8");
     CHECK_EQ_INT(in.disposed, 4);
     CHECK_EQ_INT(a.disposed, 2);
-    rpl_release(d);
-    src_drop(&a);
-    src_drop(&in);
+    src_round_end(d, &a, &in);
     d = rec_subscribe(s, &r);
     src_send(&a, 0, "1");
     rpl_disposable_dispose(d);
     CHECK_EQ_INT(a.disposed, 3);
     CHECK_EQ_INT(in.disposed, 5);
     CHECK_EQ_INT(r.released, 1);
-    rpl_release(d);
-    src_drop(&a);
-    src_drop(&in);
+    src_round_end(d, &a, &in);
 
     /* Many inners that complete later: their tokens are dropped as they end. */
     d = rec_subscribe(s, &r);
@@ -249,9 +220,7 @@ static void test_flatten_map(void) {
     for (long i = 0; i < n; i++) src_send(&in, (int)i, "C");
     src_send(&a, 0, "C");
     CHECK_STR(r.log, "C");
-    rpl_release(d);
-    src_drop(&a);
-    src_drop(&in);
+    src_round_end(d, &a, &in);
 
     rpl_release(s);
     CHECK_EQ_INT(ctx_releases, 1);
@@ -280,15 +249,7 @@ static void test_flatten_map(void) {
     src_drop(&t);
     rpl_release(st);
 
-    /* Bad input. */
-    ctx_releases = 0;
-    sa = rpl_signal_empty();
-    CHECK(rpl_signal_flatten_map(NULL, plus_one_or_nil, NULL, count_release) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
-    CHECK(rpl_signal_flatten_map(sa, NULL, NULL, count_release) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
-    CHECK_EQ_INT(ctx_releases, 2);
-    rpl_release(sa);
+    CHECK_CALLBACK_BAD_INPUT(rpl_signal_flatten_map, plus_one_or_nil, NULL);
 }
 
 /* ---------------------------------------------------------------- flatten */
@@ -309,9 +270,7 @@ static void test_flatten(void) {
     CHECK_STR(r.log, "2 1");
     src_send(&b, 0, "C");
     CHECK_STR(r.log, "2 1 C");
-    rpl_release(d);
-    src_drop(&o);
-    src_drop(&a);
+    src_round_end(d, &o, &a);
     src_drop(&b);
 
     /* A non-signal value fails the result; the inners are disposed. */
@@ -322,9 +281,7 @@ static void test_flatten(void) {
     CHECK_EQ_INT(r.error_code, RPL_ERROR_GENERIC);
     CHECK_EQ_INT(a.disposed, 2);
     CHECK_EQ_INT(o.disposed, 2);
-    rpl_release(d);
-    src_drop(&o);
-    src_drop(&a);
+    src_round_end(d, &o, &a);
 
     /* Disposal. */
     d = rec_subscribe(f, &r);
@@ -332,9 +289,7 @@ static void test_flatten(void) {
     rpl_disposable_dispose(d);
     CHECK_EQ_INT(a.disposed, 3);
     CHECK_EQ_INT(o.disposed, 3);
-    rpl_release(d);
-    src_drop(&o);
-    src_drop(&a);
+    src_round_end(d, &o, &a);
     rpl_release(f);
 
     CHECK(rpl_signal_flatten(NULL) == NULL);
@@ -434,9 +389,7 @@ static void test_switch_to_latest(void) {
     CHECK_STR(r.log, "1 3");     /* outer done, latest inner still running */
     src_send(&b, 0, "4 C");
     CHECK_STR(r.log, "1 3 4 C");
-    rpl_release(d);
-    src_drop(&o);
-    src_drop(&a);
+    src_round_end(d, &o, &a);
     src_drop(&b);
 
     /* Outer completes while the latest inner never does: no completion. A
@@ -449,9 +402,7 @@ static void test_switch_to_latest(void) {
     CHECK_STR(r.log, "");
     rpl_disposable_dispose(d);
     CHECK_EQ_INT(b.disposed, 2);
-    rpl_release(d);
-    src_drop(&o);
-    src_drop(&a);
+    src_round_end(d, &o, &a);
     src_drop(&b);
 
     /* Synchronous inners are delivered; nil is an empty inner. */
@@ -463,9 +414,7 @@ static void test_switch_to_latest(void) {
     CHECK_EQ_INT(a.disposed, 3);
     src_send(&o, 0, "C");
     CHECK_STR(r.log, "1 C");
-    rpl_release(d);
-    src_drop(&o);
-    src_drop(&a);
+    src_round_end(d, &o, &a);
 
     /* Errors: the latest inner's, the outer's, a non-signal value. */
     d = rec_subscribe(sw, &r);
@@ -473,22 +422,17 @@ static void test_switch_to_latest(void) {
     src_send(&a, 0, "E2");
     CHECK_STR(r.log, "E2");
     CHECK_EQ_INT(o.disposed, 4);
-    rpl_release(d);
-    src_drop(&o);
-    src_drop(&a);
+    src_round_end(d, &o, &a);
     d = rec_subscribe(sw, &r);
     send_signal(&o, 0, sa);
     src_send(&o, 0, "E3");
     CHECK_STR(r.log, "E3");
     CHECK_EQ_INT(a.disposed, 5);
-    rpl_release(d);
-    src_drop(&o);
-    src_drop(&a);
+    src_round_end(d, &o, &a);
     d = rec_subscribe(sw, &r);
     rpl_subscriber_send_next(o.subs[0], rpl_string("no"));
     CHECK_STR(r.log, "E1");
-    rpl_release(d);
-    src_drop(&o);
+    src_round_end(d, &o, NULL);
 
     /* Disposal disposes the outer and the current inner; rule 6a. */
     d = rec_subscribe(sw, &r);
@@ -497,13 +441,10 @@ static void test_switch_to_latest(void) {
     CHECK_EQ_INT(o.disposed, 7);
     CHECK_EQ_INT(a.disposed, 6);
     CHECK_EQ_INT(r.released, 1);
-    rpl_release(d);
-    src_drop(&o);
-    src_drop(&a);
+    src_round_end(d, &o, &a);
     d = rec_subscribe(sw, &r);
     send_signal(&o, 0, sa);
-    rpl_release(d);
-    src_drop(&o);
+    src_round_end(d, &o, NULL);
     CHECK_EQ_INT(r.released, 0);
     src_drop(&a);
     CHECK_EQ_INT(r.released, 1);

@@ -326,9 +326,7 @@ static void test_combine_latest(void) {
     src_send(&b, 0, "C");
     CHECK_STR(r.log, "(1,10) (2,10) (2,11) C");
     CHECK_EQ_INT(r.released, 1);
-    rpl_release(d);
-    src_drop(&a);
-    src_drop(&b);
+    src_round_end(d, &a, &b);
 
     /* An input completing without a value: no tuples, completion at the end. */
     d = rec_subscribe(c, &r);
@@ -384,9 +382,7 @@ static void test_zip(void) {
     CHECK_STR(r.log, "(1,10) (2,11) C");
     CHECK_EQ_INT(b.disposed, 1);
     CHECK_EQ_INT(r.released, 1);
-    rpl_release(d);
-    src_drop(&a);
-    src_drop(&b);
+    src_round_end(d, &a, &b);
 
     /* a completes with values queued: waits until they are used up. */
     d = rec_subscribe(z, &r);
@@ -396,18 +392,14 @@ static void test_zip(void) {
     CHECK_STR(r.log, "(1,10)");
     src_send(&b, 0, "20");
     CHECK_STR(r.log, "(1,10) (2,20) C");
-    rpl_release(d);
-    src_drop(&a);
-    src_drop(&b);
+    src_round_end(d, &a, &b);
 
     /* An error after completion is ignored; a queued value is released. */
     d = rec_subscribe(z, &r);
     src_send(&a, 0, "1 C");
     src_send(&b, 0, "2 E3");
     CHECK_STR(r.log, "(1,2) C");
-    rpl_release(d);
-    src_drop(&a);
-    src_drop(&b);
+    src_round_end(d, &a, &b);
     rpl_release(z);
     rpl_release(in[0]);
     rpl_release(in[1]);
@@ -452,9 +444,7 @@ static void test_concat(void) {
     rpl_disposable_dispose(d);  /* disposes the running second input */
     CHECK_EQ_INT(b.disposed, 1);
     CHECK_EQ_INT(r.released, 1);
-    rpl_release(d);
-    src_drop(&a);
-    src_drop(&b);
+    src_round_end(d, &a, &b);
 
     /* Disposal while the first runs disposes it; b never starts. */
     d = rec_subscribe(c, &r);
@@ -462,16 +452,14 @@ static void test_concat(void) {
     CHECK_EQ_INT(a.disposed, 2);
     src_send(&a, 0, "C");
     CHECK_EQ_INT(b.nsubs, 0);
-    rpl_release(d);
-    src_drop(&a);
+    src_round_end(d, &a, NULL);
 
     /* An error of a ends it; b is never subscribed. */
     d = rec_subscribe(c, &r);
     src_send(&a, 0, "1 E4");
     CHECK_STR(r.log, "1 E4");
     CHECK_EQ_INT(b.nsubs, 0);
-    rpl_release(d);
-    src_drop(&a);
+    src_round_end(d, &a, NULL);
     rpl_release(c);
 
     /* Concat of concats. */
@@ -492,14 +480,7 @@ static void test_concat(void) {
     src_drop(&b);
     CHECK_EQ_INT(r.released, 1);
 
-    CHECK(rpl_signal_concat(NULL, sb) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
-    CHECK(rpl_signal_concat(sa, NULL) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
-    rpl_error_t *e = test_error(1);
-    CHECK(rpl_signal_concat(sa, (rpl_signal_t *)e) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
-    rpl_release(e);
+    check_pair_bad_input(rpl_signal_concat);
     rpl_release(sa);
     rpl_release(sb);
     rpl_release(three);
@@ -576,14 +557,7 @@ static void test_then(void) {
     src_drop(&a);
     src_drop(&b);
 
-    CHECK(rpl_signal_then(NULL, nine) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
-    CHECK(rpl_signal_then(sa, NULL) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
-    rpl_error_t *e = test_error(1);
-    CHECK(rpl_signal_then(sa, (rpl_signal_t *)e) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
-    rpl_release(e);
+    check_pair_bad_input(rpl_signal_then);
     rpl_release(sa);
     rpl_release(sb);
     rpl_release(nine);
@@ -604,34 +578,26 @@ static void test_take_until(void) {
     CHECK_EQ_INT(a.disposed, 1);
     CHECK_EQ_INT(t.disposed, 1);
     CHECK_EQ_INT(r.released, 1);
-    rpl_release(d);
-    src_drop(&a);
-    src_drop(&t);
+    src_round_end(d, &a, &t);
 
     /* Trigger completion ends it too; a trigger error is ignored. */
     d = rec_subscribe(tu, &r);
     src_send(&t, 0, "E9");
     src_send(&a, 0, "1");
     CHECK_STR(r.log, "1");
-    rpl_release(d);
-    src_drop(&a);
-    src_drop(&t);
+    src_round_end(d, &a, &t);
     d = rec_subscribe(tu, &r);
     src_send(&a, 0, "1");
     src_send(&t, 0, "C");
     CHECK_STR(r.log, "1 C");
-    rpl_release(d);
-    src_drop(&a);
-    src_drop(&t);
+    src_round_end(d, &a, &t);
 
     /* Source completion or error ends it and disposes the trigger. */
     d = rec_subscribe(tu, &r);
     src_send(&a, 0, "4 C");
     CHECK_STR(r.log, "4 C");
     CHECK_EQ_INT(t.disposed, 4);
-    rpl_release(d);
-    src_drop(&a);
-    src_drop(&t);
+    src_round_end(d, &a, &t);
     d = rec_subscribe(tu, &r);
     src_send(&a, 0, "E2");
     CHECK_STR(r.log, "E2");
@@ -656,14 +622,7 @@ static void test_take_until(void) {
     CHECK_EQ_INT(a.nsubs, before);
     rpl_release(tu);
 
-    CHECK(rpl_signal_take_until(NULL, st) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
-    CHECK(rpl_signal_take_until(sa, NULL) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
-    rpl_error_t *e = test_error(1);
-    CHECK(rpl_signal_take_until((rpl_signal_t *)e, st) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
-    rpl_release(e);
+    check_pair_bad_input(rpl_signal_take_until);
     rpl_release(empty);
     rpl_release(sa);
     rpl_release(st);

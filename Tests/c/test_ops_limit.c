@@ -27,15 +27,6 @@ static rpl_signal_t *make_skip_while(rpl_signal_t *s, fnctx_t *c) {
     return rpl_signal_skip_while(s, less_than_k, c, fnctx_release);
 }
 
-#define CHECK_NULL_FN(call, c) do { \
-    rpl_signal_t *nf_s_ = rpl_signal_empty(); \
-    (c).released = 0; \
-    CHECK((call) == NULL); \
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL); \
-    CHECK_EQ_INT((c).released, 1); \
-    rpl_release(nf_s_); \
-} while (0)
-
 /* ---- take ---- */
 static void test_take_values(void) {
     src_t p;
@@ -99,9 +90,7 @@ static void test_take_values(void) {
    and disposes the source. */
 static void test_take_never_completing(void) {
     src_t p;
-    SRC_INIT_EMPTY(&p, SRC_OPEN);
-    p.keep = 1;
-    rpl_signal_t *s = src_signal(&p);
+    rpl_signal_t *s = src_open_signal(&p);
     rpl_signal_t *t = rpl_signal_take(s, 1);
     rec_t r;
     rpl_disposable_t *d = rec_subscribe(t, &r);
@@ -160,9 +149,7 @@ static void echo_completed(void *ctx) {
 
 static void test_take_recursive(void) {
     src_t p;
-    SRC_INIT_EMPTY(&p, SRC_OPEN);
-    p.keep = 1;
-    rpl_signal_t *s = src_signal(&p);
+    rpl_signal_t *s = src_open_signal(&p);
     rpl_signal_t *t = rpl_signal_take(s, 3);
     for (int round = 0; round < 2; round++) {
         echo_t e;
@@ -322,9 +309,7 @@ static void dispose_on_next(void *ctx, const rpl_value *v) {
 }
 static void test_take_dispose_in_callback(void) {
     src_t p;
-    SRC_INIT_EMPTY(&p, SRC_OPEN);
-    p.keep = 1;
-    rpl_signal_t *s = src_signal(&p);
+    rpl_signal_t *s = src_open_signal(&p);
     rpl_signal_t *t = rpl_signal_take(s, 5);
     self_dispose_t x;
     rec_init(&x.r);
@@ -349,31 +334,15 @@ static void test_take_dispose_in_callback(void) {
 
 /* Two threads send into one subscription through take: exactly n values,
    one completion, the source disposed once. */
-typedef struct {
-    rpl_subscriber_t *sub;
-    long count;
-} sender_t;
-static void *sender(void *arg) {
-    sender_t *s = arg;
-    for (long i = 0; i < s->count; i++) rpl_subscriber_send_next(s->sub, rpl_int(1));
-    return NULL;
-}
 static void test_take_threads(void) {
     long per_thread = test_scale(200000, 2000);
     size_t n = (size_t)per_thread;  /* half of what is sent */
     src_t p;
-    SRC_INIT_EMPTY(&p, SRC_OPEN);
-    p.keep = 1;
-    rpl_signal_t *s = src_signal(&p);
+    rpl_signal_t *s = src_open_signal(&p);
     rpl_signal_t *t = rpl_signal_take(s, n);
     rec_t r;
     rpl_disposable_t *d = rec_subscribe(t, &r);
-    sender_t a = {p.sub, per_thread}, b = {p.sub, per_thread};
-    pthread_t ta, tb;
-    pthread_create(&ta, NULL, sender, &a);
-    pthread_create(&tb, NULL, sender, &b);
-    pthread_join(ta, NULL);
-    pthread_join(tb, NULL);
+    send_from_two_threads(p.sub, per_thread);
     CHECK_EQ_INT(r.n, (long)n);
     CHECK_COMPLETED(r);
     CHECK_EQ_INT(r.released, 1);
@@ -493,9 +462,7 @@ static void test_take_while(void) {
 
     /* a never-completing source is ended by the predicate */
     src_t k;
-    SRC_INIT_EMPTY(&k, SRC_OPEN);
-    k.keep = 1;
-    rpl_signal_t *ks = src_signal(&k);
+    rpl_signal_t *ks = src_open_signal(&k);
     rpl_signal_t *kt = rpl_signal_take_while(ks, below_3, NULL, NULL);
     rec_t r;
     rpl_disposable_t *d = rec_subscribe(kt, &r);

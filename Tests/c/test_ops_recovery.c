@@ -78,14 +78,11 @@ static void test_catch(void) {
     rpl_disposable_dispose(d);
     CHECK_EQ_INT(b.disposed, 1);
     CHECK_EQ_INT(r.released, 1);
-    rpl_release(d);
-    src_drop(&a);
-    src_drop(&b);
+    src_round_end(d, &a, &b);
     /* Rule 6a. */
     d = rec_subscribe(s, &r);
     src_send(&a, 0, "E2");
-    rpl_release(d);
-    src_drop(&a);
+    src_round_end(d, &a, NULL);
     CHECK_EQ_INT(r.released, 0);
     src_drop(&b);
     CHECK_EQ_INT(r.released, 1);
@@ -93,19 +90,7 @@ static void test_catch(void) {
     rpl_release(c.inner);
     rpl_release(sa);
 
-    /* Bad input: the release still runs. */
-    ctx_releases = 0;
-    sa = rpl_signal_empty();
-    CHECK(rpl_signal_catch(NULL, handler, &c, count_release) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
-    CHECK(rpl_signal_catch(sa, NULL, &c, count_release) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
-    rpl_error_t *e = test_error(1);
-    CHECK(rpl_signal_catch((rpl_signal_t *)e, handler, &c, count_release) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_KIND);
-    CHECK_EQ_INT(ctx_releases, 3);
-    rpl_release(e);
-    rpl_release(sa);
+    CHECK_CALLBACK_BAD_INPUT(rpl_signal_catch, handler, &c);
 }
 
 static void test_catch_to(void) {
@@ -137,10 +122,7 @@ static void test_catch_to(void) {
     rpl_release(s);
     src_drop(&a);
     src_drop(&b);
-    CHECK(rpl_signal_catch_to(sa, NULL) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
-    CHECK(rpl_signal_catch_to(NULL, sb) == NULL);
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL);
+    check_pair_bad_input(rpl_signal_catch_to);
     rpl_release(sa);
     rpl_release(sb);
     CHECK_EQ_INT(a.released, 1);
@@ -219,8 +201,7 @@ static void test_retry(void) {
     src_send(&a, 1, "2 E4");
     CHECK_STR(r.log, "1 2 E4");
     CHECK_EQ_INT(a.nsubs, 2);
-    rpl_release(d);
-    src_drop(&a);
+    src_round_end(d, &a, NULL);
     /* Disposal reaches the running attempt and stops retrying. */
     d = rec_subscribe(s, &r);
     src_send(&a, 0, "E4");
@@ -229,12 +210,10 @@ static void test_retry(void) {
     src_send(&a, 1, "E4");
     CHECK_EQ_INT(a.nsubs, 2);
     CHECK_STR(r.log, "");
-    rpl_release(d);
-    src_drop(&a);
+    src_round_end(d, &a, NULL);
     /* Rule 6a. */
     d = rec_subscribe(s, &r);
-    rpl_release(d);
-    src_drop(&a);
+    src_round_end(d, &a, NULL);
     CHECK_EQ_INT(r.released, 1);
     rpl_release(s);
     rpl_release(sa);
@@ -316,15 +295,13 @@ static void test_repeat(void) {
     src_send(&a, 1, "2 C");
     CHECK_STR(r.log, "1 2 C");
     CHECK_EQ_INT(a.nsubs, 2);
-    rpl_release(d);
-    src_drop(&a);
+    src_round_end(d, &a, NULL);
     d = rec_subscribe(s, &r);
     src_send(&a, 0, "1 C");
     rpl_disposable_dispose(d);
     CHECK_EQ_INT(a.disposed, 4);
     CHECK_EQ_INT(r.released, 1);
-    rpl_release(d);
-    src_drop(&a);
+    src_round_end(d, &a, NULL);
     rpl_release(s);
     rpl_release(sa);
     CHECK_EQ_INT(a.released, 1);

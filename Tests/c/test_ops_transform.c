@@ -66,16 +66,6 @@ static rpl_signal_t *make_do_completed(rpl_signal_t *s, fnctx_t *c) {
     return rpl_signal_do_completed(s, count_completed, c, fnctx_release);
 }
 
-/* A NULL callback fails with RPL_ERR_NULL and still releases ctx. */
-#define CHECK_NULL_FN(call, c) do { \
-    rpl_signal_t *nf_s_ = rpl_signal_empty(); \
-    (c).released = 0; \
-    CHECK((call) == NULL); \
-    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_NULL); \
-    CHECK_EQ_INT((c).released, 1); \
-    rpl_release(nf_s_); \
-} while (0)
-
 /* ---- map ---- */
 static void test_map(void) {
     src_t p;
@@ -583,9 +573,7 @@ static void test_do(void) {
 
     /* disposal runs none of them */
     src_t k;
-    SRC_INIT_EMPTY(&k, SRC_OPEN);
-    k.keep = 1;
-    rpl_signal_t *ks = src_signal(&k);
+    rpl_signal_t *ks = src_open_signal(&k);
     fnctx_t cd = {0, 0, 0};
     rpl_signal_t *chain = rpl_signal_do_completed(ks, count_completed, &cd, NULL);
     rpl_signal_t *chain2 = rpl_signal_do_error(chain, count_error, &cd, NULL);
@@ -641,33 +629,17 @@ static void test_chain(void) {
 
 /* Two threads send into one subscription through map -> filter -> scan:
    the subscriber serializes them, so the accumulator sees every value once. */
-typedef struct {
-    rpl_subscriber_t *sub;
-    long count;
-} sender_t;
-static void *sender(void *arg) {
-    sender_t *s = arg;
-    for (long i = 0; i < s->count; i++) rpl_subscriber_send_next(s->sub, rpl_int(1));
-    return NULL;
-}
 static void test_chain_threads(void) {
     long per_thread = test_scale(200000, 2000);
     src_t p;
-    SRC_INIT_EMPTY(&p, SRC_OPEN);
-    p.keep = 1;
-    rpl_signal_t *s = src_signal(&p);
+    rpl_signal_t *s = src_open_signal(&p);
     fnctx_t c = {1, 0, 0};
     rpl_signal_t *a = rpl_signal_map(s, add_k, &c, NULL);             /* 2 */
     rpl_signal_t *b = rpl_signal_filter(a, is_even, NULL, NULL);       /* all pass */
     rpl_signal_t *sc = rpl_signal_scan(b, rpl_int(0), sum, NULL, NULL);
     rec_t r;
     rpl_disposable_t *d = rec_subscribe(sc, &r);
-    sender_t x = {p.sub, per_thread}, y = {p.sub, per_thread};
-    pthread_t tx, ty;
-    pthread_create(&tx, NULL, sender, &x);
-    pthread_create(&ty, NULL, sender, &y);
-    pthread_join(tx, NULL);
-    pthread_join(ty, NULL);
+    send_from_two_threads(p.sub, per_thread);
     rpl_subscriber_send_completed(p.sub);
     CHECK_EQ_INT(r.n, 2 * per_thread);
     CHECK_EQ_INT(rpl_value_int(&r.last), 4 * per_thread);

@@ -142,8 +142,8 @@ static void live_end(live_t *l) {
     rec_clear(&l->r);
 }
 
-/* A NULL callback fails with RPL_ERR_NULL naming fn and still releases ctx. */
-#define CHECK_NULL_FN(call, fn_name) do { \
+/* As CHECK_NULL_FN (ops_common.h), and the error names fn. */
+#define CHECK_NULL_FN_NAMED(call, fn_name) do { \
     rpl_signal_t *nf_s_ = rpl_signal_empty(); \
     fnctx_t nf_c_ = {0, 0, 0}; \
     (void)nf_s_; (void)nf_c_; \
@@ -328,7 +328,7 @@ static void test_reduce_each(void) {
     rpl_release(s);
 
     common_checks(make_reduce_each, 1);
-    CHECK_NULL_FN(rpl_signal_reduce_each(nf_s_, NULL, &nf_c_, fnctx_release), "rpl_signal_reduce_each");
+    CHECK_NULL_FN_NAMED(rpl_signal_reduce_each(nf_s_, NULL, &nf_c_, fnctx_release), "rpl_signal_reduce_each");
     CHECK_NAME(rpl_signal_reduce_each(n, sum_items, NULL, NULL), "[src] -reduceEach:");
 }
 
@@ -379,7 +379,7 @@ static void test_combine_previous(void) {
     rpl_release(s);
 
     common_checks(make_combine_previous, 1);
-    CHECK_NULL_FN(rpl_signal_combine_previous(nf_s_, rpl_int(0), NULL, &nf_c_, fnctx_release),
+    CHECK_NULL_FN_NAMED(rpl_signal_combine_previous(nf_s_, rpl_int(0), NULL, &nf_c_, fnctx_release),
                   "rpl_signal_combine_previous");
     /* start is consumed on every failure, checked after sig and fn */
     fnctx_t c2 = {0, 0, 0};
@@ -442,7 +442,7 @@ static void test_distinct_with(void) {
     rpl_release(s);
 
     common_checks(make_distinct_with, 1);
-    CHECK_NULL_FN(rpl_signal_distinct_until_changed_with(nf_s_, NULL, &nf_c_, fnctx_release),
+    CHECK_NULL_FN_NAMED(rpl_signal_distinct_until_changed_with(nf_s_, NULL, &nf_c_, fnctx_release),
                   "rpl_signal_distinct_until_changed_with");
     CHECK_NAME(rpl_signal_distinct_until_changed_with(n, same_decade, NULL, NULL), "[src] -distinctUntilChangedWith:");
 }
@@ -674,8 +674,8 @@ static void test_any_all(void) {
     common_dispose(make_all);
     common_release_without_dispose(make_all);
     common_bad_signal(make_all);
-    CHECK_NULL_FN(rpl_signal_any(nf_s_, NULL, &nf_c_, fnctx_release), "rpl_signal_any");
-    CHECK_NULL_FN(rpl_signal_all(nf_s_, NULL, &nf_c_, fnctx_release), "rpl_signal_all");
+    CHECK_NULL_FN_NAMED(rpl_signal_any(nf_s_, NULL, &nf_c_, fnctx_release), "rpl_signal_any");
+    CHECK_NULL_FN_NAMED(rpl_signal_all(nf_s_, NULL, &nf_c_, fnctx_release), "rpl_signal_all");
     CHECK_NAME(rpl_signal_any(n, pred_fail, NULL, NULL), "[src] -any:");
     CHECK_NAME(rpl_signal_all(n, pred_fail, NULL, NULL), "[src] -all:");
 }
@@ -803,7 +803,7 @@ static void test_initially(void) {
     common_error(make_initially);
     common_release_without_dispose(make_initially);
     common_bad_signal(make_initially);
-    CHECK_NULL_FN(rpl_signal_initially(nf_s_, NULL, &nf_c_, fnctx_release), "rpl_signal_initially");
+    CHECK_NULL_FN_NAMED(rpl_signal_initially(nf_s_, NULL, &nf_c_, fnctx_release), "rpl_signal_initially");
     CHECK_NAME(rpl_signal_initially(n, side_initially, &c, NULL), "[src] -initially:");
 }
 
@@ -849,7 +849,7 @@ static void test_finally(void) {
     rpl_release(ks);
 
     common_checks(make_finally, 1);
-    CHECK_NULL_FN(rpl_signal_finally(nf_s_, NULL, &nf_c_, fnctx_release), "rpl_signal_finally");
+    CHECK_NULL_FN_NAMED(rpl_signal_finally(nf_s_, NULL, &nf_c_, fnctx_release), "rpl_signal_finally");
     CHECK_NAME(rpl_signal_finally(n, side_finally, &c, NULL), "[src] -finally:");
 }
 
@@ -917,9 +917,7 @@ static void test_do_dispose(void) {
 
     /* the sources being freed end it too (rule 6a) */
     src_t k;
-    SRC_INIT_EMPTY(&k, SRC_OPEN);
-    k.keep = 1;
-    rpl_signal_t *ks = src_signal(&k);
+    rpl_signal_t *ks = src_open_signal(&k);
     fnctx_t c2 = {0, 0, 0};
     rpl_signal_t *kd = rpl_signal_do_dispose(ks, side_dispose, &c2, fnctx_release);
     rec_t r;
@@ -935,7 +933,7 @@ static void test_do_dispose(void) {
     rec_clear(&r);
 
     common_checks(make_do_dispose, 1);
-    CHECK_NULL_FN(rpl_signal_do_dispose(nf_s_, NULL, &nf_c_, fnctx_release), "rpl_signal_do_dispose");
+    CHECK_NULL_FN_NAMED(rpl_signal_do_dispose(nf_s_, NULL, &nf_c_, fnctx_release), "rpl_signal_do_dispose");
     CHECK_NAME(rpl_signal_do_dispose(n, side_dispose, &c, NULL), "[src] -doDispose:");
 }
 

@@ -366,12 +366,7 @@ static void test_no_events_after_dispose(void) {
                                   : rpl_signal_take_last(inner, 3);
         d5_t c;
         memset(&c, 0, sizeof c);
-        rpl_observer o = RPL_OBSERVER_INIT;
-        o.on_next = d5_next;
-        o.on_error = d5_error;
-        o.on_completed = d5_completed;
-        o.release = d5_release;
-        o.ctx = &c;
+        rpl_observer o = observer_of(d5_next, d5_error, d5_completed, d5_release, &c);
         c.self = rpl_signal_subscribe(op, &o);
         if (k == 3) {
             /* materialize sends each event at once: the first value ends it */

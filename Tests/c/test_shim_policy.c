@@ -76,12 +76,7 @@ static void r_error(void *ctx, const rpl_error_t *e) {
 static void r_completed(void *ctx) { ((rec_t *)ctx)->completed++; }
 static void r_release(void *ctx) { ((rec_t *)ctx)->released++; }
 static rpl_disposable_t *r_sub(void *sig, rec_t *r) {
-    rpl_observer o = RPL_OBSERVER_INIT;
-    o.on_next = r_next;
-    o.on_error = r_error;
-    o.on_completed = r_completed;
-    o.release = r_release;
-    o.ctx = r;
+    rpl_observer o = observer_of(r_next, r_error, r_completed, r_release, r);
     return rpl_signal_subscribe((rpl_signal_t *)sig, &o);
 }
 static void r_done(rec_t *r) { rpl_value_release(&r->last); }

@@ -6,203 +6,151 @@
 
 /* --- delay ------------------------------------------------------------------ */
 static void test_delay_values_and_completion(void) {
-    rpl_scheduler_t *ts = rpl_test_scheduler_create();
-    src s = {0};
-    rpl_signal_t *sig = src_signal(&s);
-    rpl_signal_t *d = rpl_signal_delay(sig, 10 * MS, ts);
-    rec_t r = {0};
-    r.clock = ts;
-    rpl_disposable_t *sub = rec_attach(d, &r);
-    src_next(&s, 1);
-    rpl_test_scheduler_advance_by(ts, 4 * MS);
-    src_next(&s, 2);
-    src_complete(&s);
-    CHECK_EQ_INT(r.n, 0);
-    rpl_test_scheduler_advance_by(ts, 6 * MS - 1);
-    CHECK_EQ_INT(r.n, 0);
-    rpl_test_scheduler_advance_by(ts, 1);
-    CHECK_EQ_INT(r.n, 1);
-    CHECK_EQ_INT(r.ints[0], 1);
-    CHECK_EQ_INT(r.at[0], 10 * MS);
-    CHECK(r.current[0] == ts);
-    CHECK_EQ_INT(r.completed, 0);
-    rpl_test_scheduler_advance_by(ts, 4 * MS);
-    CHECK_EQ_INT(r.n, 2);
-    CHECK_EQ_INT(r.at[1], 14 * MS);
-    CHECK_EQ_INT(r.completed, 1);   /* completion delayed too */
-    CHECK_EQ_INT(r.end_at, 14 * MS);
-    CHECK_EQ_INT(r.released, 1);
-    rpl_release(sub);
-    rpl_release(d);
-    rpl_release(sig);
-    src_cleanup(&s);
-    rpl_release(ts);
+    src_op f;
+    src_op_open(&f);
+    src_op_subscribe(&f, rpl_signal_delay(f.sig, 10 * MS, f.ts));
+    src_next(&f.s, 1);
+    rpl_test_scheduler_advance_by(f.ts, 4 * MS);
+    src_next(&f.s, 2);
+    src_complete(&f.s);
+    CHECK_EQ_INT(f.r.n, 0);
+    rpl_test_scheduler_advance_by(f.ts, 6 * MS - 1);
+    CHECK_EQ_INT(f.r.n, 0);
+    rpl_test_scheduler_advance_by(f.ts, 1);
+    CHECK_EQ_INT(f.r.n, 1);
+    CHECK_EQ_INT(f.r.ints[0], 1);
+    CHECK_EQ_INT(f.r.at[0], 10 * MS);
+    CHECK(f.r.current[0] == f.ts);
+    CHECK_EQ_INT(f.r.completed, 0);
+    rpl_test_scheduler_advance_by(f.ts, 4 * MS);
+    CHECK_EQ_INT(f.r.n, 2);
+    CHECK_EQ_INT(f.r.at[1], 14 * MS);
+    CHECK_EQ_INT(f.r.completed, 1);   /* completion delayed too */
+    CHECK_EQ_INT(f.r.end_at, 14 * MS);
+    CHECK_EQ_INT(f.r.released, 1);
+    src_op_close(&f);
 }
 
 static void test_delay_error_not_delayed(void) {
-    rpl_scheduler_t *ts = rpl_test_scheduler_create();
-    src s = {0};
-    rpl_signal_t *sig = src_signal(&s);
-    rpl_signal_t *d = rpl_signal_delay(sig, 10 * MS, ts);
-    rec_t r = {0};
-    rpl_disposable_t *sub = rec_attach(d, &r);
-    src_next(&s, 1);
-    rpl_test_scheduler_advance_by(ts, 5 * MS);
-    src_fail(&s, 42);
-    CHECK_EQ_INT(r.errors, 1);        /* at once */
-    CHECK_EQ_INT(r.error_code, 42);
-    CHECK_EQ_INT(r.n, 0);
-    rpl_test_scheduler_advance_by(ts, 100 * MS);
-    CHECK_EQ_INT(r.n, 0);             /* the pending value was dropped */
-    CHECK_EQ_INT(r.released, 1);
-    rpl_release(sub);
-    rpl_release(d);
-    rpl_release(sig);
-    src_cleanup(&s);
-    rpl_release(ts);
+    src_op f;
+    src_op_open(&f);
+    src_op_subscribe(&f, rpl_signal_delay(f.sig, 10 * MS, f.ts));
+    src_next(&f.s, 1);
+    rpl_test_scheduler_advance_by(f.ts, 5 * MS);
+    src_fail(&f.s, 42);
+    CHECK_EQ_INT(f.r.errors, 1);        /* at once */
+    CHECK_EQ_INT(f.r.error_code, 42);
+    CHECK_EQ_INT(f.r.n, 0);
+    rpl_test_scheduler_advance_by(f.ts, 100 * MS);
+    CHECK_EQ_INT(f.r.n, 0);             /* the pending value was dropped */
+    CHECK_EQ_INT(f.r.released, 1);
+    src_op_close(&f);
 }
 
 static void test_delay_dispose_cancels(void) {
-    rpl_scheduler_t *ts = rpl_test_scheduler_create();
-    src s = {0};
-    rpl_signal_t *sig = src_signal(&s);
-    rpl_signal_t *d = rpl_signal_delay(sig, 10 * MS, ts);
-    rec_t r = {0};
-    rpl_disposable_t *sub = rec_attach(d, &r);
+    src_op f;
+    src_op_open(&f);
+    src_op_subscribe(&f, rpl_signal_delay(f.sig, 10 * MS, f.ts));
     rpl_value str = rpl_string("boxed");  /* a boxed value: a leak would show */
-    rpl_subscriber_send_next(s.sub, str);
-    src_next(&s, 2);
-    rpl_disposable_dispose(sub);
-    CHECK_EQ_INT(r.released, 1);
-    CHECK_EQ_INT(s.disposed, 1);     /* upstream disposed too */
-    rpl_test_scheduler_advance_by(ts, 100 * MS);
-    CHECK_EQ_INT(r.n, 0);
-    rpl_release(sub);
-    rpl_release(d);
-    rpl_release(sig);
-    src_cleanup(&s);
-    rpl_release(ts);
+    rpl_subscriber_send_next(f.s.sub, str);
+    src_next(&f.s, 2);
+    rpl_disposable_dispose(f.sub);
+    CHECK_EQ_INT(f.r.released, 1);
+    CHECK_EQ_INT(f.s.disposed, 1);     /* upstream disposed too */
+    rpl_test_scheduler_advance_by(f.ts, 100 * MS);
+    CHECK_EQ_INT(f.r.n, 0);
+    src_op_close(&f);
 }
 
 /* Disposing after upstream completed (its completion still delayed)
    cancels the delivery too. */
 static void test_delay_dispose_after_upstream_completed(void) {
-    rpl_scheduler_t *ts = rpl_test_scheduler_create();
-    src s = {0};
-    rpl_signal_t *sig = src_signal(&s);
-    rpl_signal_t *d = rpl_signal_delay(sig, 10, ts);
-    rec_t r = {0};
-    rpl_disposable_t *sub = rec_attach(d, &r);
-    rpl_subscriber_send_next(s.sub, rpl_string("x"));
-    src_complete(&s);
-    rpl_disposable_dispose(sub);
-    CHECK_EQ_INT(r.released, 1);
-    rpl_test_scheduler_advance_by(ts, 100);
-    CHECK_EQ_INT(r.n, 0);
-    CHECK_EQ_INT(r.completed, 0);
-    rpl_release(sub);
-    rpl_release(d);
-    rpl_release(sig);
-    src_cleanup(&s);
-    rpl_release(ts);
+    src_op f;
+    src_op_open(&f);
+    src_op_subscribe(&f, rpl_signal_delay(f.sig, 10, f.ts));
+    rpl_subscriber_send_next(f.s.sub, rpl_string("x"));
+    src_complete(&f.s);
+    rpl_disposable_dispose(f.sub);
+    CHECK_EQ_INT(f.r.released, 1);
+    rpl_test_scheduler_advance_by(f.ts, 100);
+    CHECK_EQ_INT(f.r.n, 0);
+    CHECK_EQ_INT(f.r.completed, 0);
+    src_op_close(&f);
 }
 
 /* --- throttle ---------------------------------------------------------------- */
 static void test_throttle(void) {
-    rpl_scheduler_t *ts = rpl_test_scheduler_create();
-    src s = {0};
-    rpl_signal_t *sig = src_signal(&s);
-    rpl_signal_t *t = rpl_signal_throttle(sig, 10 * MS, ts);
-    rec_t r = {0};
-    r.clock = ts;
-    rpl_disposable_t *sub = rec_attach(t, &r);
-    src_next(&s, 1);
-    rpl_test_scheduler_advance_by(ts, 5 * MS);
-    src_next(&s, 2);                          /* replaces 1, restarts the wait */
-    rpl_test_scheduler_advance_by(ts, 9 * MS);
-    CHECK_EQ_INT(r.n, 0);
-    rpl_test_scheduler_advance_by(ts, 1 * MS);  /* t = 15: 10 ms of quiet */
-    CHECK_EQ_INT(r.n, 1);
-    CHECK_EQ_INT(r.ints[0], 2);
-    CHECK_EQ_INT(r.at[0], 15 * MS);
-    CHECK(r.current[0] == ts);
-    src_next(&s, 3);
-    rpl_test_scheduler_advance_by(ts, 20 * MS);
-    CHECK_EQ_INT(r.n, 2);
-    CHECK_EQ_INT(r.ints[1], 3);
-    src_next(&s, 4);
-    src_complete(&s);                         /* flushes 4 at once, then C */
-    CHECK_EQ_INT(r.n, 3);
-    CHECK_EQ_INT(r.ints[2], 4);
-    CHECK_EQ_INT(r.completed, 1);
-    rpl_test_scheduler_advance_by(ts, 20 * MS);
-    CHECK_EQ_INT(r.n, 3);
-    CHECK_EQ_INT(r.released, 1);
-    rpl_release(sub);
-    rpl_release(t);
-    rpl_release(sig);
-    src_cleanup(&s);
-    rpl_release(ts);
+    src_op f;
+    src_op_open(&f);
+    src_op_subscribe(&f, rpl_signal_throttle(f.sig, 10 * MS, f.ts));
+    src_next(&f.s, 1);
+    rpl_test_scheduler_advance_by(f.ts, 5 * MS);
+    src_next(&f.s, 2);                          /* replaces 1, restarts the wait */
+    rpl_test_scheduler_advance_by(f.ts, 9 * MS);
+    CHECK_EQ_INT(f.r.n, 0);
+    rpl_test_scheduler_advance_by(f.ts, 1 * MS);  /* t = 15: 10 ms of quiet */
+    CHECK_EQ_INT(f.r.n, 1);
+    CHECK_EQ_INT(f.r.ints[0], 2);
+    CHECK_EQ_INT(f.r.at[0], 15 * MS);
+    CHECK(f.r.current[0] == f.ts);
+    src_next(&f.s, 3);
+    rpl_test_scheduler_advance_by(f.ts, 20 * MS);
+    CHECK_EQ_INT(f.r.n, 2);
+    CHECK_EQ_INT(f.r.ints[1], 3);
+    src_next(&f.s, 4);
+    src_complete(&f.s);                         /* flushes 4 at once, then C */
+    CHECK_EQ_INT(f.r.n, 3);
+    CHECK_EQ_INT(f.r.ints[2], 4);
+    CHECK_EQ_INT(f.r.completed, 1);
+    rpl_test_scheduler_advance_by(f.ts, 20 * MS);
+    CHECK_EQ_INT(f.r.n, 3);
+    CHECK_EQ_INT(f.r.released, 1);
+    src_op_close(&f);
 }
 
 static void test_throttle_error_and_dispose(void) {
-    rpl_scheduler_t *ts = rpl_test_scheduler_create();
-    src s = {0};
-    rpl_signal_t *sig = src_signal(&s);
-    rpl_signal_t *t = rpl_signal_throttle(sig, 10 * MS, ts);
-    rec_t r = {0};
-    rpl_disposable_t *sub = rec_attach(t, &r);
-    src_next(&s, 1);
-    src_fail(&s, 7);
-    CHECK_EQ_INT(r.errors, 1);
-    rpl_test_scheduler_advance_by(ts, 20 * MS);
-    CHECK_EQ_INT(r.n, 0);      /* dropped */
-    rpl_release(sub);
-    src_cleanup(&s);
+    src_op f;
+    src_op_open(&f);
+    src_op_subscribe(&f, rpl_signal_throttle(f.sig, 10 * MS, f.ts));
+    src_next(&f.s, 1);
+    src_fail(&f.s, 7);
+    CHECK_EQ_INT(f.r.errors, 1);
+    rpl_test_scheduler_advance_by(f.ts, 20 * MS);
+    CHECK_EQ_INT(f.r.n, 0);      /* dropped */
+    rpl_release(f.sub);
+    src_cleanup(&f.s);
 
     rec_t r2 = {0};
-    sub = rec_attach(t, &r2);
-    rpl_subscriber_send_next(s.sub, rpl_string("pending"));
-    rpl_disposable_dispose(sub);
-    rpl_test_scheduler_advance_by(ts, 20 * MS);
+    f.sub = rec_attach(f.op, &r2);
+    rpl_subscriber_send_next(f.s.sub, rpl_string("pending"));
+    rpl_disposable_dispose(f.sub);
+    rpl_test_scheduler_advance_by(f.ts, 20 * MS);
     CHECK_EQ_INT(r2.n, 0);     /* disposal cancelled the pending send */
     CHECK_EQ_INT(r2.released, 1);
-    rpl_release(sub);
-    rpl_release(t);
-    rpl_release(sig);
-    src_cleanup(&s);
-    rpl_release(ts);
+    src_op_close(&f);
 }
 
 /* --- timeout ----------------------------------------------------------------- */
 static void test_timeout_fires(void) {
-    rpl_scheduler_t *ts = rpl_test_scheduler_create();
-    src s = {0};
-    rpl_signal_t *sig = src_signal(&s);
-    rpl_signal_t *t = rpl_signal_timeout(sig, 10 * MS, ts);
-    rec_t r = {0};
-    r.clock = ts;
-    rpl_test_scheduler_advance_by(ts, 3 * MS);   /* the deadline runs from subscription */
-    rpl_disposable_t *sub = rec_attach(t, &r);
-    rpl_test_scheduler_advance_by(ts, 5 * MS);
-    src_next(&s, 1);                             /* values do not reset it */
-    rpl_test_scheduler_advance_by(ts, 4 * MS);
-    CHECK_EQ_INT(r.errors, 0);
-    rpl_test_scheduler_advance_by(ts, 1 * MS);   /* t = 13 */
-    CHECK_EQ_INT(r.n, 1);
-    CHECK_EQ_INT(r.errors, 1);
-    CHECK_EQ_INT(r.end_at, 13 * MS);
-    CHECK_EQ_INT(r.error_code, RPL_ERROR_TIMEOUT);
-    CHECK(strcmp(r.error_domain, RPL_ERROR_DOMAIN) == 0);
-    CHECK_EQ_INT(s.disposed, 1);                 /* the source was disposed */
-    src_next(&s, 2);
-    CHECK_EQ_INT(r.n, 1);
-    CHECK_EQ_INT(r.released, 1);
-    rpl_release(sub);
-    rpl_release(t);
-    rpl_release(sig);
-    src_cleanup(&s);
-    rpl_release(ts);
+    src_op f;
+    src_op_open(&f);
+    rpl_test_scheduler_advance_by(f.ts, 3 * MS);   /* the deadline runs from subscription */
+    src_op_subscribe(&f, rpl_signal_timeout(f.sig, 10 * MS, f.ts));
+    rpl_test_scheduler_advance_by(f.ts, 5 * MS);
+    src_next(&f.s, 1);                             /* values do not reset it */
+    rpl_test_scheduler_advance_by(f.ts, 4 * MS);
+    CHECK_EQ_INT(f.r.errors, 0);
+    rpl_test_scheduler_advance_by(f.ts, 1 * MS);   /* t = 13 */
+    CHECK_EQ_INT(f.r.n, 1);
+    CHECK_EQ_INT(f.r.errors, 1);
+    CHECK_EQ_INT(f.r.end_at, 13 * MS);
+    CHECK_EQ_INT(f.r.error_code, RPL_ERROR_TIMEOUT);
+    CHECK(strcmp(f.r.error_domain, RPL_ERROR_DOMAIN) == 0);
+    CHECK_EQ_INT(f.s.disposed, 1);                 /* the source was disposed */
+    src_next(&f.s, 2);
+    CHECK_EQ_INT(f.r.n, 1);
+    CHECK_EQ_INT(f.r.released, 1);
+    src_op_close(&f);
 }
 
 /* A source that can never send (never): its subscription is freed at once,
@@ -231,45 +179,38 @@ static void test_timeout_of_never(void) {
 }
 
 static void test_timeout_not_fired(void) {
-    rpl_scheduler_t *ts = rpl_test_scheduler_create();
-    src s = {0};
-    rpl_signal_t *sig = src_signal(&s);
-    rpl_signal_t *t = rpl_signal_timeout(sig, 10 * MS, ts);
-    rec_t r = {0};
-    rpl_disposable_t *sub = rec_attach(t, &r);
-    src_next(&s, 1);
-    src_complete(&s);
-    rpl_test_scheduler_advance_by(ts, 100 * MS);
-    CHECK_EQ_INT(r.n, 1);
-    CHECK_EQ_INT(r.completed, 1);
-    CHECK_EQ_INT(r.errors, 0);
-    rpl_release(sub);
-    src_cleanup(&s);
+    src_op f;
+    src_op_open(&f);
+    src_op_subscribe(&f, rpl_signal_timeout(f.sig, 10 * MS, f.ts));
+    src_next(&f.s, 1);
+    src_complete(&f.s);
+    rpl_test_scheduler_advance_by(f.ts, 100 * MS);
+    CHECK_EQ_INT(f.r.n, 1);
+    CHECK_EQ_INT(f.r.completed, 1);
+    CHECK_EQ_INT(f.r.errors, 0);
+    rpl_release(f.sub);
+    src_cleanup(&f.s);
 
     rec_t r2 = {0};   /* disposed before the deadline: no error */
-    sub = rec_attach(t, &r2);
-    rpl_disposable_dispose(sub);
-    rpl_test_scheduler_advance_by(ts, 100 * MS);
+    f.sub = rec_attach(f.op, &r2);
+    rpl_disposable_dispose(f.sub);
+    rpl_test_scheduler_advance_by(f.ts, 100 * MS);
     CHECK_EQ_INT(r2.errors, 0);
     CHECK_EQ_INT(r2.released, 1);
-    rpl_release(sub);
+    rpl_release(f.sub);
 
     /* A synchronous signal never times out. */
     rpl_signal_t *ret = rpl_signal_return(rpl_int(5));
-    rpl_signal_t *t2 = rpl_signal_timeout(ret, 1, ts);
+    rpl_signal_t *t2 = rpl_signal_timeout(ret, 1, f.ts);
     rec_t r3 = {0};
-    sub = rec_attach(t2, &r3);
+    f.sub = rec_attach(t2, &r3);
     CHECK_EQ_INT(r3.n, 1);
     CHECK_EQ_INT(r3.completed, 1);
-    rpl_test_scheduler_advance_by(ts, 10);
+    rpl_test_scheduler_advance_by(f.ts, 10);
     CHECK_EQ_INT(r3.errors, 0);
-    rpl_release(sub);
     rpl_release(t2);
     rpl_release(ret);
-    rpl_release(t);
-    rpl_release(sig);
-    src_cleanup(&s);
-    rpl_release(ts);
+    src_op_close(&f);
 }
 
 /* --- interval ---------------------------------------------------------------- */
@@ -329,91 +270,77 @@ static void test_interval_freed_with_scheduler(void) {
 
 /* --- subscribe_on ------------------------------------------------------------ */
 static void test_subscribe_on(void) {
-    rpl_scheduler_t *ts = rpl_test_scheduler_create();
-    src s = {0};
-    rpl_signal_t *sig = src_signal(&s);
-    rpl_signal_t *on = rpl_signal_subscribe_on(sig, ts);
-    rec_t r = {0};
-    rpl_disposable_t *sub = rec_attach(on, &r);
-    CHECK_EQ_INT(s.subscriptions, 0);   /* not yet: it is scheduled */
-    rpl_test_scheduler_advance_by(ts, 0);
-    CHECK_EQ_INT(s.subscriptions, 1);
-    CHECK(s.subscribed_on == ts);
-    src_next(&s, 5);                     /* events come from the sender */
-    CHECK_EQ_INT(r.n, 1);
-    CHECK(r.current[0] == NULL);
-    src_complete(&s);
-    CHECK_EQ_INT(r.completed, 1);
-    CHECK_EQ_INT(r.released, 1);
-    rpl_release(sub);
-    src_cleanup(&s);
+    src_op f;
+    src_op_open(&f);
+    src_op_subscribe(&f, rpl_signal_subscribe_on(f.sig, f.ts));
+    CHECK_EQ_INT(f.s.subscriptions, 0);   /* not yet: it is scheduled */
+    rpl_test_scheduler_advance_by(f.ts, 0);
+    CHECK_EQ_INT(f.s.subscriptions, 1);
+    CHECK(f.s.subscribed_on == f.ts);
+    src_next(&f.s, 5);                     /* events come from the sender */
+    CHECK_EQ_INT(f.r.n, 1);
+    CHECK(f.r.current[0] == NULL);
+    src_complete(&f.s);
+    CHECK_EQ_INT(f.r.completed, 1);
+    CHECK_EQ_INT(f.r.released, 1);
+    rpl_release(f.sub);
+    src_cleanup(&f.s);
 
     rec_t r2 = {0};   /* disposed before the subscription ran: cancelled */
-    sub = rec_attach(on, &r2);
-    rpl_disposable_dispose(sub);
+    f.sub = rec_attach(f.op, &r2);
+    rpl_disposable_dispose(f.sub);
     CHECK_EQ_INT(r2.released, 1);
-    rpl_test_scheduler_advance_by(ts, 0);
-    CHECK_EQ_INT(s.subscriptions, 1);
-    rpl_release(sub);
+    rpl_test_scheduler_advance_by(f.ts, 0);
+    CHECK_EQ_INT(f.s.subscriptions, 1);
+    rpl_release(f.sub);
 
     rec_t r3 = {0};   /* disposing later disposes the upstream subscription */
-    sub = rec_attach(on, &r3);
-    rpl_test_scheduler_run(ts);
-    CHECK_EQ_INT(s.subscriptions, 2);
-    rpl_disposable_dispose(sub);
-    CHECK_EQ_INT(s.disposed, 1);
+    f.sub = rec_attach(f.op, &r3);
+    rpl_test_scheduler_run(f.ts);
+    CHECK_EQ_INT(f.s.subscriptions, 2);
+    rpl_disposable_dispose(f.sub);
+    CHECK_EQ_INT(f.s.disposed, 1);
     CHECK_EQ_INT(r3.released, 1);
-    rpl_release(sub);
-    rpl_release(on);
-    rpl_release(sig);
-    src_cleanup(&s);
-    rpl_release(ts);
+    src_op_close(&f);
 }
 
 /* --- deliver_on -------------------------------------------------------------- */
 static void test_deliver_on(void) {
-    rpl_scheduler_t *ts = rpl_test_scheduler_create();
-    src s = {0};
-    rpl_signal_t *sig = src_signal(&s);
-    rpl_signal_t *on = rpl_signal_deliver_on(sig, ts);
-    rec_t r = {0};
-    rpl_disposable_t *sub = rec_attach(on, &r);
-    CHECK_EQ_INT(s.subscriptions, 1);   /* subscription itself is synchronous */
-    for (int i = 0; i < 10; i++) src_next(&s, i);
-    src_complete(&s);
-    CHECK_EQ_INT(r.n, 0);
-    rpl_test_scheduler_run(ts);
-    CHECK_EQ_INT(r.n, 10);
-    for (int i = 0; i < 10; i++) CHECK_EQ_INT(r.ints[i], i);
-    CHECK(r.current[0] == ts);
-    CHECK_EQ_INT(r.completed, 1);
-    CHECK_EQ_INT(r.released, 1);
-    rpl_release(sub);
-    src_cleanup(&s);
+    src_op f;
+    src_op_open(&f);
+    src_op_subscribe(&f, rpl_signal_deliver_on(f.sig, f.ts));
+    CHECK_EQ_INT(f.s.subscriptions, 1);   /* subscription itself is synchronous */
+    for (int i = 0; i < 10; i++) src_next(&f.s, i);
+    src_complete(&f.s);
+    CHECK_EQ_INT(f.r.n, 0);
+    rpl_test_scheduler_run(f.ts);
+    CHECK_EQ_INT(f.r.n, 10);
+    for (int i = 0; i < 10; i++) CHECK_EQ_INT(f.r.ints[i], i);
+    CHECK(f.r.current[0] == f.ts);
+    CHECK_EQ_INT(f.r.completed, 1);
+    CHECK_EQ_INT(f.r.released, 1);
+    rpl_release(f.sub);
+    src_cleanup(&f.s);
 
     rec_t r2 = {0};   /* an error is delivered on the scheduler too */
-    sub = rec_attach(on, &r2);
-    src_fail(&s, 3);
+    f.sub = rec_attach(f.op, &r2);
+    src_fail(&f.s, 3);
     CHECK_EQ_INT(r2.errors, 0);
-    rpl_test_scheduler_run(ts);
+    rpl_test_scheduler_run(f.ts);
     CHECK_EQ_INT(r2.errors, 1);
-    rpl_release(sub);
-    src_cleanup(&s);
+    rpl_release(f.sub);
+    src_cleanup(&f.s);
 
     rec_t r3 = {0};   /* disposal drops what is queued; nothing after dispose */
-    sub = rec_attach(on, &r3);
-    rpl_subscriber_send_next(s.sub, rpl_string("queued"));
-    src_complete(&s);
-    rpl_disposable_dispose(sub);
+    f.sub = rec_attach(f.op, &r3);
+    rpl_subscriber_send_next(f.s.sub, rpl_string("queued"));
+    src_complete(&f.s);
+    rpl_disposable_dispose(f.sub);
     CHECK_EQ_INT(r3.released, 1);
-    rpl_test_scheduler_run(ts);
+    rpl_test_scheduler_run(f.ts);
     CHECK_EQ_INT(r3.n, 0);
     CHECK_EQ_INT(r3.completed, 0);
-    rpl_release(sub);
-    rpl_release(on);
-    rpl_release(sig);
-    src_cleanup(&s);
-    rpl_release(ts);
+    src_op_close(&f);
 }
 
 /* Operators compose: interval -> throttle -> deliver_on on one clock. */

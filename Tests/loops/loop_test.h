@@ -108,13 +108,8 @@ static void seen_completed(void *ctx) {
 static void seen_release(void *ctx) { atomic_fetch_add(&((seen_t *)ctx)->released, 1); }
 
 static rpl_disposable_t *seen_subscribe(rpl_signal_t *sig, seen_t *s) {
-    rpl_observer o = RPL_OBSERVER_INIT;
     memset(s, 0, sizeof *s);
-    o.on_next = seen_next;
-    o.on_error = seen_error;
-    o.on_completed = seen_completed;
-    o.release = seen_release;
-    o.ctx = s;
+    rpl_observer o = observer_of(seen_next, seen_error, seen_completed, seen_release, s);
     return rpl_signal_subscribe(sig, &o);
 }
 

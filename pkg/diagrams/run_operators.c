@@ -362,6 +362,14 @@ static rpl_value draw_value(void *ctx, const rpl_value *v) {
     return rpl_string(key);
 }
 
+/* Ends the program: making input lane `lane` of o (-1: o itself, or its
+   record) failed. */
+static void fail(const op_t *o, int lane) {
+    if (lane >= 0) fprintf(stderr, "run_operators: %s lane %d: %s\n", o->name, lane, rpl_last_error_message());
+    else fprintf(stderr, "run_operators: %s: %s\n", o->name, rpl_last_error_message());
+    exit(1);
+}
+
 /* Builds the operator over fresh inputs on a fresh scheduler and records it
    (with the legend, or, when `find` is set, filling it in). */
 static char *run(const op_t *o, legend_t *l, bool find) {
@@ -375,23 +383,14 @@ static char *run(const op_t *o, legend_t *l, bool find) {
         bool outer = i == 0 && lanes > 2 && strchr(o->lanes[0], 'x');
         in[i] = outer ? (rpl_signal_t *)rpl_marble_hot(T, o->lanes[i], table, n)
                       : rpl_marble_cold(T, o->lanes[i], table, n);
-        if (!in[i]) {
-            fprintf(stderr, "run_operators: %s lane %d: %s\n", o->name, i, rpl_last_error_message());
-            exit(1);
-        }
+        if (!in[i]) fail(o, i);
     }
     rpl_signal_t *out = o->build(T, in);
-    if (!out) {
-        fprintf(stderr, "run_operators: %s: %s\n", o->name, rpl_last_error_message());
-        exit(1);
-    }
+    if (!out) fail(o, -1);
     rpl_signal_t *seen = find ? rpl_signal_do_next(out, note_value, l, NULL) : rpl_signal_map(out, draw_value, l, NULL);
     rpl_value drawn = rpl_marble_record(T, seen, o->subscription, NULL, 0);
     const char *s = rpl_value_string(&drawn, NULL);
-    if (!s) {
-        fprintf(stderr, "run_operators: %s: %s\n", o->name, rpl_last_error_message());
-        exit(1);
-    }
+    if (!s) fail(o, -1);
     char *copy = strdup(s);
     rpl_value_release(&drawn);
     rpl_release(seen);

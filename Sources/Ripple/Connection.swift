@@ -10,21 +10,22 @@ import Synchronization
 // operator that keeps an autoconnect signal to subscribe again later
 // (repeat, retry, concat, then, catch_to) - or a replay_lazily signal -
 // keeps only its connecting side
-// (`asSource`, like a subject's SubjectSource): the `ConnectionCore`, which
-// holds the subject strongly only while nothing is subscribed to it. While
+// (`asSource`, like a subject's SubjectSource): the `ConnectionCore`, for
+// which the subject's hub keeps the subject only while nothing is
+// subscribed to it. While
 // something is - through autoconnect, or directly (an operator over the
 // subject that also keeps the autoconnect side, e.g. switch_cases(subject,
 // {k: autoconnect}) or concat(subject, autoconnect): fuzz finding cycle1) -
 // the subscriptions of the subject would keep a connecting side, and through
-// it the subject, in a cycle; the core then holds the subject weakly, and the
-// subject lives exactly as long as something else can send into it. Once
-// nothing can, it is freed and its subscriptions end; the core then has no
-// subject any more, and an autoconnect through it ends at once (there is
-// nothing to connect). The hub tells the core when the subject gets its first
-// direct subscriber and loses its last (`SubjectHub.watchOccupancy`); the
-// ones joined through autoconnect the core counts itself, so that it takes
-// the strong hold back before it disconnects (the source subscription may be
-// what keeps the subject). The price: a subject with a direct subscriber,
+// it the subject, in a cycle; the hub then lets the subject go, and it
+// lives exactly as long as something else can send into it. Once nothing
+// can, it is freed and its subscriptions end; the core then has no subject
+// any more, and an autoconnect through it ends at once (there is nothing to
+// connect). Counts decide (`SubjectHub.changeKeepers`): the hub counts the
+// cores that want the subject kept and its direct subscribers; each core
+// counts the subscriptions joined through its autoconnect sides (flagged
+// `Subscriber.hubUncounted`), and wants the subject kept again before it
+// disconnects (the source subscription may be what keeps it). The price: a subject with a direct subscriber,
 // whose connection and autoconnect handles were released and which is not
 // connected, is freed even if an operator elsewhere keeps an autoconnect side
 // that could connect it later; that side then ends at once.
@@ -69,54 +70,25 @@ final class ConnectionCore: @unchecked Sendable {
     let lock = Lock()
     /// The current connection; replaced only after it was disposed.
     @exclusivity(unchecked) var current: SerialDisposable?
-    /// The subject: strongly while no subscription through autoconnect
-    /// exists and replay_lazily has not connected (`autoSubscriptions` 0),
-    /// else weakly (see the top of the file).
-    @exclusivity(unchecked) var strongSubject: Subject?
-    @exclusivity(unchecked) weak var weakSubject: Subject?
+    /// Subscriptions through autoconnect (replay_lazily, once connected,
+    /// counts one for good). While there are none, the core asks the hub to
+    /// keep the subject (`SubjectHub.changeKeepers`, see the top of the file).
     @exclusivity(unchecked) var autoSubscriptions = 0
-    /// Whether the subject has a subscriber that did not join through an
-    /// autoconnect side (those are `autoSubscriptions`); the hub says (see
-    /// the top of the file).
-    @exclusivity(unchecked) var occupied = false
 
     init(source: Signal, subject: Subject) {
         self.source = source.asSource
         subjectSource = subject.source
-        strongSubject = subject
-        if subject.source.hub.watchOccupancy(self) { occupancyChanged() }
+        subject.source.hub.changeKeepers(1, subject)
     }
 
-    /// Strong only while nothing is subscribed to the subject, directly or
-    /// through autoconnect, and replay_lazily has not connected; under
-    /// `lock`. Returns a subject the hold let go of, for the caller to drop
-    /// after unlocking (it may be the last reference).
-    private func updateHold() -> Subject? {
-        if autoSubscriptions == 0 && !occupied {
-            if strongSubject == nil { strongSubject = weakSubject }
-            return nil
-        }
-        if let s = strongSubject {
-            weakSubject = s
-            strongSubject = nil
-            return s  // released by the caller, outside the lock
-        }
-        return nil
-    }
-
-    /// The subject's hub got its first direct subscriber or lost its last:
-    /// the count is read again here, under the lock, so calls racing with
-    /// each other (the hub's and the one in `init`) settle on the latest.
-    func occupancyChanged() {
-        lock.lock()
-        occupied = subjectSource.hub.countedLive.load(ordering: .sequentiallyConsistent) > 0
-        let dropped = updateHold()
-        lock.unlock()
-        withExtendedLifetime(dropped) {}
-    }
+    /// Freed: it can connect no more, so it no longer keeps the subject.
+    deinit { if autoSubscriptions == 0 { subjectSource.hub.changeKeepers(-1, nil) } }
 
     /// The subject, if anything can still send into it.
-    var subject: Subject? { lock.withLock { strongSubject ?? weakSubject } }
+    var subject: Subject? {
+        let hub = subjectSource.hub
+        return hub.lock.withLock { hub.subjectRef }
+    }
 
     /// MulticastConnection.connect with `subject` (alive: the caller holds it).
     func connect(_ subject: Subject, whenHeld: ((Disposable) -> Void)?) -> Disposable {
@@ -142,23 +114,22 @@ final class ConnectionCore: @unchecked Sendable {
     func letGoConnection() { lock.withLock { current }?.letGo() }
 
     /// A subscription through autoconnect begins (or replay_lazily
-    /// connects, for good): the first makes the hold on the subject weak.
+    /// connects, for good): the first lets the hub stop keeping the subject
+    /// for this core.
     func subscriptionBegan() {
-        lock.lock()
+        lock.lock()  // held across: the hub sees this core's changes in order
         autoSubscriptions += 1
-        let dropped = updateHold()
+        if autoSubscriptions == 1 { subjectSource.hub.changeKeepers(-1, nil) }
         lock.unlock()
-        withExtendedLifetime(dropped) {}
     }
 
-    /// One ended: the last makes the hold strong again, if the subject is
+    /// One ended: the last has the hub keep the subject again, if it is
     /// still alive (else nothing can send into it any more: it stays gone).
     func subscriptionEnded() {
         lock.lock()
         autoSubscriptions -= 1
-        let dropped = updateHold()
+        if autoSubscriptions == 0 { subjectSource.hub.changeKeepers(1, nil) }
         lock.unlock()
-        withExtendedLifetime(dropped) {}
     }
 }
 
@@ -193,13 +164,8 @@ class ConnectingSide: Signal, @unchecked Sendable {
 final class AutoconnectSource: ConnectingSide, SharedConnection, @unchecked Sendable {
     let lock = Lock()
     @exclusivity(unchecked) var counts = MemberCounts()
-    @exclusivity(unchecked) var connected: Disposable?
-
-    func withCounts<T>(_ body: (inout MemberCounts) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&counts)
-    }
+    /// The connection it made (or adopted), while connected.
+    @exclusivity(unchecked) var connection: Disposable?
 
     override func subscribe(_ sink: Sink) -> Subscriber {
         // Held for the call: the subject stays alive while it connects.
@@ -209,28 +175,17 @@ final class AutoconnectSource: ConnectingSide, SharedConnection, @unchecked Send
             return core.subjectSource.subscribe(sink)
         }
         // Join the subject first, so events sent while connecting reach it
-        // (RAC); counted by the core (subscriptionBegan), not as occupancy.
+        // (RAC); counted by the core (subscriptionBegan), not by the hub.
         let x = core.subjectSource.subscribe(sink, counted: false)
         if x.isDisposed { return x }  // the subject has terminated: nothing to connect
         core.subscriptionBegan()
         let (m, first) = Membership.join(self)
         x.addResource(m)  // leaves at once if x has ended
         if first {
-            var stale = false
-            var unheld = false
+            var adoption = Adoption.kept
             // x's release waits until the source's subscribe call returned (rule 5).
-            let d = x.whileSubscribing { core.connect(subject) { [self] c in
-                lock.lock()
-                if counts.members > 0 && connected == nil {
-                    connected = c
-                    unheld = counts.held == 0
-                } else {
-                    stale = counts.members == 0
-                }
-                lock.unlock()
-            } }
-            if stale { d.dispose() }  // everyone left before it was held
-            if unheld { d.letGo() }  // every handle went before it was held
+            let d = x.whileSubscribing { core.connect(subject) { [self] c in adoption = adopt(c) } }
+            adoption.apply(to: d)  // everyone left, or every handle went, before it was held
         }
         return x
     }
@@ -239,15 +194,8 @@ final class AutoconnectSource: ConnectingSide, SharedConnection, @unchecked Send
         // First the strong hold back (the subscription to the source, which
         // the disconnect below ends, may be what keeps the subject alive).
         core.subscriptionEnded()
-        guard last else { return }
-        lock.lock()
-        let d = counts.members == 0 ? connected : nil
-        if d != nil { connected = nil }
-        lock.unlock()
-        d?.dispose()
+        if last { disconnect() }
     }
-
-    func lastLetGo() { lock.withLock { connected }?.letGo() }
 }
 
 /// `replay_lazily`: connects on the first subscription, never disconnects;
@@ -257,12 +205,8 @@ final class LazyReplaySource: ConnectingSide, SharedConnection, @unchecked Senda
     let started = Atomic<Bool>(false)
     let lock = Lock()
     @exclusivity(unchecked) var counts = MemberCounts()
-
-    func withCounts<T>(_ body: (inout MemberCounts) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&counts)
-    }
+    /// Unused: the core holds the connection, which never disconnects.
+    @exclusivity(unchecked) var connection: Disposable?
 
     override func subscribe(_ sink: Sink) -> Subscriber {
         if !started.exchange(true, ordering: .acquiringAndReleasing), let subject = core.subject {

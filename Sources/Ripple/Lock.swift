@@ -1,4 +1,5 @@
 import Glibc
+import RippleSupport
 
 // pthread_mutex_t rather than Synchronization.Mutex: Mutex is a PI futex on
 // Linux, which hands the lock straight to a sleeping waiter, so when runnable
@@ -6,17 +7,17 @@ import Glibc
 // from 6-16 threads took seconds instead of tens of milliseconds); glibc's
 // mutex lets a running thread take it. The mutex lives behind a pointer so it never moves.
 
-/// A plain, non-recursive mutex with a condition variable.
+/// A plain, non-recursive mutex with a condition variable, of its own: a
+/// `StripeLock` over a pair this lock allocates (its condition waits on the
+/// monotonic clock).
 public final class Lock: @unchecked Sendable {
-    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    @usableFromInline let cond: UnsafeMutablePointer<pthread_cond_t>
+    @usableFromInline let pair: StripeLock
 
     public init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-        cond = .allocate(capacity: 1)
-        cond.initialize(to: pthread_cond_t())
+        let p = UnsafeMutablePointer<ripple_stripe>.allocate(capacity: 1)
+        p.initialize(to: ripple_stripe())
+        pthread_mutex_init(&p.pointee.mutex, nil)
+        pair = StripeLock(p)
         initCondition()
     }
 
@@ -24,7 +25,7 @@ public final class Lock: @unchecked Sendable {
         var attr = pthread_condattr_t()
         pthread_condattr_init(&attr)
         pthread_condattr_setclock(&attr, CLOCK_MONOTONIC)
-        pthread_cond_init(cond, &attr)
+        pthread_cond_init(&pair.stripe.pointee.cond, &attr)
         pthread_condattr_destroy(&attr)
     }
 
@@ -33,34 +34,29 @@ public final class Lock: @unchecked Sendable {
     public func resetConditionAfterFork() { initCondition() }
 
     deinit {
-        pthread_cond_destroy(cond)
-        pthread_mutex_destroy(mutex)
-        cond.deallocate()
-        mutex.deallocate()
+        pthread_cond_destroy(&pair.stripe.pointee.cond)
+        pthread_mutex_destroy(&pair.stripe.pointee.mutex)
+        pair.stripe.deallocate()
     }
 
-    @inlinable @inline(__always) public func lock() { pthread_mutex_lock(mutex) }
-    @inlinable @inline(__always) public func unlock() { pthread_mutex_unlock(mutex) }
+    @inlinable @inline(__always) public func lock() { pair.lock() }
+    @inlinable @inline(__always) public func unlock() { pair.unlock() }
 
     @inlinable @inline(__always)
     public func withLock<R>(_ body: () throws -> R) rethrows -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        pair.lock()
+        defer { pair.unlock() }
         return try body()
     }
 
     /// Waits on the condition; the lock must be held.
-    public func wait() { pthread_cond_wait(cond, mutex) }
+    public func wait() { pair.wait() }
 
     /// Waits until `deadline` (CLOCK_MONOTONIC ns); false on timeout.
-    public func wait(until deadline: UInt64) -> Bool {
-        if deadline == UInt64.max { wait(); return true }
-        var ts = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
-        return pthread_cond_timedwait(cond, mutex, &ts) != ETIMEDOUT
-    }
+    public func wait(until deadline: UInt64) -> Bool { pair.wait(until: deadline) }
 
-    public func broadcast() { pthread_cond_broadcast(cond) }
-    public func signal() { pthread_cond_signal(cond) }
+    public func broadcast() { pair.broadcast() }
+    public func signal() { pair.signal() }
 }
 
 /// Monotonic clock in nanoseconds.

@@ -36,6 +36,10 @@ public final class Subscriber: Gate {
     /// subscriber, whose replay runs inside it) and a leave posted from the
     /// inner one must still wait for the outer.
     @exclusivity(unchecked) var hubDeliveries: UInt32 = 0
+    /// Joined its hub through an autoconnect side, whose connection core
+    /// counts it: the hub leaves it out of its counted subscribers
+    /// (Connection.swift). Set before its join is posted, then only read.
+    @exclusivity(unchecked) var hubUncounted = false
 
     /// Runs one of the hub's deliveries to it (hub owner only): its leave
     /// waits meanwhile (`hubDeliveries`).

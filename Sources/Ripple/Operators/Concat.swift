@@ -40,30 +40,26 @@ public enum ConcatMode {
     case ifEmpty
 }
 
-final class ConcatFirstSink: Sink {
-    let relay: Subscriber
+/// The first signal's end of the relay: values as the mode says; on
+/// completion, the second signal goes on into the same relay.
+final class ConcatFirstSink: RelaySink {
     let second: Signal
     let mode: ConcatMode
     /// A value passed on (only touched in the first's serialized delivery).
     var sentValue = false
     init(_ relay: Subscriber, _ second: Signal, _ mode: ConcatMode) {
-        self.relay = relay
-        self.second = second.asSource
+        self.second = second
         self.mode = mode
+        super.init(relay)
     }
-    override func attach(_ subscriber: Subscriber) { relay.hold(subscriber) }
     override func onNext(_ value: borrowing Value) {
         if mode == .then { return }
         sentValue = true
         relay.sendNext(value.retained())
     }
-    override func onError(_ error: RippleError) { relay.sendError(error) }
     override func onCompleted() {
         if relay.isDisposed { return }
-        if mode == .ifEmpty && sentValue {
-            relay.sendCompleted()
-            return
-        }
+        if mode == .ifEmpty && sentValue { return forwardCompleted() }
         relay.subscribeUpstream(second, RelaySink(relay))
     }
 }

@@ -77,28 +77,6 @@ final class DeliverOnSink: RelaySink {
     override func finish() { queue.end() }
 }
 
-/// A test-and-test-and-set lock for critical sections of a few instructions
-/// with no user code: a collision spins instead of sleeping in the kernel.
-struct SpinLock: ~Copyable {
-    let word = Atomic<Bool>(false)
-
-    @inline(__always)
-    func lock() {
-        if !word.exchange(true, ordering: .acquiring) { return }
-        var spins = 0
-        while true {
-            while word.load(ordering: .relaxed) {
-                spins += 1
-                if spins > 256 { sched_yield() }
-            }
-            if !word.exchange(true, ordering: .acquiring) { return }
-        }
-    }
-
-    @inline(__always)
-    func unlock() { word.store(false, ordering: .releasing) }
-}
-
 /// The queue and its drain job (the scheduler holds it while it is pending).
 final class DeliverOnQueue: Job, @unchecked Sendable {
     /// Polls of an empty queue before the drain goes idle (~ a few µs).

@@ -83,12 +83,16 @@ final class RepeatState {
     }
 }
 
-final class RepeatAttemptSink: Sink {
+/// One attempt's end of the relay: values pass on; its terminal event asks
+/// the state for the next attempt.
+final class RepeatAttemptSink: RelaySink {
     let state: RepeatState
-    init(_ state: RepeatState) { self.state = state }
+    init(_ state: RepeatState) {
+        self.state = state
+        super.init(state.relay)
+    }
     /// The previous attempt has ended: its token is simply dropped.
-    override func attach(_ subscriber: Subscriber) { state.relay.hold(subscriber, in: state.current) }
-    override func onNext(_ value: borrowing Value) { state.relay.sendNext(value.retained()) }
+    override func attach(_ subscriber: Subscriber) { relay.hold(subscriber, in: state.current) }
     override func onError(_ error: RippleError) { state.attemptFailed(error) }
     override func onCompleted() { state.attemptCompleted() }
 }

@@ -49,17 +49,16 @@ public final class ShareSignal: UnaryOperatorSignal, @unchecked Sendable {
     }
 }
 
-/// One connection: its subject, its subscriber count and its source
-/// subscription. All state under the share signal's lock.
+/// One connection: its subject, its members and its source subscription
+/// (Membership.swift). All state under the share signal's lock.
 final class ShareConnection: SharedConnection, @unchecked Sendable {
     let subject: Subject
     let lock: Lock
     /// To clear the signal's `current` when this connection ends.
     weak var share: ShareSignal?
     @exclusivity(unchecked) var counts = MemberCounts()
-    /// Disconnected (last subscriber left) or the source ended.
-    @exclusivity(unchecked) var ended = false
-    @exclusivity(unchecked) var feed: UpstreamHold?
+    /// The source subscription's hold, once it exists.
+    @exclusivity(unchecked) var connection: Disposable?
 
     init(_ share: ShareSignal, _ subject: Subject) {
         self.subject = subject
@@ -69,45 +68,17 @@ final class ShareConnection: SharedConnection, @unchecked Sendable {
 
     /// Under `lock`: no new subscriber joins this connection any more.
     private func retire() {
-        ended = true
         if let s = share, s.current === self { s.current = nil }
     }
 
-    func withCounts<T>(_ body: (inout MemberCounts) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&counts)
-    }
-
-    /// A subscriber's subscription ended: the last one disconnects.
-    func memberLeft(last: Bool) {
-        lock.lock()
-        guard counts.members == 0 && !ended else { return lock.unlock() }
-        retire()
-        let f = feed
-        feed = nil
-        lock.unlock()
-        f?.dispose()  // if not held yet, `held` disposes it
-    }
-
-    /// Every subscriber's handle was released: the source subscription is
-    /// held for them no more (it lives while its producer can send).
-    func lastLetGo() { lock.withLock { feed }?.letGo() }
+    /// The last subscriber left: a later one gets a fresh connection.
+    func disconnecting() { retire() }
 
     /// The source subscription exists (before the source's subscribe
-    /// callback runs, rule 3a).
+    /// callback runs, rule 3a): held strongly while a member holds its handle.
     func held(_ subscription: Subscriber) {
-        lock.lock()
-        if ended {
-            lock.unlock()
-            subscription.dispose()
-            return
-        }
         let f = UpstreamHold(subscription, strong: true)
-        feed = f
-        let unheld = counts.held == 0
-        lock.unlock()
-        if unheld { f.letGo() }
+        adopt(f).apply(to: f)
     }
 
     /// The source terminated or let go of the subscription.

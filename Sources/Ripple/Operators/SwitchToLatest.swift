@@ -76,46 +76,47 @@ final class SwitchState {
     }
 }
 
-final class SwitchOuterSink: Sink {
+/// The outer signal's end of the relay: each value switches to a new inner.
+final class SwitchOuterSink: RelaySink {
     let state: SwitchState
     let select: SwitchToLatestSignal.Selector?
     init(_ state: SwitchState, _ select: SwitchToLatestSignal.Selector?) {
         self.state = state
         self.select = select
+        super.init(state.relay)
     }
 
     override func onNext(_ value: borrowing Value) {
-        let relay = state.relay
         if relay.isDisposed { return }
         let signal: Signal?
         if let select { signal = select(value) } else { signal = value.innerSignal("rpl_signal_switch_to_latest") }
         let gen = state.nextGeneration(emptyInner: signal == nil)
         state.current.swap(nil)?.dispose()
         guard let signal else { return }
-        state.relay.subscribeUpstream(signal, SwitchInnerSink(state, gen))
+        relay.subscribeUpstream(signal, SwitchInnerSink(state, gen))
     }
-    override func attach(_ subscriber: Subscriber) { state.relay.hold(subscriber) }
-    override func onError(_ error: RippleError) { state.relay.sendError(error) }
     override func onCompleted() { state.markDone(SwitchState.outerDone, gen: nil) }
 }
 
-final class SwitchInnerSink: Sink {
+/// An inner signal's end of the relay: quiet once a newer inner came.
+final class SwitchInnerSink: RelaySink {
     let state: SwitchState
     let gen: UInt64
     init(_ state: SwitchState, _ gen: UInt64) {
         self.state = state
         self.gen = gen
+        super.init(state.relay)
     }
     /// Runs inside the outer value's delivery, before any older generation
     /// could be installed: the slot was emptied just before.
     override func attach(_ subscriber: Subscriber) {
-        if state.isLatest(gen) { state.relay.hold(subscriber, in: state.current)?.dispose() }
+        if state.isLatest(gen) { relay.hold(subscriber, in: state.current)?.dispose() }
     }
     override func onNext(_ value: borrowing Value) {
-        if state.isLatest(gen) { state.relay.sendNext(value.retained()) }
+        if state.isLatest(gen) { relay.sendNext(value.retained()) }
     }
     override func onError(_ error: RippleError) {
-        if state.isLatest(gen) { state.relay.sendError(error) }
+        if state.isLatest(gen) { forwardError(error) }
     }
     override func onCompleted() { state.markDone(SwitchState.latestDone, gen: gen) }
 }

@@ -58,43 +58,27 @@ public final class TakeLastSignal: UnaryOperatorSignal {
 }
 
 final class TakeLastSink: ForwardingSink {
-    let limit: UInt
-    /// A ring once full: `head` is the oldest value. Each value is owned.
-    @exclusivity(unchecked) var buffer: [Value] = []
-    @exclusivity(unchecked) var head = 0
+    /// The last `limit` values (owned), oldest first.
+    @exclusivity(unchecked) var buffer: ReplayBuffer
 
     init(_ limit: UInt, _ downstream: Sink) {
-        self.limit = limit
+        buffer = ReplayBuffer(capacity: Int(clamping: limit))
         super.init(downstream)
     }
 
-    deinit { for v in buffer { v.release() } }
+    deinit { buffer.releaseAll() }
 
     override func onNext(_ value: borrowing Value) {
-        if limit == 0 { return }
-        let v = value.retained()
-        if UInt(buffer.count) < limit {
-            buffer.append(v)
-            return
-        }
-        let evicted = buffer[head]
-        buffer[head] = v
-        head += 1
-        if head == buffer.count { head = 0 }
-        evicted.release()
+        if buffer.capacity == 0 { return }
+        buffer.append(value.retained())?.release()
     }
 
     override func onCompleted() {
-        let items = buffer
-        let start = head
-        buffer = []
-        head = 0
-        for i in 0..<items.count {
-            var j = start + i
-            if j >= items.count { j -= items.count }
-            downstream.onNext(items[j])
-        }
-        for v in items { v.release() }
+        // Taken before calling out: a nested event may reach this sink.
+        var items = buffer
+        buffer = ReplayBuffer(capacity: items.capacity)
+        items.forEach { downstream.onNext($0) }
+        items.releaseAll()
         downstream.onCompleted()
     }
 }

@@ -21,12 +21,12 @@ public final class TakeUntilSignal: Signal {
     }
 }
 
-final class TakeUntilTriggerSink: Sink {
-    let relay: Subscriber
-    init(_ relay: Subscriber) { self.relay = relay }
-    override func attach(_ subscriber: Subscriber) { relay.hold(subscriber) }
-    override func onNext(_ value: borrowing Value) { relay.sendCompleted() }
-    override func onCompleted() { relay.sendCompleted() }
+/// The trigger's end of the relay: its value or completion completes the
+/// relay; its error is dropped.
+final class TakeUntilTriggerSink: RelaySink {
+    override func onNext(_ value: borrowing Value) { forwardCompleted() }
+    override func onError(_ error: RippleError) {}
+    override func onCompleted() { forwardCompleted() }
 }
 
 extension Signal {

@@ -1,5 +1,5 @@
 // The relay of the time operators that keep state between their source and
-// a timer (throttle_if, buffer_with_time). Source values and timer ticks
+// a timer (throttle_if, throttle, delay, buffer_with_time). Source values and timer ticks
 // both travel through the relay's gate, as inputs of its head (a
 // `TimedCore`): the state there is touched one event at a time, without a
 // lock, whichever thread the source or the scheduler runs on; what the core
@@ -44,15 +44,21 @@ class TimedCore: InputCore {
 
     /// (Re)starts the timer: a tick `interval` ns from now on the scheduler.
     final func arm() {
+        guard let scheduler = clock.scheduler else { return disarm() }  // a freed driven scheduler never ticks
+        arm(at: Scheduler.add(scheduler.now, interval), on: scheduler)
+    }
+
+    /// (Re)starts the timer: a tick at `deadline` on `scheduler`'s clock
+    /// (the live scheduler of `clock`).
+    final func arm(at deadline: UInt64, on scheduler: Scheduler) {
         timer?.dispose()
         generation &+= 1
-        guard let scheduler = clock.scheduler else {  // a freed driven scheduler never ticks
-            timer = nil
-            return
-        }
         let g = generation
         let relay: Subscriber = self.relay
-        timer = scheduler.schedule(after: interval) { relay.send(.input(TimedInput.tick, .int(g))) }
+        let tick = ScheduledAction({ relay.send(.input(TimedInput.tick, .int(g))) }, interval: 0)
+        tick.deadline = deadline
+        timer = tick
+        scheduler.enqueue(tick, at: deadline)
     }
 
     /// Cancels the timer, if any.
@@ -69,7 +75,9 @@ class TimedCore: InputCore {
         onTimer()
     }
 
-    final override func onInputCompleted(_ index: Int) {
+    /// The source completed: by default what is due goes now, then the
+    /// completion (delay holds the completion back instead).
+    override func onInputCompleted(_ index: Int) {
         disarm()
         onSourceCompleted()
         relay.sendCompleted()  // behind this delivery

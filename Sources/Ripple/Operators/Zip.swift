@@ -6,40 +6,15 @@ public final class ZipSignal: MultiInputSignal {
     override func makeCore(_ sink: Sink) -> InputCore { ZipCore(sink, count: sources.count) }
 }
 
-/// A FIFO of owned values.
-struct ValueQueue {
-    var items: [Value] = []
-    var head = 0
-    var isEmpty: Bool { head == items.count }
-    mutating func push(_ v: Value) { items.append(v) }
-    /// The oldest value, owned by the caller. The queue must not be empty.
-    mutating func pop() -> Value {
-        let v = items[head]
-        head += 1
-        if head == items.count {
-            items.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head >= 32 && head * 2 >= items.count {
-            items.removeFirst(head)
-            head = 0
-        }
-        return v
-    }
-    mutating func releaseAll() {
-        for i in head..<items.count { items[i].release() }
-        items = []
-        head = 0
-    }
-}
-
 final class ZipCore: InputCore {
-    var queues: [ValueQueue]
+    /// Each input's values (owned), oldest first.
+    var queues: [Fifo<Value>]
     var completed: [Bool]
     /// Inputs whose queue is empty.
     var empty: Int
 
     init(_ downstream: Sink, count: Int) {
-        queues = Array(repeating: ValueQueue(), count: count)
+        queues = Array(repeating: Fifo(), count: count)
         completed = Array(repeating: false, count: count)
         empty = count
         super.init(downstream)
@@ -47,12 +22,12 @@ final class ZipCore: InputCore {
 
     override func onInput(_ index: Int, _ value: borrowing Value) {
         if queues[index].isEmpty { empty -= 1 }
-        queues[index].push(value.retained())
+        queues[index].append(value.retained())
         guard empty == 0 else { return }
         var items: [Value] = []
         items.reserveCapacity(queues.count)
         for i in queues.indices {
-            items.append(queues[i].pop())
+            items.append(queues[i].popFirst()!)
             if queues[i].isEmpty { empty += 1 }
         }
         // The state is consistent before calling out: nested events are fine.
@@ -76,7 +51,7 @@ final class ZipCore: InputCore {
     }
 
     override func finish() {
-        for i in queues.indices { queues[i].releaseAll() }
+        for i in queues.indices { while let v = queues[i].popFirst() { v.release() } }
         queues = []
         super.finish()
     }

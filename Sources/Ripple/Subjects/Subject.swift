@@ -75,10 +75,10 @@ public final class SubjectSource: Signal, @unchecked Sendable {
     public override func subscribe(_ sink: Sink) -> Subscriber { subscribe(sink, counted: true) }
 
     /// `counted` false: a subscription through an autoconnect side, which
-    /// its connection core counts itself (see `SubjectHub.markUncounted`).
+    /// its connection core counts itself (`Subscriber.hubUncounted`).
     func subscribe(_ sink: Sink, counted: Bool) -> Subscriber {
         let x = Subscriber(sink, hub: hub)
-        if !counted { hub.markUncounted(x) }
+        x.hubUncounted = !counted
         if let joining { joining(x) }
         hub.post(.join(x))  // behind another thread's delivery: joins when it lets go
         return x

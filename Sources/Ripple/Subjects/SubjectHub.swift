@@ -34,20 +34,23 @@ public final class SubjectHub: Gate, @unchecked Sendable {
     /// Subscriptions of the subject to sources, disposed when it terminates.
     @exclusivity(unchecked) var sources = SweptList<UpstreamHold>()
 
-    // Occupancy, for the connections multicasting through the subject (rule
-    // 6a, see Connection.swift): whether it has a subscriber other than the
-    // ones joined through an autoconnect side (which its core counts itself).
-    /// Told when the first such subscriber joins (true) and the last leaves
-    /// (false), held weakly; under `lock`. `watched` says whether there are any.
-    @exclusivity(unchecked) var occupancyWatchers = SweptList<WeakCore>()
-    let watched = Atomic<Bool>(false)
-    /// Subscribers posted to join without counting (under `lock`), and how
-    /// many (read without the lock first, so a plain join pays one load).
-    @exclusivity(unchecked) var pendingUncounted: Set<ObjectIdentifier> = []
-    let pendingUncountedCount = Atomic<Int>(0)
-    /// Joined subscribers that are not counted (delivery only).
-    @exclusivity(unchecked) var uncountedJoined: Set<ObjectIdentifier> = []
-    /// Counted subscribers (delivery only writes it).
+    // For the connections multicasting through the subject (rule 6a,
+    // Connection.swift): while a connection core could connect it and
+    // nothing subscribes to it (no counted subscriber, none through that
+    // core's autoconnect sides), only the core can reach it, so the hub keeps
+    // it; once something subscribes, those subscriptions would keep a core
+    // and so the subject in a cycle: the hub lets it go, and it lives as long
+    // as something else can send into it. Two counts and the subject, under
+    // `lock`; no list of cores.
+    /// Connection cores with no live autoconnect subscription; `wanted`
+    /// says whether there are any (read without the lock first).
+    @exclusivity(unchecked) var keepers = 0
+    let wanted = Atomic<Bool>(false)
+    /// The subject (weakly: set by the first core), held strongly while kept.
+    @exclusivity(unchecked) weak var subjectRef: Subject?
+    @exclusivity(unchecked) var kept: Subject?
+    /// Counted subscribers: those not joined through an autoconnect side
+    /// (`Subscriber.hubUncounted`). Delivery only writes it.
     let countedLive = Atomic<Int>(0)
 
     /// A plain subject's hub (`replay` nil), a replay subject's (the number
@@ -168,51 +171,47 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         registry.compactIfSparse()
     }
 
-    /// Adds an occupancy watcher; returns whether the subject has a counted
-    /// subscriber now.
-    func watchOccupancy(_ core: ConnectionCore) -> Bool {
+    /// A connection core of `subject` starts (+1) or stops (-1) wanting it
+    /// kept.
+    func changeKeepers(_ delta: Int, _ subject: Subject?) {
         lock.lock()
-        occupancyWatchers.append(WeakCore(core))
-        watched.store(true, ordering: .sequentiallyConsistent)
+        if let subject, subjectRef == nil { subjectRef = subject }
+        keepers += delta
+        wanted.store(keepers > 0, ordering: .sequentiallyConsistent)
+        let dropped = updateKept()
         lock.unlock()
-        return countedLive.load(ordering: .sequentiallyConsistent) > 0
+        withExtendedLifetime(dropped) {}  // may free the subject: outside the lock
     }
 
-    /// `x` (not yet posted) will join without being counted.
-    func markUncounted(_ x: Subscriber) {
-        lock.lock()
-        pendingUncounted.insert(ObjectIdentifier(x))
-        pendingUncountedCount.store(pendingUncounted.count, ordering: .releasing)
-        lock.unlock()
-    }
-
-    /// Takes `x`'s uncounted mark, if it has one (delivery).
-    func takeUncountedMark(_ x: Subscriber) -> Bool {
-        if pendingUncountedCount.load(ordering: .acquiring) == 0 { return false }
-        lock.lock()
-        let had = pendingUncounted.remove(ObjectIdentifier(x)) != nil
-        pendingUncountedCount.store(pendingUncounted.count, ordering: .releasing)
-        lock.unlock()
-        return had
+    /// Keeps the subject while a core wants it and nothing counted
+    /// subscribes; under `lock`. Returns a subject let go of, for the caller
+    /// to drop after unlocking. A subject already freed stays gone.
+    private func updateKept() -> Subject? {
+        if keepers > 0 && countedLive.load(ordering: .sequentiallyConsistent) == 0 {
+            if kept == nil { kept = subjectRef }
+            return nil
+        }
+        let k = kept
+        kept = nil
+        return k
     }
 
     /// The counted subscribers went from `old` to `new` (delivery). The
-    /// store and the load of `watched` are sequentially consistent, as in
-    /// `watchOccupancy`: a watcher added meanwhile either reads the new count
-    /// or is told; a watcher told reads the count again (`countedLive`), so
-    /// a stale call cannot win.
+    /// store and the load of `wanted` are sequentially consistent, as in
+    /// `changeKeepers`: a core changing its wish meanwhile either reads the
+    /// new count or is seen here, and both settle under the lock on the
+    /// latest state.
     func countedChanged(from old: Int, to new: Int) {
         countedLive.store(new, ordering: .sequentiallyConsistent)
-        if (old > 0) == (new > 0) || !watched.load(ordering: .sequentiallyConsistent) { return }
+        if (old > 0) == (new > 0) || !wanted.load(ordering: .sequentiallyConsistent) { return }
         lock.lock()
-        let ws = occupancyWatchers.entries.compactMap(\.core)
+        let dropped = updateKept()
         lock.unlock()
-        for c in ws { c.occupancyChanged() }
+        withExtendedLifetime(dropped) {}
     }
 
     /// Every subscriber was let go (terminal event, or the subject freed).
     func allLeft() {
-        uncountedJoined.removeAll()
         let old = countedLive.load(ordering: .relaxed)
         if old != 0 { countedChanged(from: old, to: 0) }
     }
@@ -220,7 +219,7 @@ public final class SubjectHub: Gate, @unchecked Sendable {
     func leave(_ x: Subscriber) {
         if let entry = registry.remove(x) {
             liveCount.store(registry.live, ordering: .relaxed)
-            if uncountedJoined.isEmpty || uncountedJoined.remove(ObjectIdentifier(x)) == nil {
+            if !x.hubUncounted {
                 let old = countedLive.load(ordering: .relaxed)
                 countedChanged(from: old, to: old - 1)
             }
@@ -249,7 +248,6 @@ public final class SubjectHub: Gate, @unchecked Sendable {
     /// A new subscriber: the buffer, then (after termination) the terminal
     /// event, else it goes live at this point of the order.
     func join(_ x: Subscriber) {
-        let uncounted = takeUncountedMark(x)
         if x.isDisposed {
             x.finalize()  // disposed before it joined
             return
@@ -272,9 +270,7 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         if x.isDisposed { return }  // disposed during its replay: its leave is queued
         registry.add(x)
         liveCount.store(registry.live, ordering: .relaxed)
-        if uncounted {
-            uncountedJoined.insert(ObjectIdentifier(x))
-        } else {
+        if !x.hubUncounted {
             let old = countedLive.load(ordering: .relaxed)
             countedChanged(from: old, to: old + 1)
         }
@@ -309,12 +305,4 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         allLeft()
         for entry in all { entry.release() }
     }
-}
-
-/// A connection core watching its subject's occupancy, weakly (the core
-/// keeps the subject, not the other way round).
-struct WeakCore: StaleEntry {
-    weak var core: ConnectionCore?
-    init(_ core: ConnectionCore) { self.core = core }
-    var isStale: Bool { core == nil }
 }

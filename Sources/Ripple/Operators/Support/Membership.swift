@@ -16,15 +16,79 @@ struct MemberCounts {
     var held = 0
 }
 
-/// What a shared connection does when its counts reach zero.
+/// A shared connection: its lock, its members' counts and its source
+/// subscription. The defaults below are the one "connect on the first
+/// member, disconnect when the last leaves, hold the source subscription
+/// while a member holds its handle" (autoconnect and share).
 protocol SharedConnection: AnyObject {
-    /// Runs `body` with the counts under the connection's lock.
-    func withCounts<T>(_ body: (inout MemberCounts) -> T) -> T
-    /// A member left (`last`: the last one).
+    /// Guards `counts` and `connection`.
+    var lock: Lock { get }
+    var counts: MemberCounts { get set }
+    /// The source subscription (or what holds it) once the first member
+    /// connected; nil again once disconnected.
+    var connection: Disposable? { get set }
+    /// A member left (`last`: the last one). Default: the last disconnects.
     func memberLeft(last: Bool)
     /// The last member's handle was released: the source subscription is no
-    /// longer held for them.
+    /// longer held for them (it lives while its producer can send).
     func lastLetGo()
+    /// Under `lock`, as the last member's leave disconnects. Default: nothing.
+    func disconnecting()
+}
+
+/// What to do with a source subscription a connection was offered, once
+/// its lock is released.
+enum Adoption {
+    /// Kept (or it was the connection already held): nothing.
+    case kept
+    /// Kept, but no member holds its handle any more: let it go.
+    case unheld
+    /// Every member left before it existed: dispose it.
+    case stale
+
+    func apply(to d: Disposable) {
+        switch self {
+        case .kept: break
+        case .unheld: d.letGo()
+        case .stale: d.dispose()
+        }
+    }
+}
+
+extension SharedConnection {
+    /// Runs `body` with the counts under the connection's lock.
+    func withCounts<T>(_ body: (inout MemberCounts) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&counts)
+    }
+
+    /// The source subscription `d` exists (before the source's subscribe
+    /// callback runs, rule 3a): kept while a member remains; the caller
+    /// applies the result outside the lock.
+    func adopt(_ d: Disposable) -> Adoption {
+        lock.lock()
+        defer { lock.unlock() }
+        if counts.members == 0 { return .stale }
+        if connection != nil { return .kept }
+        connection = d
+        return counts.held == 0 ? .unheld : .kept
+    }
+
+    /// Disposes the source subscription if no member is left.
+    func disconnect() {
+        lock.lock()
+        guard counts.members == 0 else { return lock.unlock() }
+        let d = connection
+        connection = nil
+        disconnecting()
+        lock.unlock()
+        d?.dispose()
+    }
+
+    func memberLeft(last: Bool) { if last { disconnect() } }
+    func lastLetGo() { lock.withLock { connection }?.letGo() }
+    func disconnecting() {}
 }
 
 /// One member's place: a resource of its subscription. Disposing it (the

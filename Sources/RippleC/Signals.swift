@@ -60,9 +60,10 @@ public func rpl_signal_create(_ did_subscribe: rpl_subscribe_fn?, _ ctx: UnsafeM
         setError(RPL_ERR_NULL, "rpl_signal_create: did_subscribe is NULL")
         return rejected(releasing: ctx, release)
     }
-    let context = CallbackContext(ctx, release: release)
+    let context = CallbackContext(ctx, release: release, function: unsafeBitCast(did_subscribe, to: UnsafeRawPointer.self))
     return named(CreateSignal { s in
-        returnedDisposable(did_subscribe(context.ctx, handle(s)), failing: s, "rpl_signal_create")
+        let body = unsafeBitCast(context.function.unsafelyUnwrapped, to: rpl_subscribe_fn.self)
+        return returnedDisposable(body(context.ctx, handle(s)), failing: s, "rpl_signal_create")
     }, .constructor("+create:"))
 }
 
@@ -127,6 +128,7 @@ private func subscribe(_ sig: OpaquePointer?, _ obs: UnsafePointer<rpl_observer>
     let sink = CObserverSink(o)
     return borrowed(sig, as: Signal.self) {
         sink.trace.subscribe($0)
+        if isKind(sig, .subject) { return retainedHandle(unsafeDowncast($0, to: Subject.self).directSubscription(sink)) }
         return retainedHandle($0.subscription(sink))
     }
 }

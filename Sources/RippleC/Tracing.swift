@@ -13,36 +13,53 @@ import RippleTraceWriter
 private var untracedName: UnsafePointer<CChar> { staticCString("(subscribed before tracing)") }
 
 /// The trace state of one C observer subscription. Lives in its sink, which
-/// the subscription calls one event at a time, so it needs no lock.
+/// the subscription calls one event at a time, so it needs no lock. One
+/// word: the record is made when the subscription is first reported, so an
+/// untraced subscription carries a nil pointer (an idle subscription's size
+/// is what a subject with many subscribers holds).
 struct TraceState {
-    /// 0 until the subscription is first reported.
-    var id: UInt64 = 0
-    /// A copy of the subscribed signal's name, taken at subscription while
-    /// tracing was on; freed with the sink.
-    var name: UnsafeMutablePointer<CChar>? = nil
+    struct Record {
+        /// The subscription's id in the trace.
+        var id: UInt64
+        /// A copy of the subscribed signal's name, taken at subscription
+        /// while tracing was on; nil for one made while it was off.
+        var name: UnsafeMutablePointer<CChar>?
+    }
+    var record: UnsafeMutablePointer<Record>? = nil
 
     /// At subscription, before any event can arrive: reports SUBSCRIBE if
     /// anybody watches (the name is built now, not before).
     mutating func subscribe(_ signal: Signal) {
         guard ripple_trace_any_on() != 0 else { return }
-        name = strdup(signal.cName)
+        made(name: strdup(signal.cName))
         emit(RPL_TRACE_SUBSCRIBE, nil, nil)
+    }
+
+    @discardableResult
+    private mutating func made(name: UnsafeMutablePointer<CChar>?) -> UnsafeMutablePointer<Record> {
+        let r = UnsafeMutablePointer<Record>.allocate(capacity: 1)
+        r.initialize(to: Record(id: ripple_trace_new_id(), name: name))
+        record = r
+        return r
     }
 
     @inline(never)
     mutating func emit(_ kind: rpl_trace_kind, _ value: UnsafePointer<rpl_value>?, _ error: OpaquePointer?) {
-        if id == 0 { id = ripple_trace_new_id() }
-        let n = UnsafePointer(name) ?? untracedName
+        let r = record ?? made(name: nil)
+        let n = UnsafePointer(r.pointee.name) ?? untracedName
+        let id = r.pointee.id
         var e = rpl_trace_event(version: UInt32(RPL_TRACE_EVENT_VERSION), kind: kind, signal_name: n,
                                 subscription: id, value: value, error: error)
         ripple_trace_emit(&e, Int32(kind.rawValue), n, id)
     }
 
-    /// The subscription's end: DISPOSE if anybody watches; frees the name.
+    /// The subscription's end: DISPOSE if anybody watches; frees the record.
     mutating func end() {
         if ripple_trace_any_on() != 0 { emit(RPL_TRACE_DISPOSE, nil, nil) }
-        free(name)
-        name = nil
+        guard let r = record else { return }
+        free(r.pointee.name)
+        r.deallocate()
+        record = nil
     }
 }
 
@@ -72,8 +89,9 @@ public func rpl_signal_name(_ sig: OpaquePointer?) -> UnsafePointer<CChar>? {
 @inline(__always)
 func named(_ s: Signal, _ origin: SignalOrigin) -> OpaquePointer? {
     s.setOrigin(origin)
-    guard s.asSource.depth <= Signal.maxDepth else {
-        refuseDepth(s.asSource.depth)
+    let depth = s.sourceDepth
+    guard depth <= Signal.maxDepth else {
+        refuseDepth(depth)
         return nil
     }
     return retainedHandle(s)
@@ -83,7 +101,7 @@ func named(_ s: Signal, _ origin: SignalOrigin) -> OpaquePointer? {
 /// it is RPL_MAX_SIGNAL_DEPTH deep already. For the operators that act when
 /// made (a connection that connects at once), checked before they are made.
 func shallowEnough(_ input: Signal, _ fn: StaticString) -> Bool {
-    let depth = input.asSource.depth  // a subject's lives on its subscribe-only side
+    let depth = input.sourceDepth
     guard depth >= Signal.maxDepth else { return true }
     refuseDepth(depth + 1, fn)
     return false

@@ -20,6 +20,12 @@ open class Signal: RippleObject {
     /// RPL_MAX_SIGNAL_DEPTH.
     public static let maxDepth: Int32 = 1000
 
+    /// The depth that counts against `maxDepth`: a subject's (and a
+    /// connecting signal's) lives on its subscribe-only side. (Read through
+    /// this call from other modules: a direct read of `depth` there pays a
+    /// dynamic exclusivity check.)
+    public final var sourceDepth: Int32 { asSource.depth }
+
     public init() { super.init(kind: .signal) }
     public override init(kind: ObjectKind) { super.init(kind: kind) }
     deinit { freeNames() }

@@ -7,7 +7,7 @@ import Synchronization
 //
 // A subscription to a subject has no owner of its own: the subject's hub
 // owns every delivery to all its subscribers at once (one serialization per
-// send), and its `hub` field says so. It is handed out as a plain disposable,
+// send), and its `hubRef` field says so. It is handed out as a plain disposable,
 // so nothing can send into it from outside the hub.
 //
 // Ending (rules 5, 6): a terminal event marks it done, runs the terminal
@@ -25,10 +25,13 @@ public final class Subscriber: Gate {
     /// without touching the sink.
     @usableFromInline let directNext: Sink.DirectNext?
     @usableFromInline let directContext: UnsafeMutableRawPointer?
-    /// The subject hub that delivers to this subscriber, if any.
-    let hub: SubjectHub?
+    /// The subject hub that delivers to this subscriber, if any (+1, by
+    /// hand: telling it costs no retain/release; released in deinit).
+    @exclusivity(unchecked) let hubRef: Unmanaged<SubjectHub>?
+    // The fields below are packed (4- and 1-byte words side by side): an
+    // idle subscription's size is what a subject with many subscribers holds.
     /// Position in the hub's registry (hub owner only).
-    @exclusivity(unchecked) var hubSlot = -1
+    @exclusivity(unchecked) var hubSlot: Int32 = -1
     /// How many of the hub's deliveries to it are running (hub owner only).
     /// Its leave waits until none is: the registry's reference is what keeps
     /// it, and the sinks it is calling, alive. A count, not the hub's one
@@ -40,15 +43,6 @@ public final class Subscriber: Gate {
     /// counts it: the hub leaves it out of its counted subscribers
     /// (Connection.swift). Set before its join is posted, then only read.
     @exclusivity(unchecked) var hubUncounted = false
-
-    /// Runs one of the hub's deliveries to it (hub owner only): its leave
-    /// waits meanwhile (`hubDeliveries`).
-    @inline(__always)
-    func hubDelivery(_ body: () -> Void) {
-        hubDeliveries &+= 1
-        body()
-        hubDeliveries &-= 1
-    }
     /// True until the consumer lets go of the subscription (its handle is
     /// released, or the subscription consuming it lets go in turn): while
     /// true, its holds on upstreams are strong (docs/behaviour.md#lifetime-handle).
@@ -56,9 +50,6 @@ public final class Subscriber: Gate {
     /// Set by `dispose`, even when the subscription is already ending: the
     /// observer end of the chain drops everything after it (ObserverSink).
     @usableFromInline let cancelled = Atomic<Bool>(false)
-
-    /// Resources disposed when the subscription ends, under the stripe lock.
-    @exclusivity(unchecked) var resources = DisposableBag()
     /// Set once the resources have been disposed; later ones are disposed at once.
     let resourcesClosed = Atomic<Bool>(false)
     /// Set (under the stripe lock) once a resource has ever been added.
@@ -69,20 +60,33 @@ public final class Subscriber: Gate {
     /// terminal event, or after the subscription ended meanwhile, is disposed
     /// before the release). Calls running times `subscribeCall`, plus
     /// `finishDue` once finish is held back.
-    @usableFromInline let finishGate = Atomic<UInt>(0)
-    @usableFromInline static let subscribeCall: UInt = 2
-    @usableFromInline static let finishDue: UInt = 1
+    @usableFromInline let finishGate = Atomic<UInt32>(0)
+    @usableFromInline static let subscribeCall: UInt32 = 2
+    @usableFromInline static let finishDue: UInt32 = 1
+    /// Resources disposed when the subscription ends, under the stripe lock;
+    /// made with the first one (most subscriptions never have one).
+    @exclusivity(unchecked) var resources: ResourceBag?
+
+    /// Runs one of the hub's deliveries to it (hub owner only): its leave
+    /// waits meanwhile (`hubDeliveries`).
+    @inline(__always)
+    func hubDelivery(_ body: () -> Void) {
+        hubDeliveries &+= 1
+        body()
+        hubDeliveries &-= 1
+    }
 
     /// A subscription delivering into `sink`, which is attached to it before
     /// anything else can happen (rule 3: it exists before any upstream does).
-    public init(_ sink: __owned Sink, hub: SubjectHub? = nil) {
+    public init(_ sink: __shared Sink, hub: __shared SubjectHub? = nil) {
         let direct = sink.directNext()
         directNext = direct?.function
         directContext = direct?.context
         sinkRef = Unmanaged.passRetained(sink)
-        self.hub = hub
+        hubRef = hub.map { Unmanaged.passRetained($0) }
         super.init(kind: hub == nil ? .subscriber : .disposable)
-        sink.attach(self)
+        // `self` is guaranteed alive for the call: no retain/release pair.
+        Unmanaged.passUnretained(self)._withUnsafeGuaranteedRef { sink.attach($0) }
     }
 
     /// A subscription that is over at once (its release runs): what an
@@ -101,6 +105,7 @@ public final class Subscriber: Gate {
             disposeResources(leavingHub: false)
             finalize()
         }
+        hubRef?.release()
     }
 
     // MARK: Sending
@@ -230,7 +235,7 @@ public final class Subscriber: Gate {
         cancelled.store(true, ordering: .releasing)
         guard let mustFinalize = close() else { return }
         disposeResources()  // for a hub's subscriber this also tells the hub
-        if hub == nil && mustFinalize { finalize() }
+        if hubRef == nil && mustFinalize { finalize() }
     }
 
     /// Call before running the subscribe body of a new subscriber that may
@@ -272,7 +277,7 @@ public final class Subscriber: Gate {
         if !hasResources.load(ordering: .sequentiallyConsistent) { return }
         let lock = slowLock
         lock.lock()
-        let held = resources.all
+        let held = resources?.bag.all ?? []
         lock.unlock()
         for d in held { d.letGo() }
     }

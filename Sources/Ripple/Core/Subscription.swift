@@ -5,17 +5,22 @@
 // it then lives as long as a producer can reach it.
 
 public final class Subscription: Disposable {
-    public let subscriber: Subscriber
+    /// The subscription (+1, by hand: using it costs no retain/release).
+    private let ref: Unmanaged<Subscriber>
+    public var subscriber: Subscriber { ref.takeUnretainedValue() }
 
-    public init(_ subscriber: Subscriber) {
-        self.subscriber = subscriber
+    public init(_ subscriber: __shared Subscriber) {
+        ref = Unmanaged.passRetained(subscriber)
         super.init(kind: .disposable)
     }
 
-    deinit { subscriber.letGo() }
+    deinit {
+        ref._withUnsafeGuaranteedRef { $0.letGo() }
+        ref.release()
+    }
 
-    public override func dispose() { subscriber.dispose() }
-    public override var isDisposed: Bool { subscriber.isDisposed }
+    public override func dispose() { ref._withUnsafeGuaranteedRef { $0.dispose() } }
+    public override var isDisposed: Bool { ref._withUnsafeGuaranteedRef { $0.isDisposed } }
 }
 
 extension Signal {

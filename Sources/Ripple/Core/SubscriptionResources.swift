@@ -20,7 +20,13 @@ extension Subscriber {
             d.dispose()
             return
         }
-        resources.add(d)
+        if let r = resources {
+            r.bag.add(d)
+        } else {
+            let r = ResourceBag()
+            r.bag.add(d)
+            resources = r
+        }
         lock.unlock()
         if !consumerHeld.load(ordering: .sequentiallyConsistent) { d.letGo() }
     }
@@ -28,7 +34,7 @@ extension Subscriber {
     /// Removes a resource without disposing it.
     public func removeResource(_ d: Disposable) {
         let lock = slowLock
-        lock.withLock { _ = resources.remove(d) }
+        lock.withLock { _ = resources?.bag.remove(d) }
     }
 
     /// Whether the resources have been disposed: after a dispose, or after a
@@ -43,10 +49,19 @@ extension Subscriber {
         if hasResources.load(ordering: .sequentiallyConsistent) {
             let lock = slowLock
             lock.lock()
-            let taken = resources.takeAll()
+            let taken = resources?.bag.takeAll() ?? []
+            resources = nil
             lock.unlock()
             for d in taken { d.dispose() }
         }
-        if leavingHub { hub?.post(.leave(self)) }
+        if leavingHub, let hub = hubRef {
+            hub._withUnsafeGuaranteedRef { $0.postMembership(self, joining: false) }
+        }
     }
+}
+
+/// A subscription's resources, boxed: the box is made with the first one,
+/// so a subscription that never has one carries a nil word.
+final class ResourceBag {
+    @exclusivity(unchecked) var bag = DisposableBag()
 }

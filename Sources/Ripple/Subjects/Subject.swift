@@ -37,6 +37,18 @@ public class Subject: Signal, @unchecked Sendable {
 
     public override func subscribe(_ sink: Sink) -> Subscriber { source.subscribe(sink) }
 
+    /// Subscribes `observer`, the end of a chain (a C observer), straight to
+    /// the subject, and returns the consumer's handle: the hub's subscriber
+    /// itself, not a `Subscription` around it. It is never a producer's
+    /// subscriber (its kind is a disposable's and only the hub delivers to
+    /// it, docs/behaviour.md#lifetime-handle-kind), and with no operator in
+    /// between it holds no upstream that letting go would turn weak
+    /// (docs/behaviour.md#lifetime-handle): releasing the handle is dropping
+    /// a reference, and the registry keeps it while the subject can send
+    /// (docs/behaviour.md#lifetime-subject). One object less per
+    /// subscription.
+    public final func directSubscription(_ observer: ObserverSink) -> Disposable { source.subscribe(observer) }
+
     /// Subscribes this subject to `source`, as its subscriber, and returns
     /// that subscription. The first terminal event from any source terminates
     /// the subject and disposes its other source subscriptions (RAC). The
@@ -79,8 +91,8 @@ public final class SubjectSource: Signal, @unchecked Sendable {
     func subscribe(_ sink: Sink, counted: Bool) -> Subscriber {
         let x = Subscriber(sink, hub: hub)
         x.hubUncounted = !counted
-        if let joining { joining(x) }
-        hub.post(.join(x))  // behind another thread's delivery: joins when it lets go
+        if joining != nil { joining.unsafelyUnwrapped(x) }
+        hub.postMembership(x, joining: true)  // behind another thread's delivery: joins when it lets go
         return x
     }
 }

@@ -100,6 +100,29 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         send(.next(value))
     }
 
+    /// A subscriber joins (`joining`) or leaves: at once when the hub is
+    /// free with nothing queued or waiting (the common case: no message is
+    /// made), else as a message behind what is queued (from inside one of
+    /// its callbacks, `deliverNested` decides).
+    @inline(__always)
+    func postMembership(_ x: Subscriber, joining: Bool) {
+        let t = ripple_thread()!
+        let me = UInt(bitPattern: t)
+        if tryAcquire(me) {
+            // (A hub's gate is never closed: DONE is never set on it.)
+            if flags.load(ordering: .acquiring) == 0 {
+                t.pointee.delivering &+= 1
+                if joining { join(x) } else { leave(x) }
+                t.pointee.delivering &-= 1
+                releaseOwnership(me)
+                return
+            }
+            deliverAsOwner(joining ? .join(x) : .leave(x), t, me)
+            return
+        }
+        post(joining ? .join(x) : .leave(x))
+    }
+
     var isTerminated: Bool { terminatedFlag.load(ordering: .acquiring) }
     var subscriberCount: Int { liveCount.load(ordering: .relaxed) }
 
@@ -229,7 +252,12 @@ public final class SubjectHub: Gate, @unchecked Sendable {
     }
 
     /// Replays the buffer to `x`, marked as being delivered to meanwhile.
+    @inline(__always)
     func replay(to x: Subscriber) {
+        if buffer != nil { replayBuffer(to: x) }  // a plain subject has none: no call
+    }
+
+    private func replayBuffer(to x: Subscriber) {
         guard let buffer, !buffer.isEmpty else { return }
         x.hubDelivery { buffer.forEach { x.deliverFromHub($0) } }
     }

@@ -40,13 +40,13 @@ struct SubscriberRegistry {
             capacity *= 2
         }
         slots[count] = Unmanaged.passRetained(s)
-        s.hubSlot = count
+        s.hubSlot = Int32(truncatingIfNeeded: count)
         count += 1
     }
 
     /// Removes `s` if it is registered; returns the reference it held (+1).
     mutating func remove(_ s: Subscriber) -> Unmanaged<Subscriber>? {
-        let i = s.hubSlot
+        let i = Int(s.hubSlot)
         guard i >= 0, i < count, let entry = slots[i], entry.toOpaque() == Unmanaged.passUnretained(s).toOpaque() else {
             return nil
         }
@@ -88,7 +88,7 @@ struct SubscriberRegistry {
         for i in 0..<count {
             guard let e = slots[i] else { continue }
             slots[j] = e
-            e._withUnsafeGuaranteedRef { $0.hubSlot = j }
+            e._withUnsafeGuaranteedRef { $0.hubSlot = Int32(truncatingIfNeeded: j) }
             j += 1
         }
         count = j

@@ -223,7 +223,7 @@ public final class Subscriber: Gate {
             }
             disposeResources(leavingHub: false)
         }
-        if hubDeliveries == 0 { finalize() } else { hub?.post(.leave(self)) }
+        if hubDeliveries == 0 { finalize() } else { hubRef?._withUnsafeGuaranteedRef { $0.post(.leave(self)) } }
     }
 
     // MARK: Ending

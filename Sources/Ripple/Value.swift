@@ -94,16 +94,30 @@ public struct Value: Sendable {
     }
 
     /// Adds a reference (for boxed values) and returns the same value.
+    /// Inlined, a scalar costs one compare and branch: the box's pointer is
+    /// tested out of line, so the two tests are not merged into flag
+    /// arithmetic on the per-event path.
     @inlinable @inline(__always)
     public func retained() -> Value {
-        if isBoxed, let p = objectPointer { _ = Unmanaged<RippleObject>.fromOpaque(p).retain() }
+        if _slowPath(isBoxed) { retainBox() }
         return self
     }
 
-    /// Drops this value's reference (for boxed values).
+    /// Drops this value's reference (for boxed values); inlined as
+    /// `retained`.
     @inlinable @inline(__always)
     public func release() {
-        if isBoxed, let p = objectPointer { Unmanaged<RippleObject>.fromOpaque(p).release() }
+        if _slowPath(isBoxed) { releaseBox() }
+    }
+
+    @usableFromInline @inline(never)
+    func retainBox() {
+        if let p = objectPointer { _ = Unmanaged<RippleObject>.fromOpaque(p).retain() }
+    }
+
+    @usableFromInline @inline(never)
+    func releaseBox() {
+        if let p = objectPointer { Unmanaged<RippleObject>.fromOpaque(p).release() }
     }
 
     // Accessors: no conversion, as in the C API.

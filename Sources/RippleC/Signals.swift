@@ -26,12 +26,18 @@ final class CObserverSink: ObserverSink {
         next.map { (unsafeBitCast($0, to: Sink.DirectNext.self), ctx) }
     }
 
-    // Each event is reported (if anybody watches) just before the callback.
+    // Each event is reported (if anybody watches) just before the callback;
+    // that path is out of line, so the usual one keeps a small frame.
     override func onNext(_ value: borrowing Value) {
         guard !isCancelled else { return }
-        if ripple_trace_next_on() != 0 {
-            withCValue(value) { trace.emit(RPL_TRACE_NEXT, cValue($0), nil) }
-        }
+        if ripple_trace_next_on() != 0 { return onNextReported(value) }
+        guard let next else { return }
+        withCValue(value) { next(ctx, cValue($0)) }
+    }
+
+    @inline(never)
+    private func onNextReported(_ value: borrowing Value) {
+        withCValue(value) { trace.emit(RPL_TRACE_NEXT, cValue($0), nil) }
         guard let next else { return }
         withCValue(value) { next(ctx, cValue($0)) }
     }

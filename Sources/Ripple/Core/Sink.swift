@@ -44,16 +44,20 @@ open class Sink {
 /// every event once `dispose` was called, so no callback runs after
 /// `dispose` returns (rule 6), whatever the operators above do.
 open class ObserverSink: Sink {
-    /// The subscription (it owns this sink, so it outlives every call).
-    @exclusivity(unchecked) public final unowned(unsafe) var subscription: Subscriber?
+    /// The subscription (it owns this sink, so it outlives every call), held
+    /// unretained: reading it per event costs no reference counting.
+    @usableFromInline @exclusivity(unchecked) final var subscriptionRef: Unmanaged<Subscriber>?
 
     public override init() {}
 
-    open override func attach(_ subscriber: Subscriber) { subscription = subscriber }
+    open override func attach(_ subscriber: Subscriber) { subscriptionRef = Unmanaged.passUnretained(subscriber) }
+
+    /// The subscription, once attached.
+    public final var subscription: Subscriber? { subscriptionRef?.takeUnretainedValue() }
 
     /// True once the user disposed the subscription.
     @inlinable @inline(__always)
-    public final var isCancelled: Bool { subscription?.isCancelled ?? false }
+    public final var isCancelled: Bool { subscriptionRef?._withUnsafeGuaranteedRef { $0.isCancelled } ?? false }
 }
 
 /// A sink that forwards everything to a downstream sink; operator sinks

@@ -199,14 +199,16 @@ public final class Subscriber: Gate {
     }
 
     /// A value from the hub, which owns the delivery: no gate of its own.
+    /// `value` is lent for the call; `watched` is `ripple_trace_next_on()`,
+    /// read by the hub once per send: while it is set, the sink reports the
+    /// value (CObserverSink).
     @inline(__always)
-    func deliverFromHub(_ value: borrowing Value) {
+    func deliverFromHub(_ value: UnsafeMutablePointer<Value>, watched: Bool) {
         if isClosed { return }
-        var v = copy value  // a 16-byte copy; the reference stays borrowed
-        if let f = directNext, ripple_trace_next_on() == 0 {
-            f(directContext, &v)
+        if let f = directNext, !watched {
+            f(directContext, value)
         } else {
-            sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.onNext(v) }
+            sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.onNext(value.pointee) }
         }
     }
 

@@ -65,6 +65,22 @@ public class Subject: Signal, @unchecked Sendable {
     public final var isTerminated: Bool { hub.isTerminated }
 }
 
+/// `rpl_subject_send_next` once its checks have passed: sends `value` (the
+/// two words of an `rpl_value`, consumed) into the subject at `subject`,
+/// borrowed without touching its reference count (the caller's reference
+/// keeps it alive; a subject referred to weakly has a side table, which
+/// makes every retain and release slow). A C function taking the entry
+/// point's own arguments, so the entry point reaches it with a jump rather
+/// than a call from a frame of its own. Not exported (ripple.map).
+@_cdecl("ripple_subject_send_next")
+public func subjectSendNext(_ subject: UnsafeRawPointer, _ head: UInt64, _ bits: UInt64) -> Int32 {
+    let value = unsafeBitCast((head, bits), to: Value.self)
+    // A local function, so that the whole send inlines here.
+    @inline(__always) func send(_ s: Subject) { s.sendNext(value) }
+    Unmanaged<Subject>.fromOpaque(subject)._withUnsafeGuaranteedRef(send)
+    return 0
+}
+
 /// A subject as something to subscribe to, without the subject: it keeps the
 /// hub (the subscribers and the replay buffer) but not the subject, so
 /// operators that keep it to subscribe again later (repeat, retry, concat,

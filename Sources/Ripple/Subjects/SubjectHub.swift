@@ -177,20 +177,35 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         }
     }
 
+    /// The deliveries of one value, while owning the gate. After the
+    /// terminal event, and once the subject is gone, the registry is empty,
+    /// so only a buffer needs the terminal check (rule 7).
     @inline(__always)
     func next(_ value: borrowing Value) {
-        if terminal != nil { return }  // ignored after the terminal event
-        if buffer != nil { remember(value) }
-        let v = copy value
-        // Subscribers joining meanwhile (from a callback) are past `n`; the
-        // slots may move as they do, so they are read afresh each time.
-        let n = registry.count
-        registry.walking += 1
-        for i in 0..<n {
-            guard let e = registry.slots[i] else { continue }
-            e._withUnsafeGuaranteedRef { x in x.hubDelivery { x.deliverFromHub(v) } }
+        if buffer != nil {
+            if terminal != nil { return }  // ignored after the terminal event
+            remember(value)
         }
-        registry.walking -= 1
+        let n = registry.count
+        if n == 0 { return }
+        // One copy for every subscriber: the callbacks get it as a `const`
+        // pointer. Whether a trace hook or probe watches values is read once
+        // per send; a hook set by one of these callbacks sees the next send.
+        var v = copy value
+        let watched = ripple_trace_next_on() != 0
+        registry.walking &+= 1
+        _withUnprotectedUnsafeMutablePointer(to: &v) { p in
+            // Subscribers joining meanwhile (from a callback) are past `n`;
+            // the slots may move as they do, so they are read afresh each time.
+            var i = 0
+            repeat {
+                if let e = registry.slots[i] {
+                    e._withUnsafeGuaranteedRef { x in x.hubDelivery { x.deliverFromHub(p, watched: watched) } }
+                }
+                i &+= 1
+            } while i < n
+        }
+        registry.walking &-= 1
         registry.compactIfSparse()
     }
 
@@ -259,7 +274,12 @@ public final class SubjectHub: Gate, @unchecked Sendable {
 
     private func replayBuffer(to x: Subscriber) {
         guard let buffer, !buffer.isEmpty else { return }
-        x.hubDelivery { buffer.forEach { x.deliverFromHub($0) } }
+        x.hubDelivery {
+            buffer.forEach { value in
+                var v = copy value
+                _withUnprotectedUnsafeMutablePointer(to: &v) { x.deliverFromHub($0, watched: ripple_trace_next_on() != 0) }
+            }
+        }
     }
 
     func remember(_ value: borrowing Value) {

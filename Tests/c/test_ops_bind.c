@@ -303,6 +303,73 @@ static void test_flatten(void) {
     rpl_release(sb);
 }
 
+/* Inner subjects that start and end while others stay open (the shape the
+   bench's w6 counts): each completed inner ends and is let go at once, its
+   values are all delivered, later sends to it are not, and the result
+   completes only when the outer and every inner have. Open inners end
+   newest first, then oldest first (the flatten's holds are popped, then
+   holed). Inners that terminated before they were sent (a replay subject
+   with values, a plain one) replay and complete at once. */
+static void test_flatten_inner_subjects(void) {
+    enum { OPEN = 40, CHURN = 100 };
+    rec_t r;
+    rpl_subject_t *outer = rpl_subject_create();
+    rpl_signal_t *f = rpl_signal_flatten(rpl_subject_as_signal(outer));
+    rpl_disposable_t *d = rec_subscribe(f, &r);
+    rpl_subject_t *open[OPEN];
+    for (int i = 0; i < OPEN; i++) {
+        open[i] = rpl_subject_create();
+        CHECK_EQ_INT(rpl_subject_send_next(outer, rpl_signal_value(rpl_subject_as_signal(open[i]))), RPL_OK);
+        CHECK_EQ_INT(rpl_subject_subscriber_count(open[i]), 1);
+    }
+    for (int k = 0; k < CHURN; k++) {
+        rpl_subject_t *in = rpl_subject_create();
+        rpl_subject_send_next(outer, rpl_signal_value(rpl_subject_as_signal(in)));
+        rpl_subject_send_next(in, rpl_int(k));
+        rpl_subject_send_completed(in);
+        CHECK_EQ_INT(rpl_subject_subscriber_count(in), 0);
+        rpl_subject_send_next(in, rpl_int(-1));  /* after its end: dropped */
+        rpl_release(in);
+    }
+    CHECK_EQ_INT(r.n, CHURN);
+    for (int k = 0; k < CHURN; k++) CHECK_EQ_INT(r.ints[k], k);
+
+    rpl_subject_t *replay = rpl_replay_subject_create(2);
+    rpl_subject_send_next(replay, rpl_int(500));
+    rpl_subject_send_next(replay, rpl_int(501));
+    rpl_subject_send_completed(replay);
+    rpl_subject_t *ended = rpl_subject_create();
+    rpl_subject_send_completed(ended);
+    rpl_subject_send_next(outer, rpl_signal_value(rpl_subject_as_signal(replay)));
+    rpl_subject_send_next(outer, rpl_signal_value(rpl_subject_as_signal(ended)));
+    rpl_release(replay);
+    rpl_release(ended);
+    CHECK_EQ_INT(r.n, CHURN + 2);
+    CHECK_EQ_INT(r.ints[CHURN], 500);
+    CHECK_EQ_INT(r.ints[CHURN + 1], 501);
+
+    rpl_subject_send_completed(outer);
+    int order[OPEN], n = 0;
+    for (int i = OPEN - 1; i >= OPEN / 2; i--) order[n++] = i;
+    for (int i = 0; i < OPEN / 2; i++) order[n++] = i;
+    for (int j = 0; j < OPEN; j++) {
+        int i = order[j];
+        CHECK_EQ_INT(r.completed, 0);
+        rpl_subject_send_next(open[i], rpl_int(1000 + i));
+        rpl_subject_send_completed(open[i]);
+        CHECK_EQ_INT(r.ints[CHURN + 2 + j], 1000 + i);
+        CHECK_EQ_INT(rpl_subject_subscriber_count(open[i]), 0);
+        rpl_release(open[i]);
+    }
+    CHECK_EQ_INT(r.n, CHURN + 2 + OPEN);
+    CHECK_EQ_INT(r.completed, 1);
+    CHECK_EQ_INT(r.released, 1);
+    CHECK_EQ_INT(r.after_terminal, 0);
+    rpl_release(d);
+    rpl_release(f);
+    rpl_release(outer);
+}
+
 /* ------------------------------------------------------- switch_to_latest */
 static void test_switch_to_latest(void) {
     src_t o, a, b;
@@ -473,6 +540,7 @@ int main(void) {
     RUN(test_flatten_map);
     RUN(test_flatten_map_threads);
     RUN(test_flatten);
+    RUN(test_flatten_inner_subjects);
     RUN(test_switch_to_latest);
     CHECK_DONE();
 }

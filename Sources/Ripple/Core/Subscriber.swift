@@ -14,7 +14,8 @@ import Synchronization
 // callback, then disposes the resources; `dispose` marks it done and disposes
 // the resources. The sink chain's `finish` (the C observer's release) runs
 // last and once: at once if nobody is delivering, else when the owner lets go
-// (for a subject's subscriber: when the hub processes its leave).
+// (for a subject's subscriber: right after the hub's terminal event ended
+// it, or when the hub processes the leave a dispose posted).
 
 public final class Subscriber: Gate {
     /// The head of the sink chain (+1, by hand, so calling it costs no
@@ -209,6 +210,22 @@ public final class Subscriber: Gate {
         } else {
             sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.onNext(value.pointee) }
         }
+    }
+
+    /// The hub's terminal event (hub owner only): ends it (callback, then
+    /// resources) and finalizes it here, with no leave message, unless a
+    /// delivery to it is still running further up the stack (then its leave
+    /// is posted, as a dispose would). Does nothing if it had already ended
+    /// (a dispose on another thread posts its own leave).
+    func endFromHub(_ event: Event) {
+        guard markDone() else { return }
+        hubDelivery {
+            sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { s in
+                if case .error(let e) = event { s.onError(e) } else { s.onCompleted() }
+            }
+            disposeResources(leavingHub: false)
+        }
+        if hubDeliveries == 0 { finalize() } else { hubRef?._withUnsafeGuaranteedRef { $0.post(.leave(self)) } }
     }
 
     // MARK: Ending

@@ -27,14 +27,29 @@ struct DisposableBag {
     /// Removes every occurrence of `d` without disposing it; false if absent.
     @discardableResult
     mutating func remove(_ d: Disposable) -> Bool {
+        var found = false
+        // The newest item (an inner that starts and ends while older ones
+        // stay) is popped with the holes before it, so such churn keeps the
+        // bag short and never builds the index.
+        if let last = items.last, last === d {
+            items.removeLast()
+            while let l = items.last, l == nil {
+                items.removeLast()
+                holes -= 1
+            }
+            found = true
+        }
         if index != nil && !hasDuplicates {
             let id = ObjectIdentifier(d)
-            guard let i = index![id] else { return false }
-            index![id] = nil
-            items[i] = nil
-            holes += 1
+            if found {
+                index![id] = nil
+            } else {
+                guard let i = index![id] else { return false }
+                index![id] = nil
+                items[i] = nil
+                holes += 1
+            }
         } else {
-            var found = false
             for i in items.indices where items[i] === d {
                 items[i] = nil
                 holes += 1

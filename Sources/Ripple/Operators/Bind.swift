@@ -128,11 +128,10 @@ final class BindState {
     }
 }
 
-/// Receives the source's events.
-final class BindSourceSink: Sink {
+/// Receives the source's events; the relay holds the source's subscription
+/// from `attach` on (rule 3a), as for every relayed operator.
+final class BindSourceSink: RelaySink {
     let state: BindState
-    /// `state.relay`, which `state` keeps alive: no reference counting per value.
-    unowned(unsafe) let relay: Subscriber
     let function: BindFunction
     /// The source's subscriber (which owns this sink), to stop it.
     unowned(unsafe) var source: Subscriber?
@@ -142,13 +141,13 @@ final class BindSourceSink: Sink {
 
     init(_ state: BindState, _ function: BindFunction) {
         self.state = state
-        self.relay = state.relay
         self.function = function
+        super.init(state.relay)
     }
 
     override func attach(_ subscriber: Subscriber) {
         source = subscriber
-        state.relay.hold(subscriber)
+        super.attach(subscriber)
     }
 
     override func onNext(_ value: borrowing Value) {
@@ -185,8 +184,6 @@ final class BindSourceSink: Sink {
         }
     }
 
-    override func onError(_ error: RippleError) { relay.sendError(error) }
-
     override func onCompleted() {
         if stopped { return }
         stopped = true
@@ -194,11 +191,12 @@ final class BindSourceSink: Sink {
     }
 }
 
-/// Receives one inner signal's events.
-final class BindInnerSink: Sink {
+/// Receives one inner signal's events. Unlike the other relay sinks it does
+/// not make the relay hold its upstream in `attach`: `subscribeInnerSlow`
+/// holds an inner only once its subscribe call has returned and it is still
+/// running, so inners that end at once cost no hold.
+final class BindInnerSink: RelaySink {
     let state: BindState
-    /// `state.relay`, kept alive by `state`.
-    unowned(unsafe) let relay: Subscriber
     /// The inner subscription, which owns this sink.
     unowned(unsafe) var inner: Subscriber?
     /// 0: subscribing; 1: its token is held by the relay; 2: completed.
@@ -210,7 +208,7 @@ final class BindInnerSink: Sink {
 
     init(_ state: BindState) {
         self.state = state
-        self.relay = state.relay
+        super.init(state.relay)
     }
 
     override func attach(_ subscriber: Subscriber) { inner = subscriber }
@@ -221,7 +219,6 @@ final class BindInnerSink: Sink {
         // inner is still inside `subscribe`, before its token is held.
         if relay.isDisposed { inner?.dispose() }
     }
-    override func onError(_ error: RippleError) { relay.sendError(error) }
     override func onCompleted() {
         if phase.exchange(2, ordering: .acquiringAndReleasing) == 1, let token {
             relay.removeResource(token)  // keeps the relay's list short

@@ -302,7 +302,7 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         }
         if let t = terminal {
             if !isBehavior { replay(to: x) }
-            x.hubDelivery { x.deliver(Message(t)) }  // ends it; its leave is queued and finalizes it
+            x.endFromHub(t)
             return
         }
         if closed {
@@ -336,8 +336,8 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         liveCount.store(0, ordering: .relaxed)
         allLeft()
         for entry in all {
-            // Ends it (callback, then resources); its leave then finalizes it.
-            entry._withUnsafeGuaranteedRef { x in x.hubDelivery { x.deliver(Message(event)) } }
+            // Ends it (callback, resources, release).
+            entry._withUnsafeGuaranteedRef { $0.endFromHub(event) }
             entry.release()
         }
     }

@@ -1745,7 +1745,9 @@ typedef void (*rpl_trace_fn)(void *RPL_NULLABLE ctx, const rpl_trace_event *RPL_
    (rpl_value_* accessors on e->value, rpl_error_* on e->error); copy what it
    needs and return quickly.
    A call that started on another thread may still be running when
-   rpl_trace_set returns; ctx is not released by the runtime. Never fails:
+   rpl_trace_set returns. A hook set from inside a subject's callback
+   reports from that subject's next send on (the send under way was checked
+   once, at its start). ctx is not released by the runtime. Never fails:
    returns RPL_OK. */
 rpl_status rpl_trace_set(rpl_trace_fn RPL_NULLABLE fn, void *RPL_NULLABLE ctx);
 

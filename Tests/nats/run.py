@@ -12,6 +12,7 @@ valgrind command line), NATS_VG_LIB (libripple without debug sections, for
 valgrind), NATS_LSAN (Tests/lsan_check.sh), NATS_TSAN (the directory of the
 TSan builds, when there is one)."""
 import os
+import random
 import shlex
 import signal
 import socket
@@ -30,10 +31,32 @@ servers = []
 failures = []
 
 
+_ports_handed_out = set()
+
+
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A loopback port nothing listens on now, not handed out before, and
+    below the kernel's ephemeral range: outgoing connections (other tests'
+    clients) take their local ports from that range, so one of them could
+    take a port from it between this check and the server's bind."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            top = int(f.read().split()[0]) - 1
+    except (OSError, ValueError, IndexError):
+        top = 32767
+    rng = random.Random()
+    for _ in range(2000):
+        p = rng.randint(10000, top) if top > 11000 else 0
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", p))
+            except OSError:
+                continue
+            p = s.getsockname()[1]
+        if p not in _ports_handed_out:
+            _ports_handed_out.add(p)
+            return p
+    raise RuntimeError("no free loopback port")
 
 
 class Server:
@@ -41,32 +64,58 @@ class Server:
 
     def __init__(self, name, extra="", port=None, jetstream=True, cluster=None):
         self.name = name
+        self.fixed_port = port is not None
         self.port = port or free_port()
         self.http = free_port()  # monitoring (/jsz), for the cluster test
         self.dir = os.path.join(TMP, name)
         os.makedirs(self.dir, exist_ok=True)
         self.conf = os.path.join(self.dir, "server.conf")
         js = 'jetstream { store_dir: "%s" }' % os.path.join(self.dir, "js") if jetstream else ""
-        with open(self.conf, "w") as f:
-            f.write('server_name: "%s"\nlisten: "127.0.0.1:%d"\nhttp: "127.0.0.1:%d"\nmax_payload: 65536\n%s\n%s\n%s\n'
-                    % (name, self.port, self.http, js, cluster or "", extra))
+        self.rest = "%s\n%s\n%s\n" % (js, cluster or "", extra)
+        self.write_conf()
         self.proc = None
+        self.started = False
         servers.append(self)
+
+    def write_conf(self):
+        with open(self.conf, "w") as f:
+            f.write('server_name: "%s"\nlisten: "127.0.0.1:%d"\nhttp: "127.0.0.1:%d"\nmax_payload: 65536\n%s'
+                    % (self.name, self.port, self.http, self.rest))
 
     @property
     def url(self):
         return "nats://127.0.0.1:%d" % self.port
 
     def start(self):
-        self.log = open(os.path.join(self.dir, "server.log"), "a")
-        self.proc = subprocess.Popen(["nats-server", "-c", self.conf], stdout=self.log, stderr=subprocess.STDOUT)
+        """Starts the server and waits until it accepts connections. A first
+        start whose port was taken meanwhile (by a process outside this
+        suite) moves to new ports; a restart keeps its port, which the
+        clients reconnect to."""
+        for attempt in range(5):
+            self.log = open(os.path.join(self.dir, "server.log"), "a")
+            self.proc = subprocess.Popen(["nats-server", "-c", self.conf], stdout=self.log, stderr=subprocess.STDOUT)
+            if self.wait_ready():
+                self.started = True
+                return self
+            with open(self.log.name) as f:
+                taken = "address already in use" in f.read()
+            if self.started or not taken or attempt == 4:
+                raise RuntimeError("nats-server %s exited: see %s" % (self.name, self.log.name))
+            print("--- nats-server %s: a port was taken before it bound; new ports" % self.name)
+            self.http = free_port()
+            if not self.fixed_port:
+                self.port = free_port()
+            self.write_conf()
+
+    def wait_ready(self):
+        """True once the server accepts connections, False if it exited."""
         deadline = time.time() + 20
         while time.time() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError("nats-server %s exited: see %s" % (self.name, self.log.name))
+                return False
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
-                    return self
+                    return True
             except OSError:
                 time.sleep(0.05)
         raise RuntimeError("nats-server %s did not start" % self.name)

@@ -28,23 +28,42 @@ import Synchronization
 //   finalizes it: `finalize` runs exactly once, last.
 //
 // The queue and the waiters use a lock from a small shared table, so a gate
-// allocates no lock of its own.
+// allocates no lock of its own; they live in a box made on first use (most
+// gates never queue or wait), so an idle gate carries one nil word for them.
 
 open class Gate: Disposable {
-    @usableFromInline static let pending: UInt = 1
-    @usableFromInline static let waiters: UInt = 2
-    @usableFromInline static let done: UInt = 4
+    @usableFromInline static let pending: UInt32 = 1
+    @usableFromInline static let waiters: UInt32 = 2
+    @usableFromInline static let done: UInt32 = 4
     /// The owner of a finalized gate (thread tokens are 8-aligned).
     @usableFromInline static let finalToken: UInt = 1
 
+    // `flags` first: 4 bytes, in the 4 the root class leaves after its
+    // magic word (an idle subscription's size is what a subject with many
+    // subscribers holds).
+    @usableFromInline let flags = Atomic<UInt32>(0)
     @usableFromInline let owner = Atomic<UInt>(0)
-    @usableFromInline let flags = Atomic<UInt>(0)
-    /// Queued messages, under `slowLock`.
-    @exclusivity(unchecked) final var queue: [Message] = []
-    /// Tokens of threads waiting for their turn, oldest first, under `slowLock`.
-    @exclusivity(unchecked) final var waitQueue: [UInt] = []
+    /// Queued messages and waiting threads, under `slowLock`; nil until a
+    /// message is queued or a thread waits.
+    @exclusivity(unchecked) final var queues: GateQueues?
 
     public override init(kind: ObjectKind) { super.init(kind: kind) }
+
+    /// The queues, made now if need be; under `slowLock`.
+    final var madeQueues: GateQueues {
+        if let q = queues { return q }
+        let q = GateQueues()
+        queues = q
+        return q
+    }
+
+    /// Takes the queued messages; under `slowLock`.
+    final func takeQueued() -> [Message] {
+        guard let q = queues else { return [] }
+        let items = q.messages
+        q.messages = []
+        return items
+    }
 
     /// Delivers one message while owning the gate; consumes it.
     open func deliver(_ message: Message) { message.release() }
@@ -186,7 +205,7 @@ open class Gate: Disposable {
             message.release()
             return
         }
-        queue.append(message)
+        madeQueues.messages.append(message)
         flags.bitwiseOr(Gate.pending, ordering: .sequentiallyConsistent)
         lock.unlock()
         if owner.load(ordering: .relaxed) == me { return }  // we drain it when we let go
@@ -215,8 +234,7 @@ open class Gate: Disposable {
         if flags.load(ordering: .sequentiallyConsistent) & Gate.pending == 0 { return false }
         let lock = slowLock
         lock.lock()
-        let items = queue
-        queue = []
+        let items = takeQueued()
         flags.bitwiseAnd(~Gate.pending, ordering: .sequentiallyConsistent)
         lock.unlock()
         for m in items { deliver(m) }
@@ -228,8 +246,7 @@ open class Gate: Disposable {
         if flags.load(ordering: .sequentiallyConsistent) & Gate.pending == 0 { return }
         let lock = slowLock
         lock.lock()
-        let items = queue
-        queue = []
+        let items = takeQueued()
         lock.unlock()
         for m in items { m.release() }
     }
@@ -242,7 +259,7 @@ open class Gate: Disposable {
     final func waitForTurn(_ me: UInt) -> Bool {
         let lock = slowLock
         lock.lock()
-        waitQueue.append(me)
+        madeQueues.waiters.append(me)
         flags.bitwiseOr(Gate.waiters, ordering: .sequentiallyConsistent)
         lock.unlock()
         ripple_heavy_fence()  // now the owner sees WAITERS when it lets go, or we see it gone
@@ -252,8 +269,9 @@ open class Gate: Disposable {
             let o = owner.load(ordering: .sequentiallyConsistent)
             if o == me { return true }  // handed over (and taken off the queue)
             if o == 0 || o == Gate.finalToken || isClosed {
-                if let i = waitQueue.firstIndex(of: me) { waitQueue.remove(at: i) }
-                if waitQueue.isEmpty { flags.bitwiseAnd(~Gate.waiters, ordering: .sequentiallyConsistent) }
+                let q = madeQueues
+                if let i = q.waiters.firstIndex(of: me) { q.waiters.remove(at: i) }
+                if q.waiters.isEmpty { flags.bitwiseAnd(~Gate.waiters, ordering: .sequentiallyConsistent) }
                 return false
             }
             lock.wait()
@@ -288,9 +306,9 @@ open class Gate: Disposable {
                 // Hand the gate to the oldest waiter.
                 let lock = slowLock
                 lock.lock()
-                if !waitQueue.isEmpty {
-                    let next = waitQueue.removeFirst()
-                    if waitQueue.isEmpty { flags.bitwiseAnd(~Gate.waiters, ordering: .sequentiallyConsistent) }
+                if let q = queues, !q.waiters.isEmpty {
+                    let next = q.waiters.removeFirst()
+                    if q.waiters.isEmpty { flags.bitwiseAnd(~Gate.waiters, ordering: .sequentiallyConsistent) }
                     owner.store(next, ordering: .sequentiallyConsistent)
                     lock.broadcast()
                     lock.unlock()
@@ -305,4 +323,11 @@ open class Gate: Disposable {
             if flags.load(ordering: .sequentiallyConsistent) == 0 { return }
         }
     }
+}
+
+/// A gate's queued messages and waiting threads (the tokens of threads
+/// waiting for their turn, oldest first), under its stripe lock.
+final class GateQueues {
+    @exclusivity(unchecked) var messages: [Message] = []
+    @exclusivity(unchecked) var waiters: [UInt] = []
 }

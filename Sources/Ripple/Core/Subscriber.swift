@@ -44,21 +44,6 @@ open class Subscriber: Gate {
     /// subscriber, whose replay runs inside it) and a leave posted from the
     /// inner one must still wait for the outer.
     @exclusivity(unchecked) var hubDeliveries: UInt32 = 0
-    /// Joined its hub through an autoconnect side, whose connection core
-    /// counts it: the hub leaves it out of its counted subscribers
-    /// (Connection.swift). Set before its join is posted, then only read.
-    @exclusivity(unchecked) var hubUncounted = false
-    /// True until the consumer lets go of the subscription (its handle is
-    /// released, or the subscription consuming it lets go in turn): while
-    /// true, its holds on upstreams are strong (docs/behaviour.md#lifetime-handle).
-    let consumerHeld = Atomic<Bool>(true)
-    /// Set by `dispose`, even when the subscription is already ending: the
-    /// observer end of the chain drops everything after it (ObserverSink).
-    @usableFromInline let cancelled = Atomic<Bool>(false)
-    /// Set once the resources have been disposed; later ones are disposed at once.
-    let resourcesClosed = Atomic<Bool>(false)
-    /// Set (under the stripe lock) once a resource has ever been added.
-    let hasResources = Atomic<Bool>(false)
     /// Holds back `finish` while subscribe calls made for this subscription
     /// run: its own subscribe body, and an operator's upstream subscribe
     /// calls (rule 5: a resource such a call returns after a synchronous
@@ -73,6 +58,26 @@ open class Subscriber: Gate {
     /// finalize (a leave after the join of one disposed before it joined)
     /// finishes nothing, and a late subscribe call never matches `finishDue`.
     static let finished: UInt32 = 1 << 31
+    /// Joined its hub through an autoconnect side, whose connection core
+    /// counts it: the hub leaves it out of its counted subscribers
+    /// (Connection.swift). Set before its join is posted, then only read.
+    @exclusivity(unchecked) var hubUncounted = false
+    /// True until the consumer lets go of the subscription (its handle is
+    /// released, or the subscription consuming it lets go in turn): while
+    /// true, its holds on upstreams are strong (docs/behaviour.md#lifetime-handle).
+    let consumerHeld = Atomic<Bool>(true)
+    /// Set by `dispose`, even when the subscription is already ending: the
+    /// observer end of the chain drops everything after it (ObserverSink).
+    @usableFromInline let cancelled = Atomic<Bool>(false)
+    /// `hasResources` (set under the stripe lock once a resource was ever
+    /// added) and `resourcesClosed` (set once the resources were disposed;
+    /// later ones are disposed at once), in one word: adding one and
+    /// disposing them each set their bit and read the other's in one
+    /// read-modify-write, so one of the two always sees the other
+    /// (SubscriptionResources.swift).
+    let resourceState = Atomic<UInt8>(0)
+    static let hasResources: UInt8 = 1
+    static let resourcesClosed: UInt8 = 2
     /// Resources disposed when the subscription ends, under the stripe lock;
     /// made with the first one (most subscriptions never have one).
     @exclusivity(unchecked) var resources: ResourceBag?
@@ -327,7 +332,7 @@ open class Subscriber: Gate {
     /// (docs/behaviour.md#lifetime-handle).
     public final override func letGo() {
         if !consumerHeld.exchange(false, ordering: .sequentiallyConsistent) { return }
-        if !hasResources.load(ordering: .sequentiallyConsistent) { return }
+        if resourceState.load(ordering: .sequentiallyConsistent) & Subscriber.hasResources == 0 { return }
         let lock = slowLock
         lock.lock()
         let held = resources?.bag.all ?? []

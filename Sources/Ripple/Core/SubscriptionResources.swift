@@ -1,7 +1,7 @@
 // A subscription's resources: what ends with it (what its subscribe callback
 // returned, upstream subscriptions, timers, a subject hub's registration).
 // They live under the subscriber's stripe lock; a subscription that never had
-// one pays one atomic exchange when it ends, and no lock.
+// one pays one atomic read-modify-write when it ends, and no lock.
 
 extension Subscriber {
     /// Adds a resource disposed when the subscription ends (at once if it
@@ -11,11 +11,11 @@ extension Subscriber {
         guard let d else { return }
         let lock = slowLock
         lock.lock()
-        // Announce first, then look (both sequentially consistent): either
-        // disposeResources sees the announcement and takes the lock, or we
-        // see that it has run and dispose `d` ourselves.
-        hasResources.store(true, ordering: .sequentiallyConsistent)
-        if resourcesClosed.load(ordering: .sequentiallyConsistent) {
+        // Announce and look in one step: either disposeResources sees the
+        // announcement and takes the lock, or we see that it has run and
+        // dispose `d` ourselves.
+        if resourceState.bitwiseOr(Subscriber.hasResources, ordering: .sequentiallyConsistent).oldValue
+            & Subscriber.resourcesClosed != 0 {
             lock.unlock()
             d.dispose()
             return
@@ -39,14 +39,15 @@ extension Subscriber {
 
     /// Whether the resources have been disposed: after a dispose, or after a
     /// terminal event has been delivered (not while it is being delivered).
-    var resourcesAreDisposed: Bool { resourcesClosed.load(ordering: .acquiring) }
+    var resourcesAreDisposed: Bool { resourceState.load(ordering: .acquiring) & Subscriber.resourcesClosed != 0 }
 
     /// Disposes every resource, once; a hub's subscriber then leaves its hub.
     /// A subscription that never had a resource (the common case) costs one
-    /// atomic exchange and no lock.
+    /// atomic read-modify-write and no lock.
     func disposeResources(leavingHub: Bool = true) {
-        if resourcesClosed.exchange(true, ordering: .sequentiallyConsistent) { return }
-        if hasResources.load(ordering: .sequentiallyConsistent) {
+        let old = resourceState.bitwiseOr(Subscriber.resourcesClosed, ordering: .sequentiallyConsistent).oldValue
+        if old & Subscriber.resourcesClosed != 0 { return }
+        if old & Subscriber.hasResources != 0 {
             let lock = slowLock
             lock.lock()
             let taken = resources?.bag.takeAll() ?? []

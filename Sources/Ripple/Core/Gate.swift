@@ -29,7 +29,8 @@ import Synchronization
 //
 // The queue and the waiters use a lock from a small shared table, so a gate
 // allocates no lock of its own; they live in a box made on first use (most
-// gates never queue or wait), so an idle gate carries one nil word for them.
+// gates never queue or wait), so an idle gate carries one nil word for them
+// (a subscriber keeps its resources there too).
 
 open class Gate: Disposable {
     @usableFromInline static let pending: UInt32 = 1
@@ -43,23 +44,22 @@ open class Gate: Disposable {
     // subscribers holds).
     @usableFromInline let flags = Atomic<UInt32>(0)
     @usableFromInline let owner = Atomic<UInt>(0)
-    /// Queued messages and waiting threads, under `slowLock`; nil until a
-    /// message is queued or a thread waits.
-    @exclusivity(unchecked) final var queues: GateQueues?
+    /// What lives under `slowLock`; nil until first needed.
+    @exclusivity(unchecked) final var locked: LockedParts?
 
     public override init(kind: ObjectKind) { super.init(kind: kind) }
 
-    /// The queues, made now if need be; under `slowLock`.
-    final var madeQueues: GateQueues {
-        if let q = queues { return q }
-        let q = GateQueues()
-        queues = q
-        return q
+    /// `locked`, made now if need be; under `slowLock`.
+    final var madeLocked: LockedParts {
+        if let l = locked { return l }
+        let l = LockedParts()
+        locked = l
+        return l
     }
 
     /// Takes the queued messages; under `slowLock`.
     final func takeQueued() -> [Message] {
-        guard let q = queues else { return [] }
+        guard let q = locked else { return [] }
         let items = q.messages
         q.messages = []
         return items
@@ -205,7 +205,7 @@ open class Gate: Disposable {
             message.release()
             return
         }
-        madeQueues.messages.append(message)
+        madeLocked.messages.append(message)
         flags.bitwiseOr(Gate.pending, ordering: .sequentiallyConsistent)
         lock.unlock()
         if owner.load(ordering: .relaxed) == me { return }  // we drain it when we let go
@@ -259,7 +259,7 @@ open class Gate: Disposable {
     final func waitForTurn(_ me: UInt) -> Bool {
         let lock = slowLock
         lock.lock()
-        madeQueues.waiters.append(me)
+        madeLocked.waiters.append(me)
         flags.bitwiseOr(Gate.waiters, ordering: .sequentiallyConsistent)
         lock.unlock()
         ripple_heavy_fence()  // now the owner sees WAITERS when it lets go, or we see it gone
@@ -269,7 +269,7 @@ open class Gate: Disposable {
             let o = owner.load(ordering: .sequentiallyConsistent)
             if o == me { return true }  // handed over (and taken off the queue)
             if o == 0 || o == Gate.finalToken || isClosed {
-                let q = madeQueues
+                let q = madeLocked
                 if let i = q.waiters.firstIndex(of: me) { q.waiters.remove(at: i) }
                 if q.waiters.isEmpty { flags.bitwiseAnd(~Gate.waiters, ordering: .sequentiallyConsistent) }
                 return false
@@ -306,7 +306,7 @@ open class Gate: Disposable {
                 // Hand the gate to the oldest waiter.
                 let lock = slowLock
                 lock.lock()
-                if let q = queues, !q.waiters.isEmpty {
+                if let q = locked, !q.waiters.isEmpty {
                     let next = q.waiters.removeFirst()
                     if q.waiters.isEmpty { flags.bitwiseAnd(~Gate.waiters, ordering: .sequentiallyConsistent) }
                     owner.store(next, ordering: .sequentiallyConsistent)
@@ -325,9 +325,12 @@ open class Gate: Disposable {
     }
 }
 
-/// A gate's queued messages and waiting threads (the tokens of threads
-/// waiting for their turn, oldest first), under its stripe lock.
-final class GateQueues {
+/// What a gate keeps under its stripe lock, in one box made on first use.
+final class LockedParts {
+    /// Queued messages, in order.
     @exclusivity(unchecked) var messages: [Message] = []
+    /// Tokens of threads waiting for their turn, oldest first.
     @exclusivity(unchecked) var waiters: [UInt] = []
+    /// A subscriber's resources (SubscriptionResources.swift).
+    @exclusivity(unchecked) var resources = DisposableBag()
 }

@@ -78,9 +78,6 @@ open class Subscriber: Gate {
     let resourceState = Atomic<UInt8>(0)
     static let hasResources: UInt8 = 1
     static let resourcesClosed: UInt8 = 2
-    /// Resources disposed when the subscription ends, under the stripe lock;
-    /// made with the first one (most subscriptions never have one).
-    @exclusivity(unchecked) var resources: ResourceBag?
 
     /// Runs one of the hub's deliveries to it (hub owner only): its leave
     /// waits meanwhile (`hubDeliveries`).
@@ -335,7 +332,7 @@ open class Subscriber: Gate {
         if resourceState.load(ordering: .sequentiallyConsistent) & Subscriber.hasResources == 0 { return }
         let lock = slowLock
         lock.lock()
-        let held = resources?.bag.all ?? []
+        let held = locked?.resources.all ?? []
         lock.unlock()
         for d in held { d.letGo() }
     }

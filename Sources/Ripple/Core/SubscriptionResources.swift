@@ -1,7 +1,8 @@
 // A subscription's resources: what ends with it (what its subscribe callback
 // returned, upstream subscriptions, timers, a subject hub's registration).
-// They live under the subscriber's stripe lock; a subscription that never had
-// one pays one atomic read-modify-write when it ends, and no lock.
+// They live under the subscriber's stripe lock, in the gate's locked parts
+// (made with the first one); a subscription that never had one pays one
+// atomic read-modify-write when it ends, and no lock.
 
 extension Subscriber {
     /// Adds a resource disposed when the subscription ends (at once if it
@@ -20,13 +21,7 @@ extension Subscriber {
             d.dispose()
             return
         }
-        if let r = resources {
-            r.bag.add(d)
-        } else {
-            let r = ResourceBag()
-            r.bag.add(d)
-            resources = r
-        }
+        madeLocked.resources.add(d)
         lock.unlock()
         if !consumerHeld.load(ordering: .sequentiallyConsistent) { d.letGo() }
     }
@@ -34,7 +29,7 @@ extension Subscriber {
     /// Removes a resource without disposing it.
     public func removeResource(_ d: Disposable) {
         let lock = slowLock
-        lock.withLock { _ = resources?.bag.remove(d) }
+        lock.withLock { _ = locked?.resources.remove(d) }
     }
 
     /// Whether the resources have been disposed: after a dispose, or after a
@@ -50,8 +45,7 @@ extension Subscriber {
         if old & Subscriber.hasResources != 0 {
             let lock = slowLock
             lock.lock()
-            let taken = resources?.bag.takeAll() ?? []
-            resources = nil
+            let taken = locked?.resources.takeAll() ?? []
             lock.unlock()
             for d in taken { d.dispose() }
         }
@@ -59,10 +53,4 @@ extension Subscriber {
             hub._withUnsafeGuaranteedRef { $0.postMembership(self, joining: false) }
         }
     }
-}
-
-/// A subscription's resources, boxed: the box is made with the first one,
-/// so a subscription that never has one carries a nil word.
-final class ResourceBag {
-    @exclusivity(unchecked) var bag = DisposableBag()
 }

@@ -202,9 +202,14 @@ private func subscribe(_ sig: OpaquePointer?, _ obs: UnsafePointer<rpl_observer>
     return borrowed(sig, as: Signal.self) {
         if isKind(sig, .subject) {
             let subject = unsafeDowncast($0, to: Subject.self)
-            let x = CObserverSubscriber(o, subject)
-            x.end.trace.subscribe(subject)
-            return retainedHandle(subject.directSubscription(x))
+            // The new object's own reference becomes the handle's: no
+            // retain/release pair around the join.
+            let x = Unmanaged.passRetained(CObserverSubscriber(o, subject))
+            x._withUnsafeGuaranteedRef {
+                $0.end.trace.subscribe(subject)
+                subject.directSubscription($0)
+            }
+            return OpaquePointer(x.toOpaque())
         }
         let sink = CObserverSink(o)
         sink.end.trace.subscribe($0)

@@ -47,9 +47,8 @@ public class Subject: Signal, @unchecked Sendable {
     /// handle is dropping a reference, and the registry keeps it while the
     /// subject can send (docs/behaviour.md#lifetime-subject). One object per
     /// subscription.
-    public final func directSubscription(_ subscriber: Subscriber) -> Disposable {
+    public final func directSubscription(_ subscriber: __shared Subscriber) {
         source.join(subscriber, counted: true)
-        return subscriber
     }
 
     /// Subscribes this subject to `source`, as its subscriber, and returns

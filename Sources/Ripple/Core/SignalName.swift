@@ -90,6 +90,13 @@ extension Signal {
             let holder = asSource
             holder.origin = o
             holder.depth = max(holder.depth, 1)
+        case .unary(let input, let n):
+            // The usual operator, on one input: built in place, without the
+            // general conversion's copies of the whole origin.
+            let source = input.asSource
+            let holder = asSource
+            holder.depth = max(holder.depth, source.depth + 1)
+            holder.origin = .unary(source, n)
         default:
             let holder = asSource
             let converted = o.subscribeOnly

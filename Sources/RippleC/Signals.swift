@@ -43,12 +43,14 @@ struct CObserverEnd {
         withCValue(value) { next(ctx, $0) }
     }
 
-    mutating func onError(_ e: RippleError, _ ctx: UnsafeMutableRawPointer?) {
+    mutating func onError(_ e: RippleError, _ ctx: UnsafeMutableRawPointer?, cancelled: Bool) {
+        if cancelled { return }
         if ripple_trace_any_on() != 0 { trace.emit(RPL_TRACE_ERROR, nil, handle(e)) }
         error?(ctx, handle(e))
     }
 
-    mutating func onCompleted(_ ctx: UnsafeMutableRawPointer?) {
+    mutating func onCompleted(_ ctx: UnsafeMutableRawPointer?, cancelled: Bool) {
+        if cancelled { return }
         if ripple_trace_any_on() != 0 { trace.emit(RPL_TRACE_COMPLETED, nil, nil) }
         completed?(ctx)
     }
@@ -88,14 +90,8 @@ final class CObserverSink: ObserverSink {
     }
     @inline(never)
     private func onNextReported(_ value: borrowing Value) { end.onNextReported(value, next, ctx) }
-    override func onError(_ e: RippleError) {
-        guard !isCancelled else { return }
-        end.onError(e, ctx)
-    }
-    override func onCompleted() {
-        guard !isCancelled else { return }
-        end.onCompleted(ctx)
-    }
+    override func onError(_ e: RippleError) { end.onError(e, ctx, cancelled: isCancelled) }
+    override func onCompleted() { end.onCompleted(ctx, cancelled: isCancelled) }
     override func finish() { end.finish(ctx) }
 }
 
@@ -116,14 +112,8 @@ final class CObserverSubscriber: Subscriber {
         guard !isCancelled else { return }
         end.onNext(value, endNext, endContext)
     }
-    override func observeError(_ e: RippleError) {
-        guard !isCancelled else { return }
-        end.onError(e, endContext)
-    }
-    override func observeCompleted() {
-        guard !isCancelled else { return }
-        end.onCompleted(endContext)
-    }
+    override func observeError(_ e: RippleError) { end.onError(e, endContext, cancelled: isCancelled) }
+    override func observeCompleted() { end.onCompleted(endContext, cancelled: isCancelled) }
     override func observeFinish() { end.finish(endContext) }
 }
 

@@ -101,11 +101,11 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
     private let lock = SpinLock()
     /// Set (under the lock) while `pending` is non-empty; polled without it.
     private let hasPending = Atomic<Bool>(false)
-    /// The queue is pending[head...]; unbounded, head stays 0 (the drain
-    /// takes the whole array), bounded, the drain takes pending[head].
-    @exclusivity(unchecked) var pending: [Event] = []
-    @exclusivity(unchecked) var head = 0
-    @exclusivity(unchecked) var spare: [Event] = []
+    /// The waiting events. Unbounded, the drain swaps the whole queue with
+    /// `spare` (empty, its buffer kept) and delivers that; bounded, it takes
+    /// one event at a time.
+    @exclusivity(unchecked) var pending = Fifo<Event>()
+    @exclusivity(unchecked) var spare = Fifo<Event>()
     @exclusivity(unchecked) var scheduled = false
     @exclusivity(unchecked) var ended = false
     /// Bounded: set once the subscription has failed with an overflow, or a
@@ -125,13 +125,13 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
         super.init()
     }
 
-    deinit { for e in pending[head...] { e.release() } }
+    deinit { while let e = pending.popFirst() { e.release() } }
 
     /// Queues `event` (consumed).
     @inline(__always)
     func push(_ event: Event) {
         lock.lock()
-        if pending.count &- head >= capacity {
+        if pending.count >= capacity {
             guard pushIntoFull(event) else { return }  // lock released
         } else {
             pending.append(event)
@@ -166,8 +166,7 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
             value.release()
             return false
         case .dropOldest:
-            pending[head].release()
-            advanceHead()
+            pending.popFirst().unsafelyUnwrapped.release()
             pending.append(event)
             return true
         case .fail:
@@ -209,7 +208,7 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
         waiters.add(1, ordering: .sequentiallyConsistent)
         while true {
             lock.lock()
-            if closed || pending.count &- head < capacity { break }
+            if closed || pending.count < capacity { break }
             if relay.isDisposed || scheduler.scheduler == nil {
                 closed = true
                 break
@@ -264,7 +263,7 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
         var batches = 0
         while true {
             lock.lock()
-            if pending.count == head {
+            if pending.isEmpty {
                 if polls && !ended && waitForMore() { continue }  // lock released
                 scheduled = false
                 lock.unlock()
@@ -292,24 +291,9 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
 
     /// Bounded (lock held, queue not empty): takes the oldest event.
     private func takeOne() -> Event {
-        let event = pending[head]
-        advanceHead()
+        let event = pending.popFirst().unsafelyUnwrapped
+        if pending.isEmpty { hasPending.store(false, ordering: .relaxed) }
         return event
-    }
-
-    /// Bounded (lock held): pending[head] was taken or dropped; the array is
-    /// reset when it empties and compacted when mostly taken, so it never
-    /// holds much more than `capacity` events.
-    private func advanceHead() {
-        head += 1
-        if head == pending.count {
-            pending.removeAll(keepingCapacity: true)
-            head = 0
-            hasPending.store(false, ordering: .relaxed)
-        } else if head >= 16 && head * 2 >= pending.count {
-            pending.removeFirst(head)
-            head = 0
-        }
     }
 
     /// Called with the lock held and the queue empty; polls (lock released)
@@ -321,7 +305,7 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
             if i & 127 == 127 { sched_yield() }
         }
         lock.lock()
-        if pending.count != head {
+        if !pending.isEmpty {
             lock.unlock()
             return true
         }
@@ -338,8 +322,7 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
     }
 
     private func deliverSpare() {
-        for i in 0..<spare.count { deliver(spare[i]) }
-        spare.removeAll(keepingCapacity: true)
+        while let event = spare.popFirst() { deliver(event) }
     }
 }
 

@@ -18,7 +18,7 @@ import Synchronization
 // The drain then takes one event at a time (what it delivers no longer
 // waits, so `capacity` more may), and a value pushed into a full queue meets
 // the overflow policy. Terminal events are never held back by the bound.
-// The unbounded queue pays one subtraction and compare per push for it.
+// The unbounded queue pays one compare per push for it.
 
 /// What a send into a full bounded queue does (rpl_overflow).
 public enum OverflowPolicy: UInt32, Sendable {
@@ -53,32 +53,33 @@ public final class DeliverOnSignal: ScheduledOperatorSignal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let relay = Subscriber(sink)
-        let queue = DeliverOnQueue(relay, scheduler, bound)
-        relay.subscribeUpstream(source, DeliverOnSink(queue), first: true)
+        let core = DeliverOnCore(relay, scheduler, bound)
+        relay.subscribeUpstream(source, DeliverOnSink(core), first: true)
         return relay
     }
 }
 
 /// The upstream end: queues events (on the sender's thread).
 final class DeliverOnSink: RelaySink {
-    let queue: DeliverOnQueue
-    init(_ queue: DeliverOnQueue) {
-        self.queue = queue
-        super.init(queue.relay)
+    let core: DeliverOnCore
+    init(_ core: DeliverOnCore) {
+        self.core = core
+        super.init(core.relay)
     }
 
     override func attach(_ subscriber: Subscriber) {
-        queue.upstream = subscriber
+        core.upstream = subscriber
         super.attach(subscriber)
     }
-    override func onNext(_ value: borrowing Value) { queue.push(.next(value.retained())) }
-    override func onError(_ error: RippleError) { queue.push(.error(error)) }
-    override func onCompleted() { queue.push(.completed) }
-    override func finish() { queue.end() }
+    override func onNext(_ value: borrowing Value) { core.push(.next(value.retained())) }
+    override func onError(_ error: RippleError) { core.push(.error(error)) }
+    override func onCompleted() { core.push(.completed) }
+    override func finish() { core.end() }
 }
 
-/// The queue and its drain job (the scheduler holds it while it is pending).
-final class DeliverOnQueue: Job, @unchecked Sendable {
+/// The waiting events (a `Fifo`) and the drain job that delivers them (the
+/// scheduler holds it while it is pending).
+final class DeliverOnCore: Job, @unchecked Sendable {
     /// Polls of an empty queue before the drain goes idle (~ a few µs).
     static let idlePolls = 1024
     /// Batches per run before yielding the scheduler to other work.
@@ -214,7 +215,7 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
                 break
             }
             lock.unlock()
-            _ = room.wait(until: deadline(after: DeliverOnQueue.recheckInterval))
+            _ = room.wait(until: deadline(after: DeliverOnCore.recheckInterval))
         }
         waiters.subtract(1, ordering: .sequentiallyConsistent)
         room.unlock()
@@ -281,7 +282,7 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
                 deliver(event)
             }
             batches += 1
-            if batches == DeliverOnQueue.batchesPerRun {
+            if batches == DeliverOnCore.batchesPerRun {
                 // Still scheduled: go to the back of the scheduler's queue.
                 scheduler.enqueue(self)
                 return
@@ -300,7 +301,7 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
     /// for a few µs. Returns true, lock released, if events arrived.
     private func waitForMore() -> Bool {
         lock.unlock()
-        for i in 0..<DeliverOnQueue.idlePolls {
+        for i in 0..<DeliverOnCore.idlePolls {
             if hasPending.load(ordering: .relaxed) { return true }
             if i & 127 == 127 { sched_yield() }
         }

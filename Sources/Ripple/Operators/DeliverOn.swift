@@ -11,7 +11,8 @@ import Synchronization
 // out, delivers it through the relay, and on a thread-backed scheduler keeps
 // polling for a few microseconds before going idle, so a sender that keeps
 // the queue busy pays a lock and an append per event: no allocation (the two
-// buffers are reused) and no wake-up. For fairness the drain re-enqueues
+// queues' buffers are reused, up to the size a drained Fifo keeps) and no
+// wake-up. For fairness the drain re-enqueues
 // itself behind the scheduler's other work after a number of batches.
 //
 // Bounded (deliver_on_bounded, rules 25/27): the same queue with a capacity.

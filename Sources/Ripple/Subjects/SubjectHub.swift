@@ -192,21 +192,36 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         // pointer. Whether a trace hook or probe watches values is read once
         // per send; a hook set by one of these callbacks sees the next send.
         var v = copy value
-        let watched = ripple_trace_next_on() != 0
         registry.walking &+= 1
-        _withUnprotectedUnsafeMutablePointer(to: &v) { p in
-            // Subscribers joining meanwhile (from a callback) are past `n`;
-            // the slots may move as they do, so they are read afresh each time.
-            var i = 0
-            repeat {
-                if let e = registry.slots[i] {
-                    e._withUnsafeGuaranteedRef { x in x.hubDelivery { x.deliverFromHub(p, watched: watched) } }
-                }
-                i &+= 1
-            } while i < n
+        if ripple_trace_next_on() == 0 {
+            _withUnprotectedUnsafeMutablePointer(to: &v) { deliverAll($0, n, watched: false) }
+        } else {
+            nextWatched(&v, n)
         }
         registry.walking &-= 1
         registry.compactIfSparse()
+    }
+
+    /// The loop of `next`; `watched` is a constant where it is inlined, so
+    /// the usual loop has no trace test per subscriber.
+    @inline(__always)
+    private func deliverAll(_ p: UnsafeMutablePointer<Value>, _ n: Int, watched: Bool) {
+        // Subscribers joining meanwhile (from a callback) are past `n`; the
+        // slots may move as they do, so they are read afresh each time.
+        var i = 0
+        repeat {
+            if let e = registry.slots[i] {
+                e._withUnsafeGuaranteedRef { x in x.hubDelivery { x.deliverFromHub(p, watched: watched) } }
+            }
+            i &+= 1
+        } while i < n
+    }
+
+    /// `next`'s loop while a trace hook or probe watches values: out of
+    /// line, so the usual send keeps a small frame.
+    @inline(never)
+    private func nextWatched(_ v: inout Value, _ n: Int) {
+        _withUnprotectedUnsafeMutablePointer(to: &v) { deliverAll($0, n, watched: true) }
     }
 
     /// A connection core of `subject` starts (+1) or stops (-1) wanting it

@@ -191,10 +191,13 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         // One copy for every subscriber: the callbacks get it as a `const`
         // pointer. Whether a trace hook or probe watches values is read once
         // per send; a hook set by one of these callbacks sees the next send.
-        var v = copy value
+        // (Copied as two words: two stores, see `withCValue`.)
+        var v = unsafeBitCast(copy value, to: (UInt64, UInt64).self)
         registry.walking &+= 1
         if ripple_trace_next_on() == 0 {
-            _withUnprotectedUnsafeMutablePointer(to: &v) { deliverAll($0, n, watched: false) }
+            _withUnprotectedUnsafeMutablePointer(to: &v) {
+                deliverAll(UnsafeMutableRawPointer($0).assumingMemoryBound(to: Value.self), n, watched: false)
+            }
         } else {
             nextWatched(&v, n)
         }
@@ -220,8 +223,10 @@ public final class SubjectHub: Gate, @unchecked Sendable {
     /// `next`'s loop while a trace hook or probe watches values: out of
     /// line, so the usual send keeps a small frame.
     @inline(never)
-    private func nextWatched(_ v: inout Value, _ n: Int) {
-        _withUnprotectedUnsafeMutablePointer(to: &v) { deliverAll($0, n, watched: true) }
+    private func nextWatched(_ v: inout (UInt64, UInt64), _ n: Int) {
+        _withUnprotectedUnsafeMutablePointer(to: &v) {
+            deliverAll(UnsafeMutableRawPointer($0).assumingMemoryBound(to: Value.self), n, watched: true)
+        }
     }
 
     /// A connection core of `subject` starts (+1) or stops (-1) wanting it

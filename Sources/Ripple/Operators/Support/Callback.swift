@@ -63,7 +63,10 @@ extension Value {
 /// variant is used: it spares every operator call a stack protector check.
 @inlinable @inline(__always)
 public func withCValue<R>(_ value: borrowing Value, _ body: (UnsafePointer<ripple_value>) -> R) -> R {
-    _withUnprotectedUnsafePointer(to: value) { body(UnsafeRawPointer($0).assumingMemoryBound(to: ripple_value.self)) }
+    // As two words: the copy is two 64-bit stores, where field by field the
+    // type and the reserved word are split and stored apart.
+    let words = unsafeBitCast(copy value, to: (UInt64, UInt64).self)
+    return _withUnprotectedUnsafePointer(to: words) { body(UnsafeRawPointer($0).assumingMemoryBound(to: ripple_value.self)) }
 }
 
 /// A C callback with its context, as a sink calls it: the function and the
@@ -84,19 +87,54 @@ struct Callback<Function> {
 /// Runs one per-subscription operator callback: `rpl_callback_fail` called
 /// inside it (and not inside a delivery it starts) fails this call. Returns
 /// the callback's result and that failure, if any (rule 24).
+///
+/// Per call it saves and sets the running level and, once the callback has
+/// returned, tests one word: a failure is recorded with its level
+/// (`failCurrentCallback`), so nothing needs clearing beforehand.
 @inline(__always)
 func withFailureChannel<R>(_ body: () -> R) -> (R, RippleError?) {
     let t = ripple_thread()!
     let savedLevel = t.pointee.callback_level
-    let savedFailure = t.pointee.callback_failure
-    t.pointee.callback_level = t.pointee.delivering
-    t.pointee.callback_failure = nil
+    let level = t.pointee.delivering
+    t.pointee.callback_level = level
     let result = body()
-    let failure = t.pointee.callback_failure
     t.pointee.callback_level = savedLevel
-    t.pointee.callback_failure = savedFailure
-    guard let failure else { return (result, nil) }
-    return (result, Unmanaged<RippleError>.fromOpaque(failure).takeRetainedValue())
+    if _fastPath(t.pointee.callback_failure == nil) { return (result, nil) }
+    return (result, takeFailure(level))
+}
+
+/// A failure is recorded on this thread: this call's, if it is of its
+/// level, taken (+1 to the caller); else it belongs to a callback further
+/// out (which failed, then started the delivery this call runs in) and
+/// stays.
+@inline(never)
+func takeFailure(_ level: UInt) -> RippleError? {
+    let t = ripple_thread()!
+    guard t.pointee.callback_failure_level == level, let failure = t.pointee.callback_failure else { return nil }
+    // The failure of a callback further out, set aside while this one
+    // failed, is pending again.
+    if let aside = t.pointee.callback_failures_aside {
+        let node = Unmanaged<FailureAside>.fromOpaque(aside).takeRetainedValue()
+        t.pointee.callback_failure = node.failure
+        t.pointee.callback_failure_level = node.level
+        t.pointee.callback_failures_aside = node.next
+    } else {
+        t.pointee.callback_failure = nil
+    }
+    return Unmanaged<RippleError>.fromOpaque(failure).takeRetainedValue()
+}
+
+/// The recorded failure of a callback further out, while a callback of a
+/// delivery it started fails too (rare: a linked list, one node each).
+private final class FailureAside {
+    let failure: UnsafeMutableRawPointer  // +1 RippleError
+    let level: UInt
+    let next: UnsafeMutableRawPointer?
+    init(_ failure: UnsafeMutableRawPointer, _ level: UInt, _ next: UnsafeMutableRawPointer?) {
+        self.failure = failure
+        self.level = level
+        self.next = next
+    }
 }
 
 /// Runs `body` outside any failure channel (scheduled work, do_dispose's
@@ -119,10 +157,16 @@ public func failCurrentCallback(_ error: RippleError) -> Bool {
     let t = ripple_thread()!
     let level = t.pointee.callback_level
     guard level != 0 && level == t.pointee.delivering else { return false }
-    // The first failure counts; a later one in the same call is dropped.
-    if t.pointee.callback_failure == nil {
-        t.pointee.callback_failure = Unmanaged.passRetained(error).toOpaque()
+    if let pending = t.pointee.callback_failure {
+        // The first failure counts; a later one in the same call is dropped.
+        if t.pointee.callback_failure_level == level { return true }
+        // A callback further out failed, then started this delivery: its
+        // failure waits until this callback's is taken.
+        t.pointee.callback_failures_aside = Unmanaged.passRetained(
+            FailureAside(pending, t.pointee.callback_failure_level, t.pointee.callback_failures_aside)).toOpaque()
     }
+    t.pointee.callback_failure = Unmanaged.passRetained(error).toOpaque()
+    t.pointee.callback_failure_level = level
     return true
 }
 

@@ -132,7 +132,7 @@ public final class Subscriber: Gate {
             let f = flags.load(ordering: .acquiring)
             if f & (Gate.done | Gate.pending) != 0 {
                 if f & Gate.done != 0 {  // disposed, not yet finalized: letting go finalizes
-                    releaseOwnership(me)
+                    releaseOwnership()
                     if owned { value.release() }
                     return
                 }
@@ -151,7 +151,7 @@ public final class Subscriber: Gate {
                 sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.onNext(value) }
             }
             t.pointee.delivering &-= 1
-            releaseOwnership(me)
+            releaseOwnership()
             if owned { value.release() }
             return
         }

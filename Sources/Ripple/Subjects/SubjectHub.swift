@@ -90,11 +90,18 @@ public final class SubjectHub: Gate, @unchecked Sendable {
                 deliverAsOwner(.next(value), t, me)
                 return
             }
-            t.pointee.delivering &+= 1
-            next(value)
-            t.pointee.delivering &-= 1
-            releaseOwnership(me)
-            value.release()
+            // The deliveries read the value from one copy on the stack (the
+            // callbacks get it as a `const` pointer), and so does its
+            // release: nothing of it is kept in registers across the calls.
+            var w = unsafeBitCast(value, to: (UInt64, UInt64).self)
+            _withUnprotectedUnsafeMutablePointer(to: &w) { pw in
+                let p = UnsafeMutableRawPointer(pw).assumingMemoryBound(to: Value.self)
+                t.pointee.delivering &+= 1
+                next(at: p)
+                t.pointee.delivering &-= 1
+                releaseOwnership()
+                p.pointee.release()
+            }
             return
         }
         send(.next(value))
@@ -114,7 +121,7 @@ public final class SubjectHub: Gate, @unchecked Sendable {
                 t.pointee.delivering &+= 1
                 if joining { join(x) } else { leave(x) }
                 t.pointee.delivering &-= 1
-                releaseOwnership(me)
+                releaseOwnership()
                 return
             }
             deliverAsOwner(joining ? .join(x) : .leave(x), t, me)
@@ -146,8 +153,8 @@ public final class SubjectHub: Gate, @unchecked Sendable {
 
     public override func deliver(_ message: Message) {
         switch message {
-        case .next(let v):
-            next(v)
+        case .next(var v):
+            _withUnprotectedUnsafeMutablePointer(to: &v) { next(at: $0) }
             v.release()
         case .error(let e): terminate(.error(e))
         case .completed: terminate(.completed)
@@ -177,29 +184,24 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         }
     }
 
-    /// The deliveries of one value, while owning the gate. After the
-    /// terminal event, and once the subject is gone, the registry is empty,
-    /// so only a buffer needs the terminal check (rule 7).
+    /// The deliveries of the value at `p` (lent), while owning the gate.
+    /// After the terminal event, and once the subject is gone, the registry
+    /// is empty, so only a buffer needs the terminal check (rule 7).
     @inline(__always)
-    func next(_ value: borrowing Value) {
+    func next(at p: UnsafeMutablePointer<Value>) {
         if buffer != nil {
             if terminal != nil { return }  // ignored after the terminal event
-            remember(value)
+            remember(p.pointee)
         }
         let n = registry.count
         if n == 0 { return }
-        // One copy for every subscriber: the callbacks get it as a `const`
-        // pointer. Whether a trace hook or probe watches values is read once
-        // per send; a hook set by one of these callbacks sees the next send.
-        // (Copied as two words: two stores, see `withCValue`.)
-        var v = unsafeBitCast(copy value, to: (UInt64, UInt64).self)
+        // Whether a trace hook or probe watches values is read once per
+        // send; a hook set by one of these callbacks sees the next send.
         registry.walking &+= 1
         if ripple_trace_next_on() == 0 {
-            _withUnprotectedUnsafeMutablePointer(to: &v) {
-                deliverAll(UnsafeMutableRawPointer($0).assumingMemoryBound(to: Value.self), n, watched: false)
-            }
+            deliverAll(p, n, watched: false)
         } else {
-            nextWatched(&v, n)
+            nextWatched(p, n)
         }
         registry.walking &-= 1
         registry.compactIfSparse()
@@ -223,11 +225,7 @@ public final class SubjectHub: Gate, @unchecked Sendable {
     /// `next`'s loop while a trace hook or probe watches values: out of
     /// line, so the usual send keeps a small frame.
     @inline(never)
-    private func nextWatched(_ v: inout (UInt64, UInt64), _ n: Int) {
-        _withUnprotectedUnsafeMutablePointer(to: &v) {
-            deliverAll(UnsafeMutableRawPointer($0).assumingMemoryBound(to: Value.self), n, watched: true)
-        }
-    }
+    private func nextWatched(_ p: UnsafeMutablePointer<Value>, _ n: Int) { deliverAll(p, n, watched: true) }
 
     /// A connection core of `subject` starts (+1) or stops (-1) wanting it
     /// kept.

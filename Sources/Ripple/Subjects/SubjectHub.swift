@@ -93,7 +93,7 @@ public final class SubjectHub: Gate, @unchecked Sendable {
             // The deliveries read the value from one copy on the stack (the
             // callbacks get it as a `const` pointer), and so does its
             // release: nothing of it is kept in registers across the calls.
-            var w = unsafeBitCast(value, to: (UInt64, UInt64).self)
+            var w = value.words
             _withUnprotectedUnsafeMutablePointer(to: &w) { pw in
                 let p = UnsafeMutableRawPointer(pw).assumingMemoryBound(to: Value.self)
                 t.pointee.delivering &+= 1

@@ -55,6 +55,11 @@ public final class CallbackContext: @unchecked Sendable {
 
 extension Value {
     @inline(__always) init(c: ripple_value) { self = unsafeBitCast(c, to: Value.self) }
+
+    /// The value as two words, for a copy lent by pointer: two 64-bit
+    /// stores, where field by field the type and the reserved word are
+    /// split apart and stored one by one.
+    @usableFromInline @inline(__always) var words: (UInt64, UInt64) { unsafeBitCast(self, to: (UInt64, UInt64).self) }
 }
 
 /// Calls `body` with `value` seen as the C struct (borrowed, no copy of a
@@ -63,10 +68,7 @@ extension Value {
 /// variant is used: it spares every operator call a stack protector check.
 @inlinable @inline(__always)
 public func withCValue<R>(_ value: borrowing Value, _ body: (UnsafePointer<ripple_value>) -> R) -> R {
-    // As two words: the copy is two 64-bit stores, where field by field the
-    // type and the reserved word are split and stored apart.
-    let words = unsafeBitCast(copy value, to: (UInt64, UInt64).self)
-    return _withUnprotectedUnsafePointer(to: words) { body(UnsafeRawPointer($0).assumingMemoryBound(to: ripple_value.self)) }
+    _withUnprotectedUnsafePointer(to: value.words) { body(UnsafeRawPointer($0).assumingMemoryBound(to: ripple_value.self)) }
 }
 
 /// A C callback with its context, as a sink calls it: the function and the
@@ -95,22 +97,22 @@ struct Callback<Function> {
 func withFailureChannel<R>(_ body: () -> R) -> (R, RippleError?) {
     let t = ripple_thread()!
     let savedLevel = t.pointee.callback_level
-    let level = t.pointee.delivering
-    t.pointee.callback_level = level
+    t.pointee.callback_level = t.pointee.delivering
     let result = body()
     t.pointee.callback_level = savedLevel
     if _fastPath(t.pointee.callback_failure == nil) { return (result, nil) }
-    return (result, takeFailure(level))
+    return (result, takeFailure())
 }
 
-/// A failure is recorded on this thread: this call's, if it is of its
-/// level, taken (+1 to the caller); else it belongs to a callback further
+/// A failure is recorded on this thread: the returning callback's, if it
+/// is of its level (the delivery level, the same again once the callback has
+/// returned), taken (+1 to the caller); else it belongs to a callback further
 /// out (which failed, then started the delivery this call runs in) and
 /// stays.
 @inline(never)
-func takeFailure(_ level: UInt) -> RippleError? {
+func takeFailure() -> RippleError? {
     let t = ripple_thread()!
-    guard t.pointee.callback_failure_level == level, let failure = t.pointee.callback_failure else { return nil }
+    guard t.pointee.callback_failure_level == t.pointee.delivering, let failure = t.pointee.callback_failure else { return nil }
     // The failure of a callback further out, set aside while this one
     // failed, is pending again.
     if let aside = t.pointee.callback_failures_aside {
@@ -191,7 +193,7 @@ extension Callback where Function == ReduceFunction {
     /// `reduce(acc, value)`, owned by the caller; both arguments borrowed.
     @inline(__always)
     func reduce(_ acc: borrowing Value, _ value: borrowing Value) -> (Value, RippleError?) {
-        let a = copy acc, v = copy value  // 16 bytes each; boxes stay borrowed
+        let a = acc.words, v = value.words  // 16 bytes each; boxes stay borrowed
         return withFailureChannel {
             Value(c: _withUnprotectedUnsafePointer(to: a) { pa in
                 _withUnprotectedUnsafePointer(to: v) { pv in

@@ -80,7 +80,7 @@ open class Gate: Disposable {
     /// keep it across its deliveries.)
     @inlinable @inline(__always)
     final func releaseOwnership() {
-        if ripple_light_release_ok() != 0 {
+        if _fastPath(ripple_light_release_ok() != 0) {
             owner.store(0, ordering: .releasing)
             ripple_compiler_barrier()
         } else {

@@ -194,17 +194,16 @@ public final class SubjectHub: Gate, @unchecked Sendable {
             remember(p.pointee)
         }
         let n = registry.count
-        if n == 0 { return }
+        if n <= 0 { return }  // (not `== 0`: then the loop needs no other bound)
         // Whether a trace hook or probe watches values is read once per
         // send; a hook set by one of these callbacks sees the next send.
-        registry.walking &+= 1
+        registry.beginWalk()
         if ripple_trace_next_on() == 0 {
             deliverAll(p, n, watched: false)
         } else {
             nextWatched(p, n)
         }
-        registry.walking &-= 1
-        registry.compactIfSparse()
+        registry.endWalk()
     }
 
     /// The loop of `next`; `watched` is a constant where it is inlined, so

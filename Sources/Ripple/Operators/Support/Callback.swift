@@ -92,10 +92,16 @@ struct Callback<Function> {
 ///
 /// Per call it saves and sets the running level and, once the callback has
 /// returned, tests one word: a failure is recorded with its level
-/// (`failCurrentCallback`), so nothing needs clearing beforehand.
+/// (`failCurrentCallback`), so nothing needs clearing beforehand. This
+/// rests on one operator callback never running inside another at the same
+/// level: whatever a callback starts that could run one is a delivery, at a
+/// deeper level (`initially`, which runs at subscribe time, takes a level of
+/// its own too).
 @inline(__always)
 func withFailureChannel<R>(_ body: () -> R) -> (R, RippleError?) {
     let t = ripple_thread()!
+    assert(t.pointee.callback_failure == nil || t.pointee.callback_failure_level != t.pointee.delivering,
+           "an operator callback runs inside another at the same delivery level")
     let savedLevel = t.pointee.callback_level
     t.pointee.callback_level = t.pointee.delivering
     let result = body()

@@ -140,8 +140,10 @@ func subscriberArg(_ s: OpaquePointer?, _ fn: StaticString) -> Subscriber? {
 public func rpl_subscriber_send_next(_ s: OpaquePointer?, _ v: rpl_value) -> rpl_status {
     // The hot path: the handle is borrowed for the call, so use it without
     // retain/release (the caller's reference keeps it alive). The error path
-    // lives in its own function so this one stays small (no spills).
-    guard let s, isKind(s, .subscriber), isListed(v) else { return rejectSendNext(s, v) }
+    // lives in its own function so this one stays small (no spills); the
+    // value's has its own (see rpl_subject_send_next).
+    guard let s, isKind(s, .subscriber) else { return rejectSendNext(s, v) }
+    guard isListed(v) else { return refuseSent(v, "rpl_subscriber_send_next") }
     borrowed(s, as: Subscriber.self) { $0.sendNext(toValue(v)) }
     return 0
 }

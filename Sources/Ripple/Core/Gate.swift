@@ -95,15 +95,17 @@ open class Gate: Disposable {
     }
 
     /// Lets go: a plain store and a plain load on the uncontended path.
+    /// (The slow path finds the thread's token itself, so a send need not
+    /// keep it across its deliveries.)
     @inlinable @inline(__always)
-    final func releaseOwnership(_ me: UInt) {
-        if ripple_light_release_ok() != 0 {
+    final func releaseOwnership() {
+        if _fastPath(ripple_light_release_ok() != 0) {
             owner.store(0, ordering: .releasing)
             ripple_compiler_barrier()
         } else {
             owner.store(0, ordering: .sequentiallyConsistent)
         }
-        if flags.load(ordering: .sequentiallyConsistent) != 0 { releaseSlow(me) }
+        if flags.load(ordering: .sequentiallyConsistent) != 0 { releaseSlow() }
     }
 
     /// Sends any message; consumes it. A thread that is not delivering
@@ -157,7 +159,7 @@ open class Gate: Disposable {
         drainOnce()
         deliver(message)
         t.pointee.delivering &-= 1
-        releaseOwnership(me)
+        releaseOwnership()
     }
 
     /// Sets DONE; false if it was already set. The thread holding the gate
@@ -217,7 +219,7 @@ open class Gate: Disposable {
                 t.pointee.delivering &+= 1
                 drain()
                 t.pointee.delivering &-= 1
-                releaseOwnership(me)
+                releaseOwnership()
                 return
             }
         }
@@ -281,7 +283,8 @@ open class Gate: Disposable {
     /// Lets go after `releaseOwnership` found a flag: takes the gate back if
     /// it is still free, then drains, finalizes or hands over.
     @usableFromInline
-    final func releaseSlow(_ me: UInt) {
+    final func releaseSlow() {
+        let me = UInt(bitPattern: ripple_thread()!)
         var holding = false
         while true {
             if !holding {

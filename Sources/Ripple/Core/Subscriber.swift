@@ -185,7 +185,7 @@ open class Subscriber: Gate {
             let f = flags.load(ordering: .acquiring)
             if f & (Gate.done | Gate.pending) != 0 {
                 if f & Gate.done != 0 {  // disposed, not yet finalized: letting go finalizes
-                    releaseOwnership(me)
+                    releaseOwnership()
                     if owned { value.release() }
                     return
                 }
@@ -204,7 +204,7 @@ open class Subscriber: Gate {
                 chainNext(value)
             }
             t.pointee.delivering &-= 1
-            releaseOwnership(me)
+            releaseOwnership()
             if owned { value.release() }
             return
         }

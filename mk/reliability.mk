@@ -29,10 +29,12 @@ $(FUZZ_BIN): Tests/fuzz/fuzz_api.c $(HEADER) $(FUZZ_LIB)
 
 define run-fuzz
 	@mkdir -p $(OUT)/fuzz/corpus $(OUT)/fuzz/artifacts
-	cd $(OUT)/fuzz && $(FUZZ_ENV) timeout --kill-after=10 $$(( $(1) + 180 )) ./fuzz_api -max_total_time=$(1) \
-	    -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix=artifacts/ corpus $(CURDIR)/Tests/fuzz/regressions 2>&1 | \
-	    grep -E '^(#[0-9]+[[:space:]]+DONE|Done |stat::number_of_executed_units|INFO: Loaded)|ERROR|SUMMARY|fuzz_api:|Test unit'; \
-	    test $${PIPESTATUS[0]} -eq 0
+	cd $(OUT)/fuzz && { $(FUZZ_ENV) timeout --kill-after=10 $$(( $(1) + 180 )) ./fuzz_api -max_total_time=$(1) \
+	    -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix=artifacts/ corpus $(CURDIR)/Tests/fuzz/regressions \
+	    > fuzz.log 2>&1; rc=$$?; \
+	    grep -E '^(#[0-9]+[[:space:]]+DONE|Done |stat::number_of_executed_units|INFO: Loaded)|ERROR|SUMMARY|fuzz_api:|Test unit' fuzz.log; \
+	    if [ $$rc -ne 0 ]; then echo "fuzz: exit $$rc; the report, from $(OUT)/fuzz/fuzz.log:"; \
+	      grep -v -E '^#[0-9]+[[:space:]]' fuzz.log | tail -120; fi; exit $$rc; }
 endef
 
 fuzz: $(FUZZ_BIN)

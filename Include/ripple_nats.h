@@ -99,7 +99,8 @@ typedef struct rpl_nats_options {
     const char *RPL_NULLABLE name; /* the client name the server shows */
     const char *RPL_NULLABLE token;                  /* token authentication */
     const char *RPL_NULLABLE user, *RPL_NULLABLE password; /* user/password */
-    const char *RPL_NULLABLE creds_file;             /* a .creds file (JWT + nkey seed) */
+    const char *RPL_NULLABLE creds_file;             /* a .creds file (user JWT + nkey seed), for
+                                                        a server in operator (JWT) mode */
     const char *RPL_NULLABLE tls_ca;   /* PEM file of the CA to trust; setting any tls_* turns TLS on */
     const char *RPL_NULLABLE tls_cert; /* PEM client certificate (with tls_key) */
     const char *RPL_NULLABLE tls_key;  /* PEM private key of tls_cert */
@@ -148,11 +149,17 @@ enum {
    may be NULL (the defaults). +1.
    Errors: urls NULL (RPL_ERR_NULL) or empty, an unknown opts->version or
    codec (RPL_ERR_INVALID); RPL_ERR_FAILED with rpl_last_signal_error()'s
-   code saying why for a TLS file that cannot be read, no server reachable
-   (RPL_NATS_ERR_NO_SERVER), a server refusing the credentials
-   (RPL_NATS_ERR_AUTH_FAILED or RPL_NATS_ERR_NOT_PERMITTED, the message
-   "rpl_nats_connect: Authorization Violation"), a certificate not trusted
-   (RPL_NATS_ERR_SSL). */
+   code saying why for a creds_file, tls_ca, tls_cert or tls_key that cannot
+   be read (missing, empty, a directory: RPL_NATS_ERR_ERR for creds_file,
+   RPL_NATS_ERR_SSL for the TLS files; checked before connecting, the
+   message e.g. 'rpl_nats_connect: creds_file "u.creds" cannot be read: No
+   such file or directory'), a creds file holding no user JWT or seed
+   (RPL_NATS_ERR_ERR), no server reachable (RPL_NATS_ERR_NO_SERVER), a
+   server refusing the credentials - a wrong token or password, a creds
+   file whose user's account the server does not trust or whose seed does
+   not match its JWT - (RPL_NATS_ERR_AUTH_FAILED or
+   RPL_NATS_ERR_NOT_PERMITTED, the message "rpl_nats_connect: Authorization
+   Violation"), a certificate not trusted (RPL_NATS_ERR_SSL). */
 rpl_nats_t *RPL_NULLABLE rpl_nats_connect(const char *RPL_NULLABLE urls,
                                           const rpl_nats_options *RPL_NULLABLE opts);
 

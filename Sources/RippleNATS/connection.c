@@ -1,8 +1,13 @@
 /* rpl_nats_connect and the connection record: the rpl_nats_t handle is a
    Ripple disposable whose release closes the connection; a registry maps
    live handles to their records, so any other pointer is refused. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -221,6 +226,35 @@ static natsStatus set_servers(natsOptions *o, const char *urls) {
     return s;
 }
 
+/* The files the options name can be read: else the failure says which
+   option, which path and why (the client would connect without an empty
+   creds_file, and its text for a missing CA file ends in "(null)"). The
+   codes are the client's for each kind of file. */
+static bool files_readable(const rpl_nats_options *opt) {
+    const struct { const char *option, *path; natsStatus code; } files[] = {
+        { "creds_file", opt->creds_file, NATS_ERR },
+        { "tls_ca", opt->tls_ca, NATS_SSL_ERROR },
+        { "tls_cert", opt->tls_cert, NATS_SSL_ERROR },
+        { "tls_key", opt->tls_key, NATS_SSL_ERROR },
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        if (!files[i].path) continue;
+        int err = 0, fd = open(files[i].path, O_RDONLY | O_CLOEXEC);
+        struct stat st;
+        if (fd < 0) err = errno;
+        else if (fstat(fd, &st) != 0) err = errno;
+        else if (S_ISDIR(st.st_mode)) err = EISDIR;
+        if (fd >= 0) close(fd);
+        if (!err) continue;
+        char text[1024];
+        snprintf(text, sizeof text, "rpl_nats_connect: %s \"%s\" cannot be read: %s", files[i].option, files[i].path,
+                 strerror(err));
+        rn_fail_error(rpl_error_create(RPL_NATS_ERROR_DOMAIN, files[i].code, text));
+        return false;
+    }
+    return true;
+}
+
 static natsStatus apply_options(natsOptions *o, const char *urls, const rpl_nats_options *opt, rn_conn *c) {
     natsStatus s = set_servers(o, urls);
     if (s == NATS_OK && opt->name) s = natsOptions_SetName(o, opt->name);
@@ -260,6 +294,7 @@ RN_EXPORT rpl_nats_t *rpl_nats_connect(const char *urls, const rpl_nats_options 
         rn_fail(RPL_ERR_INVALID, "rpl_nats_connect: unknown codec %d", opt->codec);
         return NULL;
     }
+    if (!files_readable(opt)) return NULL;
     rn_conn *c = rn_calloc(1, sizeof *c);
     atomic_init(&c->refs, 1);
     pthread_mutex_init(&c->mu, NULL);

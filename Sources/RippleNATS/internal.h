@@ -44,6 +44,9 @@ rpl_status rn_fail(rpl_status status, const char *fmt, ...) __attribute__((forma
    with rn_nats_error(s, prefix) as rpl_last_signal_error() and its text as
    the message (RPL_ERR_NOMEM for NATS_NO_MEMORY). Returns the status. */
 rpl_status rn_fail_nats(natsStatus s, const char *prefix);
+/* Records e (+1, taken) as the failure: RPL_ERR_FAILED, e as
+   rpl_last_signal_error() and its text as the message. Returns the status. */
+rpl_status rn_fail_error(rpl_error_t *e);
 /* Subject checks: false after recording the failure for fn. */
 bool rn_check_subject(const char *fn, const char *what, const char *subject, bool wildcards_ok);
 bool rn_check_name(const char *fn, const char *what, const char *name, bool null_ok, const char *forbidden);

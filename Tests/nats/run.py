@@ -278,6 +278,39 @@ def case_security():
     s.stop()
 
 
+def creds_server(name):
+    """A server in operator (JWT) mode trusting an operator and account made
+    for it (Tests/nats/creds.py), and its identities: .creds files of a user
+    it accepts, of one signed by an account it does not know, and of the
+    right user with another user's seed."""
+    from creds import Identities  # nkeys, which make deps installs
+    ids = Identities(os.path.join(TMP, name + "-ids"))
+    return Server(name, ids.server_conf(), jetstream=False).start(), ids
+
+
+def creds_env(server, ids):
+    """What the bindings' NATS tests read for their creds_file test."""
+    return {"NATS_CREDS_URL": server.url, "NATS_CREDS_FILE": ids.good_creds,
+            "NATS_FOREIGN_CREDS_FILE": ids.foreign_creds, "NATS_MISSING_CREDS_FILE": ids.missing_creds}
+
+
+def case_creds():
+    """creds_file against a server in operator mode: the right user connects,
+    answers a request and gets what it publishes; a user signed by an
+    account the server does not trust, one whose seed is not its JWT's, and
+    none at all are refused (RPL_NATS_ERR_AUTH_FAILED); a missing file is
+    refused before connecting, with the path and the reason."""
+    s, ids = creds_server("creds")
+    variants("test_nats_tool", ["connect", s.url, "--creds", ids.good_creds])
+    auth = ["--fail", "Authorization Violation", "--code", "11"]  # RPL_NATS_ERR_AUTH_FAILED
+    variants("test_nats_tool", ["connect", s.url, "--creds", ids.foreign_creds] + auth)
+    run("creds: seed not the JWT's", [TOOL, "connect", s.url, "--creds", ids.wrong_seed_creds] + auth)
+    run("creds: no creds_file", [TOOL, "connect", s.url] + auth)
+    run("creds: missing file", [TOOL, "connect", s.url, "--creds", ids.missing_creds, "--fail",
+                                '"%s" cannot be read: No such file or directory' % ids.missing_creds, "--code", "1"])
+    s.stop()
+
+
 def case_jetstream():
     """start_sequence, durables, stream_ensure; then kill -9 the consumer
     mid-stream and restart it: every message at least once, none lost."""
@@ -422,7 +455,8 @@ def case_bench():
     s.stop()
 
 
-CASES = {"core": case_core, "status": case_status, "security": case_security, "jetstream": case_jetstream,
+CASES = {"core": case_core, "status": case_status, "security": case_security, "creds": case_creds,
+         "jetstream": case_jetstream,
          "cluster": case_cluster, "interop": case_interop, "examples": case_examples,
          "python": case_python, "cpp": case_cpp, "rust": case_rust}
 

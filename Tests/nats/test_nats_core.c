@@ -290,6 +290,44 @@ static void expect_fail(const char *what, bool failed, rpl_status status) {
     CHECK(ok);
 }
 
+/* A file option naming nothing readable (missing, empty, a directory) is
+   refused before connecting, the message naming the option, the path and
+   why; the code is the client's for that kind of file. */
+static void expect_unreadable(const char *what, rpl_nats_options *o, const char *text, int64_t code) {
+    rpl_nats_t *bad = rpl_nats_connect(url, o);
+    rpl_error_t *e = rpl_last_signal_error();
+    bool ok = !bad && rpl_last_error() == RPL_ERR_FAILED && strcmp(rpl_last_error_message(), text) == 0 && e &&
+              strcmp(rpl_error_domain(e), RPL_NATS_ERROR_DOMAIN) == 0 && rpl_error_code(e) == code &&
+              strcmp(rpl_error_message(e), text) == 0;
+    if (!ok) fprintf(stderr, "  %s: %s (status %d, code %lld)\n", what, bad ? "connected" : rpl_last_error_message(),
+                     (int)rpl_last_error(), e ? (long long)rpl_error_code(e) : -1LL);
+    CHECK(ok);
+    rpl_release(bad);
+}
+
+static void test_unreadable_files(void) {
+    rpl_nats_options o = RPL_NATS_OPTIONS_INIT;
+    o.max_reconnects = 0;
+    o.creds_file = "/nonexistent/user.creds";
+    expect_unreadable("creds_file missing", &o,
+                      "rpl_nats_connect: creds_file \"/nonexistent/user.creds\" cannot be read: No such file or directory",
+                      RPL_NATS_ERR_ERR);
+    o.creds_file = "";  /* the client alone would connect without credentials */
+    expect_unreadable("creds_file empty", &o, "rpl_nats_connect: creds_file \"\" cannot be read: No such file or directory",
+                      RPL_NATS_ERR_ERR);
+    o.creds_file = "/";
+    expect_unreadable("creds_file a directory", &o, "rpl_nats_connect: creds_file \"/\" cannot be read: Is a directory",
+                      RPL_NATS_ERR_ERR);
+    o.creds_file = NULL;
+    o.tls_ca = "/nonexistent/ca.pem";  /* the client's text ended in "(null)" */
+    expect_unreadable("tls_ca missing", &o, "rpl_nats_connect: tls_ca \"/nonexistent/ca.pem\" cannot be read: No such file or directory",
+                      RPL_NATS_ERR_SSL);
+    o.tls_ca = NULL;
+    o.tls_key = "";
+    expect_unreadable("tls_key empty", &o, "rpl_nats_connect: tls_key \"\" cannot be read: No such file or directory",
+                      RPL_NATS_ERR_SSL);
+}
+
 static void test_bad_input(rpl_nats_t *nc) {
     rpl_signal_t *never = rpl_signal_never();
     expect_fail("connect NULL", rpl_nats_connect(NULL, NULL) == NULL, RPL_ERR_NULL);
@@ -308,6 +346,7 @@ static void test_bad_input(rpl_nats_t *nc) {
     CHECK(strcmp(rpl_error_domain(rpl_last_signal_error()), RPL_NATS_ERROR_DOMAIN) == 0);
     CHECK(strncmp(rpl_last_error_message(), "rpl_nats_connect: ", 18) == 0);
     CHECK(strcmp(rpl_error_message(rpl_last_signal_error()), rpl_last_error_message()) == 0);
+    test_unreadable_files();
     /* Messages name the argument and say what is wrong with it. */
     CHECK(rpl_nats_subscribe(nc, "a b", NULL) == NULL);
     CHECK(strcmp(rpl_last_error_message(),

@@ -145,10 +145,12 @@ enum {
 
 /* Connects to urls (comma separated, "nats://host:port" or "tls://..."; the
    client tries them in random order and reconnects to any of them, and to
-   servers the cluster announces). Blocks until connected or refused. opts
+   servers the cluster announces). A tls:// URL, like any tls_* option,
+   makes the connection require TLS: a server without it is refused
+   (RPL_ERR_FAILED), never used in the clear. Blocks until connected or refused. opts
    may be NULL (the defaults). +1.
-   Errors: urls NULL (RPL_ERR_NULL) or empty, an unknown opts->version or
-   codec (RPL_ERR_INVALID); RPL_ERR_FAILED with rpl_last_signal_error()'s
+   Errors: urls NULL (RPL_ERR_NULL), empty or listing no URL (only commas
+   and spaces), an unknown opts->version or codec (RPL_ERR_INVALID); RPL_ERR_FAILED with rpl_last_signal_error()'s
    code saying why for a creds_file, tls_ca, tls_cert or tls_key that cannot
    be read (missing, empty, a directory: RPL_NATS_ERR_ERR for creds_file,
    RPL_NATS_ERR_SSL for the TLS files; checked before connecting, the

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -211,16 +212,22 @@ static void handle_gone(void *ctx) {
     rn_conn_release(c);
 }
 
-/* urls is a comma-separated list; the client wants an array. */
+/* urls is a comma-separated list; the client wants an array. A tls:// URL
+   makes the connection require TLS (the client alone would connect to a
+   server without TLS in the clear). */
 static natsStatus set_servers(natsOptions *o, const char *urls) {
     char *list = rn_strdup(urls);
     size_t n = 1;
     for (const char *p = list; *p; p++) n += *p == ',';
     const char **servers = rn_calloc(n, sizeof *servers);
     n = 0;
-    for (char *save = NULL, *tok = strtok_r(list, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save))
+    bool tls = false;
+    for (char *save = NULL, *tok = strtok_r(list, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
         servers[n++] = tok;
+        tls |= strncasecmp(tok, "tls://", 6) == 0;
+    }
     natsStatus s = n ? natsOptions_SetServers(o, servers, (int)n) : NATS_INVALID_ARG;
+    if (s == NATS_OK && tls) s = natsOptions_SetSecure(o, true);
     free(servers);
     free(list);
     return s;
@@ -284,6 +291,10 @@ RN_EXPORT rpl_nats_t *rpl_nats_connect(const char *urls, const rpl_nats_options 
     const rpl_nats_options *opt = opts ? opts : &defaults;
     if (!urls || !*urls) {
         rn_fail(urls ? RPL_ERR_INVALID : RPL_ERR_NULL, "rpl_nats_connect: urls is %s", urls ? "empty" : "NULL");
+        return NULL;
+    }
+    if (!urls[strspn(urls, ", ")]) {  /* only separators (see set_servers) */
+        rn_fail(RPL_ERR_INVALID, "rpl_nats_connect: urls \"%s\" lists no URL", urls);
         return NULL;
     }
     if (opt->version != RPL_NATS_OPTIONS_VERSION) {

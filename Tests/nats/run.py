@@ -446,6 +446,46 @@ def case_rust():
     s.stop()
 
 
+def case_fuzz():
+    """The API-sequence fuzzer of libripple-nats (Tests/fuzz/fuzz_nats.c) for
+    NATS_FUZZ_SECONDS (make check-nats: 60; make fuzz-nats: FUZZ_SECONDS)
+    against a JetStream server and a token server started here, and a port
+    nothing listens on. The committed inputs of Tests/fuzz/nats run first;
+    the corpus grows in build/fuzz-nats/corpus, findings land in
+    build/fuzz-nats/artifacts."""
+    seconds = int(os.environ.get("NATS_FUZZ_SECONDS", "60"))
+    s = Server("fuzz").start()
+    t = Server("fuzz-token", 'authorization { token: "s3cret" }', jetstream=False).start()
+    work = os.path.join(OUT, "fuzz-nats")
+    for d in ("corpus", "artifacts"):
+        os.makedirs(os.path.join(work, d), exist_ok=True)
+    scratch = os.path.join(TMP, "fuzz-scratch")
+    os.makedirs(scratch, exist_ok=True)
+    argv = [os.path.join(OUT, "fuzz", "fuzz_nats"), "-max_total_time=%d" % seconds, "-timeout=60", "-max_len=512", "-len_control=0",
+            "-rss_limit_mb=4096", "-print_final_stats=1", "-artifact_prefix=" + os.path.join(work, "artifacts") + "/",
+            os.path.join(work, "corpus"), os.path.join(HERE, "..", "fuzz", "nats")]
+    env = dict(os.environ, NATS_FUZZ_URL=s.url, NATS_FUZZ_TOKEN_URL=t.url, NATS_FUZZ_DIR=scratch,
+               NATS_FUZZ_DEAD_URL="nats://127.0.0.1:%d" % free_port(), SWIFT_BACKTRACE="enable=no",
+               ASAN_OPTIONS="detect_leaks=1:quarantine_size_mb=64")
+    log = os.path.join(work, "fuzz.log")
+    t0 = time.time()
+    with open(log, "w") as f:
+        p = subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT, env=env, timeout=seconds + 600)
+    with open(log, errors="replace") as f:
+        lines = f.read().splitlines()
+    ok = p.returncode == 0
+    print("--- fuzz_nats, %d s (%.1f s)%s" % (seconds, time.time() - t0, "" if ok else " FAILED (exit %d)" % p.returncode))
+    keep = ("INFO: Loaded", "Done ", "stat::number_of_executed_units", "stat::peak_rss_mb")
+    shown = [l for l in lines if l.startswith(keep) or "DONE" in l] if ok else lines[-80:]
+    for l in shown:
+        print("    " + l)
+    if not ok:
+        print("    (the whole output: %s; replay an artifact with FUZZ_TRACE=1 and the NATS_FUZZ_* variables)" % log)
+        failures.append("fuzz")
+    t.stop()
+    s.stop()
+
+
 def case_bench():
     """make bench-nats (not in make check): the bench rows."""
     s = Server("bench").start()
@@ -458,7 +498,7 @@ def case_bench():
 CASES = {"core": case_core, "status": case_status, "security": case_security, "creds": case_creds,
          "jetstream": case_jetstream,
          "cluster": case_cluster, "interop": case_interop, "examples": case_examples,
-         "python": case_python, "cpp": case_cpp, "rust": case_rust}
+         "python": case_python, "cpp": case_cpp, "rust": case_rust, "fuzz": case_fuzz}
 
 
 def main():

@@ -332,6 +332,8 @@ static void test_bad_input(rpl_nats_t *nc) {
     rpl_signal_t *never = rpl_signal_never();
     expect_fail("connect NULL", rpl_nats_connect(NULL, NULL) == NULL, RPL_ERR_NULL);
     expect_fail("connect empty", rpl_nats_connect("", NULL) == NULL, RPL_ERR_INVALID);
+    expect_fail("connect no URL", rpl_nats_connect(" , ", NULL) == NULL, RPL_ERR_INVALID);
+    CHECK(strcmp(rpl_last_error_message(), "rpl_nats_connect: urls \" , \" lists no URL") == 0);
     rpl_nats_options o = RPL_NATS_OPTIONS_INIT;
     o.version = 99;
     expect_fail("connect version", rpl_nats_connect(url, &o) == NULL, RPL_ERR_INVALID);
@@ -347,6 +349,14 @@ static void test_bad_input(rpl_nats_t *nc) {
     CHECK(strncmp(rpl_last_error_message(), "rpl_nats_connect: ", 18) == 0);
     CHECK(strcmp(rpl_error_message(rpl_last_signal_error()), rpl_last_error_message()) == 0);
     test_unreadable_files();
+    /* A tls:// URL wants TLS: a server without it is refused, not used in
+       the clear. */
+    char tls_url[256];
+    snprintf(tls_url, sizeof tls_url, "tls://%s", strstr(url, "://") ? strstr(url, "://") + 3 : url);
+    rpl_nats_t *clear = rpl_nats_connect(tls_url, &o);
+    CHECK(clear == NULL && rpl_last_error() == RPL_ERR_FAILED);
+    if (clear) fprintf(stderr, "  %s connected without TLS\n", tls_url);
+    rpl_release(clear);
     /* Messages name the argument and say what is wrong with it. */
     CHECK(rpl_nats_subscribe(nc, "a b", NULL) == NULL);
     CHECK(strcmp(rpl_last_error_message(),

@@ -405,13 +405,15 @@ def case_python():
         raise RuntimeError("NATS_STAGE_LIB is not set (make check-nats sets it)")
     s = Server("python").start()
     t = Server("python-token", 'authorization { token: "s3cret" }', jetstream=False).start()
+    c, ids = creds_server("python-creds")
     tests = os.path.join(HERE, "..", "..", "bindings", "python", "tests_nats")
     run("python binding: ripple.nats (pytest)",
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", tests], timeout=600,
-        env={"NATS_URL": s.url, "NATS_TOKEN_URL": t.url, "RIPPLE_PURE": "1", "PYTHONDONTWRITEBYTECODE": "1",
-             "PYTHONWARNINGS": "ignore::RuntimeWarning",
-             "RIPPLE_LIBRARY": os.path.join(stage, "libripple.so.0"),
-             "RIPPLE_NATS_LIBRARY": os.path.join(stage, "libripple-nats.so.0")})
+        env=dict(creds_env(c, ids), NATS_URL=s.url, NATS_TOKEN_URL=t.url, RIPPLE_PURE="1", PYTHONDONTWRITEBYTECODE="1",
+                 PYTHONWARNINGS="ignore::RuntimeWarning",
+                 RIPPLE_LIBRARY=os.path.join(stage, "libripple.so.0"),
+                 RIPPLE_NATS_LIBRARY=os.path.join(stage, "libripple-nats.so.0")))
+    c.stop()
     t.stop()
     s.stop()
 
@@ -421,9 +423,12 @@ def case_cpp():
     against the staged install under ASan and UBSan, C++17 and C++20)."""
     s = Server("cpp").start()
     t = Server("cpp-token", 'authorization { token: "s3cret" }', jetstream=False).start()
+    c, ids = creds_server("cpp-creds")
     for std in ("c++17", "c++20"):
-        run("C++ binding: ripple_nats.hpp (%s, ASan+UBSan)" % std, [os.path.join(BIN, "test_nats_" + std), s.url, t.url],
+        run("C++ binding: ripple_nats.hpp (%s, ASan+UBSan)" % std,
+            [os.path.join(BIN, "test_nats_" + std), s.url, t.url, c.url, ids.good_creds, ids.foreign_creds, ids.missing_creds],
             env={"LD_LIBRARY_PATH": os.environ.get("NATS_STAGE_LIB", ""), "ASAN_OPTIONS": "detect_leaks=1"})
+    c.stop()
     t.stop()
     s.stop()
 
@@ -436,12 +441,14 @@ def case_rust():
         raise RuntimeError("NATS_STAGE_LIB is not set (make check-nats sets it)")
     s = Server("rust").start()
     t = Server("rust-token", 'authorization { token: "s3cret" }', jetstream=False).start()
+    c, ids = creds_server("rust-creds")
     crate = os.path.join(HERE, "..", "..", "bindings", "rust")
     run("Rust binding: ripple::nats (cargo test --features nats)",
         ["cargo", "test", "--offline", "--quiet", "--manifest-path", os.path.join(crate, "Cargo.toml"), "-p", "ripple",
          "--features", "nats", "--test", "nats"], timeout=900,
-        env={"NATS_URL": s.url, "NATS_TOKEN_URL": t.url, "RIPPLE_LIB_DIR": stage, "LD_LIBRARY_PATH": stage,
-             "CARGO_TARGET_DIR": os.path.join(OUT, "nats", "rust-target")})
+        env=dict(creds_env(c, ids), NATS_URL=s.url, NATS_TOKEN_URL=t.url, RIPPLE_LIB_DIR=stage, LD_LIBRARY_PATH=stage,
+                 CARGO_TARGET_DIR=os.path.join(OUT, "nats", "rust-target")))
+    c.stop()
     t.stop()
     s.stop()
 

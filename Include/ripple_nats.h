@@ -38,6 +38,10 @@
  *           thread of the NATS client (one per subscription); compose
  *           rpl_signal_deliver_on to move them. One subscription's events
  *           never overlap, and messages from one publisher arrive in order.
+ *           rpl_nats_connect blocks the calling thread's asynchronous
+ *           signals while it connects (an interrupted read would fail the
+ *           handshake): one sent then runs when it returns, or on another
+ *           thread; the client's threads block them for good.
  * Errors    A function returning a handle returns NULL on failure, one
  *           returning rpl_status a negative status, and rpl_last_error()
  *           says why, as for ripple.h's functions: RPL_ERR_NULL for a NULL

@@ -3,6 +3,7 @@
    live handles to their records, so any other pointer is refused. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,6 +287,22 @@ static natsStatus apply_options(natsOptions *o, const char *urls, const rpl_nats
     return s;
 }
 
+/* The client reads the server's first answers on this thread and takes an
+   interrupted read for a closed connection ("Expected 'PONG', got ''"):
+   a program's interval timer made connects fail at random. Asynchronous
+   signals wait while it connects (the threads the client starts keep that
+   mask, so they are not interrupted either); faults stay deliverable. */
+static natsStatus connect_unsignalled(rn_conn *c, natsOptions *o) {
+    sigset_t async, old;
+    sigfillset(&async);
+    static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT, SIGSYS };
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++) sigdelset(&async, faults[i]);
+    pthread_sigmask(SIG_BLOCK, &async, &old);
+    natsStatus s = natsConnection_Connect(&c->nc, o);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return s;
+}
+
 RN_EXPORT rpl_nats_t *rpl_nats_connect(const char *urls, const rpl_nats_options *opts) {
     static const rpl_nats_options defaults = RPL_NATS_OPTIONS_INIT;
     const rpl_nats_options *opt = opts ? opts : &defaults;
@@ -327,7 +344,7 @@ RN_EXPORT rpl_nats_t *rpl_nats_connect(const char *urls, const rpl_nats_options 
         rn_conn_release(c);
         return NULL;
     }
-    s = natsConnection_Connect(&c->nc, o);
+    s = connect_unsignalled(c, o);
     natsOptions_Destroy(o);
     if (s != NATS_OK) {
         rn_fail_nats(s, "rpl_nats_connect");

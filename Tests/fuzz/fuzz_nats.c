@@ -38,12 +38,18 @@
  * s). LeakSanitizer checks the rest. A violation aborts, so libFuzzer keeps
  * the input.
  *
+ * libFuzzer's own -timeout works by SIGALRM, which interrupts the NATS
+ * client's blocking reads (a connect then fails with "Expected 'PONG', got
+ * ''"): run.py passes -timeout=0, and a watchdog thread here aborts an input
+ * that runs for more than INPUT_LIMIT_S, so that libFuzzer keeps it.
+ *
  * Environment (run.py sets it): NATS_FUZZ_URL (JetStream), NATS_FUZZ_TOKEN_URL
  * (token "s3cret"), NATS_FUZZ_DEAD_URL (nothing listens), NATS_FUZZ_DIR (a
  * scratch directory); FUZZ_TRACE=1 prints each operation. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -62,6 +68,7 @@
 
 enum { NCONN = 3, NSIG = 12, NSUB = 16, NSUBJ = 3, MAX_OPS = 48 };
 #define WAIT_NS 10000000000ull  /* what the end of an input waits for asynchronous releases */
+#define INPUT_LIMIT_S 120       /* an input running longer hangs */
 static int trace;
 
 /* ---- what the input reads ---- */
@@ -763,6 +770,22 @@ static void env_copy(char *dst, size_t n, const char *name) {
     snprintf(dst, n, "%s", v);
 }
 
+static _Atomic int64_t input_started;  /* CLOCK_MONOTONIC seconds, 0 between inputs */
+static int64_t now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec;
+}
+static void *watchdog(void *arg) {
+    (void)arg;
+    for (;;) {
+        sleep(1);
+        int64_t t = atomic_load(&input_started);
+        if (t && now_s() - t > INPUT_LIMIT_S) FAIL("an input ran for more than %d s (a hang)", INPUT_LIMIT_S);
+    }
+    return NULL;
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc, (void)argv;
@@ -787,6 +810,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     if (rpl_nats_stream_ensure(nc, "FZ", "fzjs.>", 1) != RPL_OK) FAIL("stream FZ: %s", rpl_last_error_message());
     rpl_release(nc);
     not_conn = rpl_signal_never();
+    pthread_t w;
+    if (pthread_create(&w, NULL, watchdog, NULL) != 0) FAIL("no watchdog thread");
+    pthread_detach(w);
     if (natsConnection_ConnectTo(&raw, live_url) != NATS_OK || natsConnection_JetStream(&raw_js, raw, NULL) != NATS_OK)
         FAIL("nats.c cannot connect to %s", live_url);
     return 0;
@@ -795,6 +821,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size > 1024) return 0;
+    atomic_store(&input_started, now_s());
     live_at_start = live_now();
     in_p = data;
     in_end = data + size;
@@ -804,5 +831,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!conns[0].h) FAIL("cannot connect to %s: %s", live_url, rpl_last_error_message());
     run();
     finish();
+    atomic_store(&input_started, 0);
     return 0;
 }

@@ -457,7 +457,9 @@ def case_fuzz():
     """The API-sequence fuzzer of libripple-nats (Tests/fuzz/fuzz_nats.c) for
     NATS_FUZZ_SECONDS (make check-nats: 60; make fuzz-nats: FUZZ_SECONDS)
     against a JetStream server and a token server started here, and a port
-    nothing listens on. The committed inputs of Tests/fuzz/nats run first;
+    nothing listens on. No -timeout: libFuzzer's SIGALRM would interrupt the
+    NATS client's reads; the fuzzer has a watchdog of its own. The committed
+    inputs of Tests/fuzz/nats run first;
     the corpus grows in build/fuzz-nats/corpus, findings land in
     build/fuzz-nats/artifacts."""
     seconds = int(os.environ.get("NATS_FUZZ_SECONDS", "60"))
@@ -468,7 +470,7 @@ def case_fuzz():
         os.makedirs(os.path.join(work, d), exist_ok=True)
     scratch = os.path.join(TMP, "fuzz-scratch")
     os.makedirs(scratch, exist_ok=True)
-    argv = [os.path.join(OUT, "fuzz", "fuzz_nats"), "-max_total_time=%d" % seconds, "-timeout=60", "-max_len=512", "-len_control=0",
+    argv = [os.path.join(OUT, "fuzz", "fuzz_nats"), "-max_total_time=%d" % seconds, "-timeout=0", "-max_len=512", "-len_control=0",
             "-rss_limit_mb=4096", "-print_final_stats=1", "-artifact_prefix=" + os.path.join(work, "artifacts") + "/",
             os.path.join(work, "corpus"), os.path.join(HERE, "..", "fuzz", "nats")]
     env = dict(os.environ, NATS_FUZZ_URL=s.url, NATS_FUZZ_TOKEN_URL=t.url, NATS_FUZZ_DIR=scratch,

@@ -6,6 +6,9 @@
      test_nats_core URL */
 #include "nats_test.h"
 
+#include <signal.h>
+#include <time.h>
+
 #include <stdatomic.h>
 
 static const char *url;
@@ -549,6 +552,37 @@ static void test_close_while_running(void) {
     rpl_release(nc);
 }
 
+/* A program's interval timer does not fail connects: its signals once
+   interrupted the client's handshake ("Expected 'PONG', got ''"). */
+static volatile sig_atomic_t ticks;
+static void on_tick(int sig) { (void)sig; ticks++; }
+static void test_connect_under_signals(void) {
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_tick;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGUSR2, &sa, &old);
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_SIGNAL;
+    ev.sigev_signo = SIGUSR2;
+    timer_t timer;
+    CHECK(timer_create(CLOCK_MONOTONIC, &ev, &timer) == 0);
+    struct itimerspec every = { { 0, 200000 }, { 0, 200000 } }, off = { { 0, 0 }, { 0, 0 } };
+    timer_settime(timer, 0, &every, NULL);
+    int n = getenv("NATS_TEST_QUICK") ? 40 : 200, failed = 0;
+    for (int i = 0; i < n; i++) {
+        rpl_nats_t *nc = rpl_nats_connect(url, NULL);
+        if (!nc && failed++ == 0) fprintf(stderr, "  connect under signals: %s\n", rpl_last_error_message());
+        rpl_release(nc);
+    }
+    timer_settime(timer, 0, &off, NULL);
+    timer_delete(timer);
+    sigaction(SIGUSR2, &old, NULL);
+    if (failed) fprintf(stderr, "  %d of %d connects failed under a 200 us timer (%d ticks)\n", failed, n, (int)ticks);
+    CHECK(failed == 0 && ticks > 0);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: %s URL\n", argv[0]);
@@ -566,6 +600,7 @@ int main(int argc, char **argv) {
     if (!getenv("NATS_TEST_QUICK")) test_slow_consumer(nc);
     rpl_release(nc);
     test_close_while_running();
+    test_connect_under_signals();
     nt_sleep_ms(200);  /* the client's threads let go of what they held */
     return nt_report("test_nats_core");
 }

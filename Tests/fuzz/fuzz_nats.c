@@ -393,7 +393,7 @@ static void op_connect(void) {
     opt.reconnect_wait_ns = r & 4 ? 0 : 1000000;
     opt.codec = o & 1;
     int opt_err = RPL_OK;
-    if ((o & 0x1e) == 0x1e) { opt.version = (uint32_t)(o >> 5); opt_err = RPL_ERR_INVALID; }
+    if ((o & 0x1e) == 0x1e) { opt.version = o & 0x20 ? 0 : 2 + (uint32_t)(o >> 6); opt_err = RPL_ERR_INVALID; }
     else if ((o & 0x0e) == 0x0c) { opt.codec = o & 16 ? 2 : -1; opt_err = RPL_ERR_INVALID; }
     if (f & 1) opt.name = f & 2 ? "" : "fuzz client";
     bool token_ok = false, has_user = false, unreadable = false, file_bad = false;

@@ -202,6 +202,15 @@ static void test_request_serve(rpl_nats_t *nc) {
     expect_request_error(nc, "svc.empty", 5000000000ull, RPL_ERROR_DOMAIN, RPL_ERROR_GENERIC, "without a value");
     expect_request_error(nc, "svc.never", 200000000ull, RPL_ERROR_DOMAIN, RPL_ERROR_TIMEOUT, NULL);
     expect_request_error(nc, "nobody.listens", 5000000000ull, RPL_NATS_ERROR_DOMAIN, RPL_NATS_ERR_NO_RESPONDERS, "no responders");
+    /* Disposing a request without a timeout (no timer) leaves the thread's
+       last error alone: it once disposed its missing timer, a NULL. */
+    rpl_signal_t *forever = rpl_nats_request(nc, "svc.never", rpl_int(1), RPL_FOREVER);
+    rpl_observer none = RPL_OBSERVER_INIT;
+    rpl_disposable_t *pending = rpl_signal_subscribe(forever, &none);
+    rpl_set_last_error(RPL_ERR_STATE, "marker");
+    CHECK(rpl_disposable_dispose(pending) == RPL_OK);
+    CHECK(rpl_last_error() == RPL_ERR_STATE && strcmp(rpl_last_error_message(), "marker") == 0);
+    rpl_release(pending), rpl_release(forever);
     /* A disposed service no longer answers; its release has run. */
     CHECK(rpl_disposable_dispose(s1) == RPL_OK);
     rpl_release(s1);

@@ -110,7 +110,7 @@ check-nats: $(NATS_BINS) $(VG_SO) | $(DEPS_OK)
 CHECK_EXTRA += check-nats
 
 fuzz-nats: $(NATS_FUZZ_BIN) | $(DEPS_OK)
-	NATS_OUT=$(CURDIR)/$(OUT) NATS_FUZZ_SECONDS=$(FUZZ_SECONDS) timeout --kill-after=10 $$(( $(FUZZ_SECONDS) + 600 )) \
+	NATS_OUT=$(CURDIR)/$(OUT) NATS_FUZZ_SECONDS=$(FUZZ_SECONDS) NATS_FUZZ_CORPUS=$(CURDIR)/$(OUT)/fuzz-nats/corpus timeout --kill-after=10 $$(( $(FUZZ_SECONDS) + 600 )) \
 	    $(PYTHON) Tests/nats/run.py fuzz
 
 demo-nats: $(addprefix $(OUT)/nats/examples/,$(NATS_EXAMPLES)) | $(DEPS_OK)

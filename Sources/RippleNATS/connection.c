@@ -287,19 +287,25 @@ static natsStatus apply_options(natsOptions *o, const char *urls, const rpl_nats
     return s;
 }
 
-/* The client reads the server's first answers on this thread and takes an
-   interrupted read for a closed connection ("Expected 'PONG', got ''"):
-   a program's interval timer made connects fail at random. Asynchronous
-   signals wait while it connects (the threads the client starts keep that
-   mask, so they are not interrupted either); faults stay deliverable. */
-static natsStatus connect_unsignalled(rn_conn *c, natsOptions *o) {
+/* The client connects c->nc. It reads the server's first answers on this
+   thread and takes an interrupted read for a closed connection ("Expected
+   'PONG', got ''"): a program's interval timer made connects fail at
+   random. Asynchronous signals wait meanwhile (the threads the client
+   starts, its library's own on first use, keep that mask, so they are not
+   interrupted either); faults stay deliverable. */
+static natsStatus open_client(rn_conn *c, const char *urls, const rpl_nats_options *opt) {
     sigset_t async, old;
     sigfillset(&async);
     static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT, SIGSYS };
     for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++) sigdelset(&async, faults[i]);
     pthread_sigmask(SIG_BLOCK, &async, &old);
-    natsStatus s = natsConnection_Connect(&c->nc, o);
+    natsOptions *o = NULL;
+    natsStatus s = natsOptions_Create(&o);
+    if (s == NATS_OK) s = apply_options(o, urls, opt, c);
+    if (s == NATS_OK) s = natsConnection_Connect(&c->nc, o);
+    natsOptions_Destroy(o);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (s != NATS_OK) c->nc = NULL;
     return s;
 }
 
@@ -335,20 +341,9 @@ RN_EXPORT rpl_nats_t *rpl_nats_connect(const char *urls, const rpl_nats_options 
         return NULL;
     }
 
-    natsOptions *o = NULL;
-    natsStatus s = natsOptions_Create(&o);
-    if (s == NATS_OK) s = apply_options(o, urls, opt, c);
+    natsStatus s = open_client(c, urls, opt);
     if (s != NATS_OK) {
         rn_fail_nats(s, "rpl_nats_connect");
-        natsOptions_Destroy(o);
-        rn_conn_release(c);
-        return NULL;
-    }
-    s = connect_unsignalled(c, o);
-    natsOptions_Destroy(o);
-    if (s != NATS_OK) {
-        rn_fail_nats(s, "rpl_nats_connect");
-        c->nc = NULL;
         rn_conn_release(c);
         return NULL;
     }

@@ -459,20 +459,22 @@ def case_fuzz():
     against a JetStream server and a token server started here, and a port
     nothing listens on. No -timeout: libFuzzer's SIGALRM would interrupt the
     NATS client's reads; the fuzzer has a watchdog of its own. The committed
-    inputs of Tests/fuzz/nats run first;
-    the corpus grows in build/fuzz-nats/corpus, findings land in
+    inputs of Tests/fuzz/nats run first; the corpus grows in NATS_FUZZ_CORPUS
+    (make fuzz-nats: build/fuzz-nats/corpus; else a fresh one, so that the
+    run in make check-nats lasts what it says), findings land in
     build/fuzz-nats/artifacts."""
     seconds = int(os.environ.get("NATS_FUZZ_SECONDS", "60"))
     s = Server("fuzz").start()
     t = Server("fuzz-token", 'authorization { token: "s3cret" }', jetstream=False).start()
     work = os.path.join(OUT, "fuzz-nats")
-    for d in ("corpus", "artifacts"):
-        os.makedirs(os.path.join(work, d), exist_ok=True)
+    corpus = os.environ.get("NATS_FUZZ_CORPUS") or os.path.join(TMP, "fuzz-corpus")
+    for d in (corpus, os.path.join(work, "artifacts")):
+        os.makedirs(d, exist_ok=True)
     scratch = os.path.join(TMP, "fuzz-scratch")
     os.makedirs(scratch, exist_ok=True)
     argv = [os.path.join(OUT, "fuzz", "fuzz_nats"), "-max_total_time=%d" % seconds, "-timeout=0", "-max_len=512", "-len_control=0",
             "-rss_limit_mb=4096", "-print_final_stats=1", "-artifact_prefix=" + os.path.join(work, "artifacts") + "/",
-            os.path.join(work, "corpus"), os.path.join(HERE, "..", "fuzz", "nats")]
+            corpus, os.path.join(HERE, "..", "fuzz", "nats")]
     env = dict(os.environ, NATS_FUZZ_URL=s.url, NATS_FUZZ_TOKEN_URL=t.url, NATS_FUZZ_DIR=scratch,
                NATS_FUZZ_DEAD_URL="nats://127.0.0.1:%d" % free_port(), SWIFT_BACKTRACE="enable=no",
                ASAN_OPTIONS="detect_leaks=1:quarantine_size_mb=64")

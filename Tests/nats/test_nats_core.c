@@ -1,8 +1,10 @@
 /* libripple-nats against one real nats-server (Tests/nats/run.py starts it
    with max_payload 65536 and passes its URL): publish/subscribe, wildcards,
    queue groups, messages, request/reply and serve with their errors, both
-   codecs, undecodable payloads, bad input, a slow consumer, the status
-   signal, and a connection released while streams run.
+   codecs, undecodable payloads, bad input (files that cannot be read, a
+   tls:// URL to a server without TLS), a slow consumer, the status signal,
+   a connection released while streams run, and connects under a signal
+   timer.
      test_nats_core URL */
 #include "nats_test.h"
 

@@ -76,11 +76,61 @@ rn_conn *rn_conn_checked(const rpl_nats_t *nc, const char *fn, bool args_ok) {
 /* ---- the record ---- */
 void rn_conn_retain(rn_conn *c) { atomic_fetch_add(&c->refs, 1); }
 
+/* An ended NATS subscription is destroyed only once the client's reader
+   thread cannot hold it any more: Debian's libnats (3.4) looks a message's
+   subscription up and then locks it without a reference, so destroying one
+   while a message for it is being read frees what the reader is about to
+   lock (nats.c issue 637, fixed in 3.6; subscribing and disposing under
+   traffic corrupted the heap). The reader handles what arrives in order:
+   once a flush's PONG came back, it is past every message sent before the
+   flush began, and the subscriptions retired by then can go. The rest go
+   with the connection, whose close joins the reader. */
+static void retire(rn_conn *c, natsSubscription *sub) {
+    pthread_mutex_lock(&c->mu);
+    if (c->nretired == c->retired_cap) {
+        size_t cap = c->retired_cap ? 2 * c->retired_cap : 16;
+        natsSubscription **r = realloc(c->retired, cap * sizeof *r);
+        if (!r) abort();
+        c->retired = r;
+        c->retired_cap = cap;
+    }
+    c->retired[c->nretired++] = sub;
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* Destroys the first n retired subscriptions (all when n is SIZE_MAX). */
+static void reclaim(rn_conn *c, size_t n) {
+    pthread_mutex_lock(&c->mu);
+    if (n > c->nretired) n = c->nretired;
+    if (!n) {
+        pthread_mutex_unlock(&c->mu);
+        return;
+    }
+    natsSubscription **gone = rn_calloc(n, sizeof *gone);
+    memcpy(gone, c->retired, n * sizeof *gone);
+    c->nretired -= n;
+    if (c->nretired) memmove(c->retired, c->retired + n, c->nretired * sizeof *c->retired);
+    pthread_mutex_unlock(&c->mu);
+    for (size_t i = 0; i < n; i++) natsSubscription_Destroy(gone[i]);
+    free(gone);
+}
+
+natsStatus rn_flush(rn_conn *c, int64_t timeout_ms) {
+    pthread_mutex_lock(&c->mu);
+    size_t before = c->nretired;
+    pthread_mutex_unlock(&c->mu);
+    natsStatus s = natsConnection_FlushTimeout(c->nc, timeout_ms);
+    if (s == NATS_OK && before) reclaim(c, before);
+    return s;
+}
+
 void rn_conn_release(rn_conn *c) {
     if (atomic_fetch_sub(&c->refs, 1) != 1) return;
     rn_requests_free(c);
     if (c->js) jsCtx_Destroy(c->js);
     if (c->nc) natsConnection_Destroy(c->nc);
+    reclaim(c, SIZE_MAX);  /* closed: its reader has been joined */
+    free(c->retired);
     rpl_release(c->status);
     free(c->msgid_prefix);
     pthread_mutex_destroy(&c->mu);
@@ -92,7 +142,7 @@ void rn_sub_retain(rn_sub *s) { atomic_fetch_add(&s->refs, 1); }
 void rn_sub_release(rn_sub *s) {
     if (atomic_fetch_sub(&s->refs, 1) != 1) return;
     rn_conn *c = s->c;
-    if (s->sub) natsSubscription_Destroy(s->sub);
+    if (s->sub) retire(c, s->sub);
     s->free_fn(s);
     rn_conn_release(c);
 }

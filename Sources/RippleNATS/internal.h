@@ -112,12 +112,19 @@ typedef struct rn_conn {
     struct rn_req **reqs;   /* hash table token -> pending request */
     size_t req_buckets;
     char *msgid_prefix;     /* JetStream message ids: "<id>-" */
+    /* Ended NATS subscriptions not destroyed yet (see rn_flush), oldest
+       first, guarded by mu. */
+    natsSubscription **retired;
+    size_t nretired, retired_cap;
     _Atomic uint64_t next_msgid;
     const void *handle;     /* the rpl_nats_t, while registered */
 } rn_conn;
 
 void rn_conn_retain(rn_conn *c);
 void rn_conn_release(rn_conn *c);
+/* natsConnection_FlushTimeout, which also destroys the subscriptions that
+   ended before it began (see connection.c). */
+natsStatus rn_flush(rn_conn *c, int64_t timeout_ms);
 /* The connection behind a handle (+1 on the record), or NULL after
    recording the failure for fn. */
 rn_conn *rn_conn_get(const rpl_nats_t *nc, const char *fn);

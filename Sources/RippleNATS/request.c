@@ -200,7 +200,7 @@ static rpl_disposable_t *did_subscribe_req(void *ctx, rpl_subscriber_t *subscrib
        a flush writes the request now (with a PING), and the wait for the
        PONG overlaps the wait for the reply. While disconnected the request
        waits in the reconnect buffer for its timeout. */
-    if (s == NATS_OK) natsConnection_FlushTimeout(c->nc, 1000);
+    if (s == NATS_OK) rn_flush(c, 1000);
     if (s != NATS_OK && take(c, r)) {
         if (r->timer) rpl_disposable_dispose(r->timer);
         rn_send_failure(subscriber, s, "request");

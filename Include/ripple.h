@@ -1478,11 +1478,18 @@ rpl_status rpl_test_scheduler_run(rpl_scheduler_t *RPL_NULLABLE s);
    program may release its own at once); run-loop work, and the callbacks it
    delivers, run on the host loop's thread one item at a time, and work
    scheduled from any thread wakes the host loop; one wake runs at most
-   RPL_LOOP_BATCH items (256 unless defined before including the adapter);
-   work still pending at detach stays on the run loop, to run if the loop is
-   driven again or be cancelled when it is freed; attach a run loop to one
-   host loop and drive it from nowhere else. */
+   RPL_LOOP_BATCH items (below); work still pending at detach stays on the
+   run loop, to run if the loop is driven again or be cancelled when it is
+   freed; attach a run loop to one host loop and drive it from nowhere else. */
 typedef struct rpl_run_loop rpl_run_loop_t;
+
+/* The most run-loop items one wake of an adapter runs (ripple_glib.h,
+   ripple_uv.h, ripple_event.h) before the host loop gets its turn again.
+   256 unless defined (-DRPL_LOOP_BATCH=n, or a #define before the first
+   #include of ripple.h or an adapter). */
+#ifndef RPL_LOOP_BATCH
+#define RPL_LOOP_BATCH 256
+#endif
 
 /* A new run loop (+1; release it with rpl_release). NULL if its descriptors
    cannot be created (RPL_ERR_NOMEM; errno says why). */

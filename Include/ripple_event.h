@@ -45,12 +45,9 @@ extern "C" {
  *            needed). Attach and detach on that thread.
  * Shared     The rules every adapter follows are in ripple.h, beside
  *            rpl_run_loop_create (man rpl_run_loop_create): batches of
- *            RPL_LOOP_BATCH items, one driver, pending work kept.
+ *            RPL_LOOP_BATCH items (defined there), one driver, pending
+ *            work kept.
  * ======================================================================== */
-
-#ifndef RPL_LOOP_BATCH
-#define RPL_LOOP_BATCH 256
-#endif
 
 /* An attachment of a run loop to an event_base (opaque: use the functions). */
 typedef struct rpl_event rpl_event_t;

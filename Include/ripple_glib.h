@@ -44,12 +44,9 @@ extern "C" {
  *            thread-safe).
  * Shared     The rules every adapter follows are in ripple.h, beside
  *            rpl_run_loop_create (man rpl_run_loop_create): batches of
- *            RPL_LOOP_BATCH items, one driver, pending work kept.
+ *            RPL_LOOP_BATCH items (defined there), one driver, pending
+ *            work kept.
  * ======================================================================== */
-
-#ifndef RPL_LOOP_BATCH
-#define RPL_LOOP_BATCH 256
-#endif
 
 /* Attaches loop to ctx (NULL: the global default context) at priority
    G_PRIORITY_DEFAULT and returns the new source: the caller's reference,

@@ -54,12 +54,9 @@ extern "C" {
  *            thread-safe).
  * Shared     The rules every adapter follows are in ripple.h, beside
  *            rpl_run_loop_create (man rpl_run_loop_create): batches of
- *            RPL_LOOP_BATCH items, one driver, pending work kept.
+ *            RPL_LOOP_BATCH items (defined there), one driver, pending
+ *            work kept.
  * ======================================================================== */
-
-#ifndef RPL_LOOP_BATCH
-#define RPL_LOOP_BATCH 256
-#endif
 
 /* An attachment of a run loop to a uv loop (opaque: use the functions). */
 typedef struct rpl_uv rpl_uv_t;

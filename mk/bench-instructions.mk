@@ -13,3 +13,11 @@ bench-instructions: $(BENCH_INSTR) | deps
 	@mkdir -p $(VG_LIB) && objcopy --strip-debug $(LIB) $(VG_LIB)/$(SONAME)
 	@echo "instructions per unit (callgrind; load $$(cut -d' ' -f1-3 /proc/loadavg))"
 	@LD_LIBRARY_PATH=$(CURDIR)/$(VG_LIB) bench/instructions/count.sh $(BENCH_INSTR) $(WORKLOADS)
+# BENCH_BASE=dir (as for make bench-compare, mk/bench.mk): the same counts
+# against that directory's library too, for before/after figures.
+ifneq ($(BENCH_BASE),)
+	@test -e "$(BENCH_BASE)/$(SONAME)" || { echo "bench-instructions: no $(SONAME) in BENCH_BASE=$(BENCH_BASE)"; exit 2; }
+	@mkdir -p $(OUT)/valgrind-base && objcopy --strip-debug $(BENCH_BASE)/$(SONAME) $(OUT)/valgrind-base/$(SONAME)
+	@echo "the same against BENCH_BASE=$(BENCH_BASE) (load $$(cut -d' ' -f1-3 /proc/loadavg))"
+	@LD_LIBRARY_PATH=$(CURDIR)/$(OUT)/valgrind-base bench/instructions/count.sh $(BENCH_INSTR) $(WORKLOADS)
+endif

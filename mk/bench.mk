@@ -13,6 +13,17 @@ bench: $(OUT)/bench $(STAGE_OK)
 	RIPPLE_LIBRARY=$(STAGE)/lib/$(SONAME) RIPPLE_CEXT_DIR=$(CURDIR)/$(OUT)/python-ext \
 	  PYTHONPATH=$(CURDIR)/bindings/python $(PYTHON) bindings/python/bench.py
 
+# The same table against two libraries in one run, for before/after figures:
+#   make bench-compare BENCH_BASE=dir [BENCH_SECTIONS="core subjects"]
+# dir holds the base build's libripple.so.0 (e.g. an older release's
+# build/lib); each section runs against it, then against this tree's library.
+BENCH_BASE ?=
+BENCH_SECTIONS ?=
+.PHONY: bench-compare
+bench-compare: $(OUT)/bench
+	@test -n "$(BENCH_BASE)" -a -e "$(BENCH_BASE)/$(SONAME)" || { echo "bench-compare: set BENCH_BASE to a directory holding $(SONAME)"; exit 2; }
+	@bench/compare.sh $(OUT)/bench $(abspath $(BENCH_BASE)) $(CURDIR)/$(OUT)/lib $(BENCH_SECTIONS)
+
 # Python binding against RxPY (not part of make check): a virtualenv with
 # reactivex from PyPI and the binding pip-installed (so with its compiled core,
 # built against the staged header); Ripple, RxPY and a plain loop on the same

@@ -211,6 +211,16 @@ func refuseValue(_ type: UInt32, _ fn: StaticString, what: StaticString = "the v
     setError(RPL_ERR_INVALID, "\(fn): \(what) has type \(type), which ripple.h does not list")
 }
 
+/// Refuses the value sent to `fn` (rule 19a) after its handle passed its
+/// checks, and consumes it (rule 19). Out of line, and apart from the
+/// handle's refusal: a send's checks then stay a compare and a branch each.
+@inline(never)
+func refuseSent(_ v: rpl_value, _ fn: StaticString) -> rpl_status {
+    refuseValue(v.type, fn)
+    dropValue(v)
+    return rpl_last_error()
+}
+
 /// A consumed (by-value) argument: the value, or nil after refusing it.
 @inline(__always)
 func valueArg(_ v: rpl_value, _ fn: StaticString, what: StaticString = "the value") -> Value? {

@@ -12,7 +12,7 @@ func callbackOperator<F>(
     _ sig: OpaquePointer?, _ fn: F?, _ ctx: UnsafeMutableRawPointer?, _ release: rpl_release_fn?,
     _ name: StaticString, _ op: StaticString, _ make: (Signal, F, CallbackContext) -> Signal
 ) -> OpaquePointer? {
-    checkedCallback(sig, fn, ctx, release, name).flatMap { named(make($0, $1, $2), .unary($0, op)) }
+    checkedCallback(sig, fn, ctx, release, name).flatMap { named(make($0, $1, $2), .unary($0, OriginLabel(op))) }
 }
 
 /// An operator over (sig, v) (map_replace, ignore, default_if_empty, and
@@ -25,7 +25,7 @@ func valueOperator(_ sig: OpaquePointer?, _ v: rpl_value, _ name: StaticString, 
         dropValue(v)
         return nil
     }
-    return valueArg(v, name).flatMap { named(make(source, $0), .unary(source, op)) }
+    return valueArg(v, name).flatMap { named(make(source, $0), .unary(source, OriginLabel(op))) }
 }
 
 /// A callback operator with a value argument (scan, aggregate,
@@ -43,14 +43,14 @@ func valueCallbackOperator<F>(
         dropValue(v)
         return nil
     }
-    return named(make(source, toValue(v), fn, context), .unary(source, op))
+    return named(make(source, toValue(v), fn, context), .unary(source, OriginLabel(op)))
 }
 
 @inline(__always)
 func plainOperator(_ sig: OpaquePointer?, _ name: StaticString, _ op: StaticString,
                            _ make: (Signal) -> Signal) -> OpaquePointer? {
     guard let source = signalArg(sig, name) else { return nil }
-    return named(make(source), .unary(source, op))
+    return named(make(source), .unary(source, OriginLabel(op)))
 }
 
 /// A plainOperator whose name shows its count argument.
@@ -58,7 +58,7 @@ func plainOperator(_ sig: OpaquePointer?, _ name: StaticString, _ op: StaticStri
 func countOperator(_ sig: OpaquePointer?, _ n: Int, _ name: StaticString, _ op: StaticString,
                            _ make: (Signal, UInt) -> Signal) -> OpaquePointer? {
     guard let source = signalArg(sig, name) else { return nil }
-    return named(make(source, UInt(bitPattern: n)), .unaryArg(source, op, UInt64(UInt(bitPattern: n))))
+    return named(make(source, UInt(bitPattern: n)), .unaryArg(source, OriginLabel(op), UInt64(UInt(bitPattern: n))))
 }
 
 @inline(__always) func mapFunction(_ f: rpl_map_fn) -> MapFunction { unsafeBitCast(f, to: MapFunction.self) }
@@ -106,5 +106,5 @@ func signalArray(_ sigs: UnsafePointer<OpaquePointer?>?, _ count: Int, _ fn: Sta
 func signalPairOperator(_ sig: OpaquePointer?, _ second: OpaquePointer?, _ name: StaticString, what: StaticString,
                         _ op: StaticString, _ make: (Signal, Signal) -> Signal) -> OpaquePointer? {
     guard let source = signalArg(sig, name), let other = signalArg(second, name, what: what) else { return nil }
-    return named(make(source, other), .binary(source, op, other))
+    return named(make(source, other), .binary(source, OriginLabel(op), other))
 }

@@ -57,7 +57,7 @@ private func startSignal(_ s: OpaquePointer?, _ fn: rpl_subscribe_fn?, _ ctx: Un
     let context = CallbackContext(ctx, release: release)
     return named(make(scheduler) { sub in
         returnedDisposable(fn(context.ctx, handle(sub)), failing: sub, name)
-    }, .constructor(label))
+    }, .constructor(OriginLabel(label)))
 }
 
 @c @implementation

@@ -3,60 +3,118 @@ import CRipple
 import Ripple
 import RippleSupport
 
-/// The end of a sink chain that calls a C observer.
-final class CObserverSink: ObserverSink {
-    let next: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<rpl_value>) -> Void)?
+/// What a C observer's two ends keep besides `on_next` and `ctx` (which sit
+/// where the subscriber calls them directly): the other callbacks, the
+/// release and the trace state, and how each event reaches them. One
+/// observer, two places it can end a subscription: the sink at the end of an
+/// operator chain (`CObserverSink`), or, subscribed straight to a subject,
+/// the subscriber itself (`CObserverSubscriber`, one allocation in all).
+/// Both call it one event at a time (the subscriber serializes them), and
+/// only while the subscription was not disposed (rule 6).
+struct CObserverEnd {
     let error: (@convention(c) (UnsafeMutableRawPointer?, OpaquePointer) -> Void)?
     let completed: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?
     let release: rpl_release_fn?
-    let ctx: UnsafeMutableRawPointer?
     /// Reports this subscription's events while tracing is on (Tracing.swift).
-    @exclusivity(unchecked) var trace = TraceState()
+    var trace = TraceState()
 
     init(_ o: rpl_observer) {
-        next = o.on_next
         error = o.on_error
         completed = o.on_completed
         release = o.release
+    }
+
+    /// `on_next` as the subscriber calls it directly (same layout: Value is
+    /// rpl_value).
+    static func next(_ o: rpl_observer) -> Sink.DirectNext? { unsafeBitCast(o.on_next, to: Sink.DirectNext?.self) }
+
+    // Each event is reported (if anybody watches) just before the callback.
+    @inline(__always)
+    mutating func onNext(_ value: borrowing Value, _ next: Sink.DirectNext?, _ ctx: UnsafeMutableRawPointer?) {
+        if ripple_trace_next_on() != 0 { return onNextReported(value, next, ctx) }
+        guard let next else { return }
+        withCValue(value) { next(ctx, $0) }
+    }
+
+    @inline(__always)
+    mutating func onNextReported(_ value: borrowing Value, _ next: Sink.DirectNext?, _ ctx: UnsafeMutableRawPointer?) {
+        withCValue(value) { trace.emit(RPL_TRACE_NEXT, cValue($0), nil) }
+        guard let next else { return }
+        withCValue(value) { next(ctx, $0) }
+    }
+
+    mutating func onError(_ e: RippleError, _ ctx: UnsafeMutableRawPointer?, cancelled: Bool) {
+        if cancelled { return }
+        if ripple_trace_any_on() != 0 { trace.emit(RPL_TRACE_ERROR, nil, handle(e)) }
+        error?(ctx, handle(e))
+    }
+
+    mutating func onCompleted(_ ctx: UnsafeMutableRawPointer?, cancelled: Bool) {
+        if cancelled { return }
+        if ripple_trace_any_on() != 0 { trace.emit(RPL_TRACE_COMPLETED, nil, nil) }
+        completed?(ctx)
+    }
+
+    /// The subscription's end (its subscriber runs it once, last): DISPOSE
+    /// is reported, then release(ctx).
+    mutating func finish(_ ctx: UnsafeMutableRawPointer?) {
+        trace.end()
+        release?(ctx)
+    }
+}
+
+/// The end of a sink chain that calls a C observer. Nothing reaches a
+/// cancelled subscription's observer, so nothing of it is reported either;
+/// its DISPOSE comes with finish.
+final class CObserverSink: ObserverSink {
+    let next: Sink.DirectNext?
+    let ctx: UnsafeMutableRawPointer?
+    @exclusivity(unchecked) var end: CObserverEnd
+
+    init(_ o: rpl_observer) {
+        next = CObserverEnd.next(o)
         ctx = o.ctx
+        end = CObserverEnd(o)
     }
 
-    // Same layout (Value is rpl_value): the subscriber may call on_next itself.
     override func directNext() -> (function: Sink.DirectNext, context: UnsafeMutableRawPointer?)? {
-        next.map { (unsafeBitCast($0, to: Sink.DirectNext.self), ctx) }
+        next.map { ($0, ctx) }
     }
-
-    // Each event is reported (if anybody watches) just before the callback;
-    // that path is out of line, so the usual one keeps a small frame.
+    // The usual path (cancelled check, trace check, the call) kept here
+    // with a small frame; the traced one out of line, as a tail call.
     override func onNext(_ value: borrowing Value) {
         guard !isCancelled else { return }
         if ripple_trace_next_on() != 0 { return onNextReported(value) }
         guard let next else { return }
-        withCValue(value) { next(ctx, cValue($0)) }
+        withCValue(value) { next(ctx, $0) }
+    }
+    @inline(never)
+    private func onNextReported(_ value: borrowing Value) { end.onNextReported(value, next, ctx) }
+    override func onError(_ e: RippleError) { end.onError(e, ctx, cancelled: isCancelled) }
+    override func onCompleted() { end.onCompleted(ctx, cancelled: isCancelled) }
+    override func finish() { end.finish(ctx) }
+}
+
+/// A C observer subscribed straight to a subject: the subscriber is its own
+/// chain end (`on_next` and `ctx` are its `endNext` and `endContext`) and
+/// the consumer's handle (a disposable's kind,
+/// docs/behaviour.md#lifetime-handle-kind): one allocation per
+/// subscription.
+final class CObserverSubscriber: Subscriber {
+    @exclusivity(unchecked) var end: CObserverEnd
+
+    init(_ o: rpl_observer, _ subject: Subject) {
+        end = CObserverEnd(o)
+        super.init(observing: subject, next: CObserverEnd.next(o), context: o.ctx)
     }
 
-    @inline(never)
-    private func onNextReported(_ value: borrowing Value) {
-        withCValue(value) { trace.emit(RPL_TRACE_NEXT, cValue($0), nil) }
-        guard let next else { return }
-        withCValue(value) { next(ctx, cValue($0)) }
-    }
-    // Nothing reaches a cancelled subscription's observer, so nothing of it
-    // is reported either; its DISPOSE comes with finish.
-    override func onError(_ e: RippleError) {
+    override func observeNext(_ value: borrowing Value) {
         guard !isCancelled else { return }
-        if ripple_trace_any_on() != 0 { trace.emit(RPL_TRACE_ERROR, nil, handle(e)) }
-        error?(ctx, handle(e))
+        end.onNext(value, endNext, endContext)
     }
-    override func onCompleted() {
-        guard !isCancelled else { return }
-        if ripple_trace_any_on() != 0 { trace.emit(RPL_TRACE_COMPLETED, nil, nil) }
-        completed?(ctx)
-    }
-    override func finish() {
-        trace.end()
-        release?(ctx)
-    }
+    override func observeError(_ e: RippleError) { end.onError(e, endContext, cancelled: isCancelled) }
+    override func observeCompleted() { end.onCompleted(endContext, cancelled: isCancelled) }
+    override func observeFinish() { end.finish(endContext) }
 }
 
 @c @implementation
@@ -82,8 +140,10 @@ func subscriberArg(_ s: OpaquePointer?, _ fn: StaticString) -> Subscriber? {
 public func rpl_subscriber_send_next(_ s: OpaquePointer?, _ v: rpl_value) -> rpl_status {
     // The hot path: the handle is borrowed for the call, so use it without
     // retain/release (the caller's reference keeps it alive). The error path
-    // lives in its own function so this one stays small (no spills).
-    guard let s, isKind(s, .subscriber), isListed(v) else { return rejectSendNext(s, v) }
+    // lives in its own function so this one stays small (no spills); the
+    // value's has its own (see rpl_subject_send_next).
+    guard let s, isKind(s, .subscriber) else { return rejectSendNext(s, v) }
+    guard isListed(v) else { return refuseSent(v, "rpl_subscriber_send_next") }
     borrowed(s, as: Subscriber.self) { $0.sendNext(toValue(v)) }
     return 0
 }
@@ -131,10 +191,20 @@ private func subscribe(_ sig: OpaquePointer?, _ obs: UnsafePointer<rpl_observer>
         setError(RPL_ERR_INVALID, "\(fn): unknown observer version \(o.version) (this library knows \(RPL_OBSERVER_VERSION))")
         return rejected(releasing: o.ctx, o.release)
     }
-    let sink = CObserverSink(o)
     return borrowed(sig, as: Signal.self) {
-        sink.trace.subscribe($0)
-        if isKind(sig, .subject) { return retainedHandle(unsafeDowncast($0, to: Subject.self).directSubscription(sink)) }
+        if isKind(sig, .subject) {
+            let subject = unsafeDowncast($0, to: Subject.self)
+            // The new object's own reference becomes the handle's: no
+            // retain/release pair around the join.
+            let x = Unmanaged.passRetained(CObserverSubscriber(o, subject))
+            x._withUnsafeGuaranteedRef {
+                $0.end.trace.subscribe(subject)
+                subject.directSubscription($0)
+            }
+            return OpaquePointer(x.toOpaque())
+        }
+        let sink = CObserverSink(o)
+        sink.end.trace.subscribe($0)
         return retainedHandle($0.subscription(sink))
     }
 }

@@ -1,7 +1,7 @@
 // Names, the trace hook, USDT probes, the live-object count and
 // rpl_signal_log (ripple.h "Names, tracing and counting"; rule
 // 26). The flags and probe sites are in RippleSupport (ripple_trace.h); the
-// C observer's sink (Signals.swift) reports its subscription's events.
+// C observer's end (CObserverEnd, Signals.swift) reports its subscription's events.
 import CRipple
 import Glibc
 import Ripple
@@ -12,7 +12,8 @@ import RippleTraceWriter
 /// its signal's name: the signal may be gone by then.
 private var untracedName: UnsafePointer<CChar> { staticCString("(subscribed before tracing)") }
 
-/// The trace state of one C observer subscription. Lives in its sink, which
+/// The trace state of one C observer subscription. Lives in its end (the
+/// sink or the subscriber that calls the observer, CObserverEnd), which
 /// the subscription calls one event at a time, so it needs no lock. One
 /// word: the record is made when the subscription is first reported, so an
 /// untraced subscription carries a nil pointer (an idle subscription's size

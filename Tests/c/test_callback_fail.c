@@ -295,6 +295,52 @@ static void test_nested_delivery(void) {
     rpl_release(outer);
 }
 
+/* A callback that failed and then starts a delivery: callbacks of that
+   delivery neither take its failure nor lose their own, and it still fails
+   with its own error once it returns. */
+#define OUTER_CODE 7
+static rpl_value fail_then_forward(void *ctx, const rpl_value *v) {
+    forward_ctx *f = ctx;
+    CHECK_EQ_INT(rpl_callback_fail(rpl_error_create("test", OUTER_CODE, "outer failed")), RPL_OK);
+    rpl_subject_send_next(f->inner, rpl_value_copy(v));
+    return rpl_value_copy(v);
+}
+static void test_failed_then_nested_delivery(void) {
+    forward_ctx f = {rpl_subject_create()};
+    rpl_subject_t *outer[2] = {rpl_subject_create(), rpl_subject_create()};
+    rpl_signal_t *inner_map = rpl_signal_map((rpl_signal_t *)f.inner, map_fail, NULL, NULL);
+    rec_t ri, ro[2];
+    rpl_disposable_t *din = rec_subscribe(inner_map, &ri);
+    rpl_signal_t *outer_map[2];
+    rpl_disposable_t *dout[2];
+    for (int i = 0; i < 2; i++) {
+        outer_map[i] = rpl_signal_map((rpl_signal_t *)outer[i], fail_then_forward, &f, NULL);
+        dout[i] = rec_subscribe(outer_map[i], &ro[i]);
+    }
+    /* 1: the nested map passes it (the outer failure is not its own) */
+    rpl_subject_send_next(outer[0], rpl_int(1));
+    CHECK_OPEN(ri);
+    CHECK_EQ_INT(ri.n, 1);
+    CHECK_FAILED(ro[0], OUTER_CODE);
+    CHECK_EQ_INT(ro[0].n, 0);
+    /* 2: the nested map fails too, with its own error */
+    status_inside = 0;
+    rpl_subject_send_next(outer[1], rpl_int(2));
+    CHECK_EQ_INT(status_inside, RPL_OK);
+    CHECK_FAILED(ri, FAIL_CODE);
+    CHECK_EQ_INT(ri.n, 1);
+    CHECK_FAILED(ro[1], OUTER_CODE);
+    CHECK_EQ_INT(ro[1].n, 0);
+    for (int i = 0; i < 2; i++) {
+        rpl_release(dout[i]);
+        rpl_release(outer_map[i]);
+        rpl_release(outer[i]);
+    }
+    rpl_release(din);
+    rpl_release(inner_map);
+    rpl_release(f.inner);
+}
+
 /* Concurrent failures on several threads: each subscription fails with its
    own thread's error, once. */
 #include <pthread.h>
@@ -339,6 +385,7 @@ int main(void) {
     RUN(test_first_failure_counts);
     RUN(test_refused_elsewhere);
     RUN(test_nested_delivery);
+    RUN(test_failed_then_nested_delivery);
     RUN(test_threads);
     CHECK_DONE();
 }

@@ -216,6 +216,44 @@ static void test_dispose_self_in_callback(void) {
     rpl_release(r);
 }
 
+/* A subscriber's callback disposes the subscribers after it: none of them
+   gets the value being sent, their holes are closed once the send ends
+   (more of them than the registry leaves open), and the subject goes on
+   with the first and with a later subscriber, in order. */
+#define OTHERS 20
+static rpl_disposable_t *others[OTHERS];
+static int others_got[OTHERS];
+static int first_got;
+static void count_other(void *ctx, const rpl_value *v) { (void)v; others_got[(intptr_t)ctx]++; }
+static void first_disposes_others(void *ctx, const rpl_value *v) {
+    (void)ctx;
+    first_got++;
+    if (rpl_value_int(v) == 1)
+        for (int i = 0; i < OTHERS; i++) rpl_disposable_dispose(others[i]);
+}
+static void test_dispose_others_in_callback(void) {
+    rpl_subject_t *s = rpl_subject_create();
+    rpl_disposable_t *first = rpl_signal_subscribe_next((rpl_signal_t *)s, first_disposes_others, NULL);
+    for (intptr_t i = 0; i < OTHERS; i++) others[i] = rpl_signal_subscribe_next((rpl_signal_t *)s, count_other, (void *)i);
+    CHECK_EQ_INT(rpl_subject_subscriber_count(s), OTHERS + 1);
+    rpl_subject_send_next(s, rpl_int(0));
+    rpl_subject_send_next(s, rpl_int(1)); /* the first disposes the others */
+    CHECK_EQ_INT(rpl_subject_subscriber_count(s), 1);
+    rpl_subject_send_next(s, rpl_int(2));
+    rec_t late;
+    memset(&late, 0, sizeof late);
+    rpl_disposable_t *dl = rec_subscribe((rpl_signal_t *)s, &late);
+    CHECK_EQ_INT(rpl_subject_subscriber_count(s), 2);
+    rpl_subject_send_next(s, rpl_int(3));
+    CHECK_EQ_INT(first_got, 4);
+    for (int i = 0; i < OTHERS; i++) CHECK_EQ_INT(others_got[i], 1);
+    CHECK_LOG(&late, "3");
+    for (int i = 0; i < OTHERS; i++) rpl_release(others[i]);
+    rpl_release(first);
+    rpl_release(dl);
+    rpl_release(s);
+}
+
 /* Bad input (rule 19). */
 static void test_bad_input(void) {
     CHECK(rpl_replay_subject_create(0) == NULL);
@@ -533,6 +571,7 @@ int main(void) {
     RUN(test_behavior);
     RUN(test_replay);
     RUN(test_dispose_self_in_callback);
+    RUN(test_dispose_others_in_callback);
     RUN(test_bad_input);
     RUN(test_subject_as_subscriber);
     RUN(test_release_rules);

@@ -28,23 +28,42 @@ import Synchronization
 //   finalizes it: `finalize` runs exactly once, last.
 //
 // The queue and the waiters use a lock from a small shared table, so a gate
-// allocates no lock of its own.
+// allocates no lock of its own; they live in a box made on first use (most
+// gates never queue or wait), so an idle gate carries one nil word for them
+// (a subscriber keeps its resources there too).
 
 open class Gate: Disposable {
-    @usableFromInline static let pending: UInt = 1
-    @usableFromInline static let waiters: UInt = 2
-    @usableFromInline static let done: UInt = 4
+    @usableFromInline static let pending: UInt32 = 1
+    @usableFromInline static let waiters: UInt32 = 2
+    @usableFromInline static let done: UInt32 = 4
     /// The owner of a finalized gate (thread tokens are 8-aligned).
     @usableFromInline static let finalToken: UInt = 1
 
+    // `flags` first: 4 bytes, in the 4 the root class leaves after its
+    // magic word (an idle subscription's size is what a subject with many
+    // subscribers holds).
+    @usableFromInline let flags = Atomic<UInt32>(0)
     @usableFromInline let owner = Atomic<UInt>(0)
-    @usableFromInline let flags = Atomic<UInt>(0)
-    /// Queued messages, under `slowLock`.
-    @exclusivity(unchecked) final var queue: [Message] = []
-    /// Tokens of threads waiting for their turn, oldest first, under `slowLock`.
-    @exclusivity(unchecked) final var waitQueue: [UInt] = []
+    /// What lives under `slowLock`; nil until first needed.
+    @exclusivity(unchecked) final var locked: LockedParts?
 
     public override init(kind: ObjectKind) { super.init(kind: kind) }
+
+    /// `locked`, made now if need be; under `slowLock`.
+    final var madeLocked: LockedParts {
+        if let l = locked { return l }
+        let l = LockedParts()
+        locked = l
+        return l
+    }
+
+    /// Takes the queued messages; under `slowLock`.
+    final func takeQueued() -> [Message] {
+        guard let q = locked else { return [] }
+        let items = q.messages
+        q.messages = []
+        return items
+    }
 
     /// Delivers one message while owning the gate; consumes it.
     open func deliver(_ message: Message) { message.release() }
@@ -76,15 +95,17 @@ open class Gate: Disposable {
     }
 
     /// Lets go: a plain store and a plain load on the uncontended path.
+    /// (The slow path finds the thread's token itself, so a send need not
+    /// keep it across its deliveries.)
     @inlinable @inline(__always)
-    final func releaseOwnership(_ me: UInt) {
-        if ripple_light_release_ok() != 0 {
+    final func releaseOwnership() {
+        if _fastPath(ripple_light_release_ok() != 0) {
             owner.store(0, ordering: .releasing)
             ripple_compiler_barrier()
         } else {
             owner.store(0, ordering: .sequentiallyConsistent)
         }
-        if flags.load(ordering: .sequentiallyConsistent) != 0 { releaseSlow(me) }
+        if flags.load(ordering: .sequentiallyConsistent) != 0 { releaseSlow() }
     }
 
     /// Sends any message; consumes it. A thread that is not delivering
@@ -138,7 +159,7 @@ open class Gate: Disposable {
         drainOnce()
         deliver(message)
         t.pointee.delivering &-= 1
-        releaseOwnership(me)
+        releaseOwnership()
     }
 
     /// Sets DONE; false if it was already set. The thread holding the gate
@@ -186,7 +207,7 @@ open class Gate: Disposable {
             message.release()
             return
         }
-        queue.append(message)
+        madeLocked.messages.append(message)
         flags.bitwiseOr(Gate.pending, ordering: .sequentiallyConsistent)
         lock.unlock()
         if owner.load(ordering: .relaxed) == me { return }  // we drain it when we let go
@@ -198,7 +219,7 @@ open class Gate: Disposable {
                 t.pointee.delivering &+= 1
                 drain()
                 t.pointee.delivering &-= 1
-                releaseOwnership(me)
+                releaseOwnership()
                 return
             }
         }
@@ -215,8 +236,7 @@ open class Gate: Disposable {
         if flags.load(ordering: .sequentiallyConsistent) & Gate.pending == 0 { return false }
         let lock = slowLock
         lock.lock()
-        let items = queue
-        queue = []
+        let items = takeQueued()
         flags.bitwiseAnd(~Gate.pending, ordering: .sequentiallyConsistent)
         lock.unlock()
         for m in items { deliver(m) }
@@ -228,8 +248,7 @@ open class Gate: Disposable {
         if flags.load(ordering: .sequentiallyConsistent) & Gate.pending == 0 { return }
         let lock = slowLock
         lock.lock()
-        let items = queue
-        queue = []
+        let items = takeQueued()
         lock.unlock()
         for m in items { m.release() }
     }
@@ -242,7 +261,7 @@ open class Gate: Disposable {
     final func waitForTurn(_ me: UInt) -> Bool {
         let lock = slowLock
         lock.lock()
-        waitQueue.append(me)
+        madeLocked.waiters.append(me)
         flags.bitwiseOr(Gate.waiters, ordering: .sequentiallyConsistent)
         lock.unlock()
         ripple_heavy_fence()  // now the owner sees WAITERS when it lets go, or we see it gone
@@ -252,8 +271,9 @@ open class Gate: Disposable {
             let o = owner.load(ordering: .sequentiallyConsistent)
             if o == me { return true }  // handed over (and taken off the queue)
             if o == 0 || o == Gate.finalToken || isClosed {
-                if let i = waitQueue.firstIndex(of: me) { waitQueue.remove(at: i) }
-                if waitQueue.isEmpty { flags.bitwiseAnd(~Gate.waiters, ordering: .sequentiallyConsistent) }
+                let q = madeLocked
+                if let i = q.waiters.firstIndex(of: me) { q.waiters.remove(at: i) }
+                if q.waiters.isEmpty { flags.bitwiseAnd(~Gate.waiters, ordering: .sequentiallyConsistent) }
                 return false
             }
             lock.wait()
@@ -263,7 +283,8 @@ open class Gate: Disposable {
     /// Lets go after `releaseOwnership` found a flag: takes the gate back if
     /// it is still free, then drains, finalizes or hands over.
     @usableFromInline
-    final func releaseSlow(_ me: UInt) {
+    final func releaseSlow() {
+        let me = UInt(bitPattern: ripple_thread()!)
         var holding = false
         while true {
             if !holding {
@@ -288,9 +309,9 @@ open class Gate: Disposable {
                 // Hand the gate to the oldest waiter.
                 let lock = slowLock
                 lock.lock()
-                if !waitQueue.isEmpty {
-                    let next = waitQueue.removeFirst()
-                    if waitQueue.isEmpty { flags.bitwiseAnd(~Gate.waiters, ordering: .sequentiallyConsistent) }
+                if let q = locked, !q.waiters.isEmpty {
+                    let next = q.waiters.removeFirst()
+                    if q.waiters.isEmpty { flags.bitwiseAnd(~Gate.waiters, ordering: .sequentiallyConsistent) }
                     owner.store(next, ordering: .sequentiallyConsistent)
                     lock.broadcast()
                     lock.unlock()
@@ -305,4 +326,14 @@ open class Gate: Disposable {
             if flags.load(ordering: .sequentiallyConsistent) == 0 { return }
         }
     }
+}
+
+/// What a gate keeps under its stripe lock, in one box made on first use.
+final class LockedParts {
+    /// Queued messages, in order.
+    @exclusivity(unchecked) var messages: [Message] = []
+    /// Tokens of threads waiting for their turn, oldest first.
+    @exclusivity(unchecked) var waiters: [UInt] = []
+    /// A subscriber's resources (SubscriptionResources.swift).
+    @exclusivity(unchecked) var resources = DisposableBag()
 }

@@ -6,17 +6,19 @@ import Synchronization
 /// or the one at the head of an upstream chain) and return that subscriber,
 /// which is also the subscription's disposable.
 open class Signal: RippleObject {
+    /// How many signals deep this one is built: 1 for a source, else one more
+    /// than the deepest input its origin names (set with the origin).
+    /// Subscribing, delivering and freeing go down the chain in nested calls,
+    /// so the C API refuses an input at `maxDepth` (rule 19).
+    /// (Declared first: 4 bytes, in the 4 the root class leaves after its
+    /// magic word.)
+    @exclusivity(unchecked) public final var depth: Int32 = 1
     /// The current name's block (SignalName.swift); nil until named.
     let nameBlock = Atomic<UnsafeMutableRawPointer?>(nil)
     /// What the default name is built from; set once, before the signal is
     /// handed out. (Unchecked: set once before anyone else can see it, so
     /// no dynamic exclusivity check is paid per signal made.)
     @exclusivity(unchecked) public final var origin: SignalOrigin = .none
-    /// How many signals deep this one is built: 1 for a source, else one more
-    /// than the deepest input its origin names (set with the origin).
-    /// Subscribing, delivering and freeing go down the chain in nested calls,
-    /// so the C API refuses an input at `maxDepth` (rule 19).
-    @exclusivity(unchecked) public final var depth: Int32 = 1
     /// RPL_MAX_SIGNAL_DEPTH.
     public static let maxDepth: Int32 = 1000
 

@@ -17,22 +17,33 @@ import Synchronization
 // see one name, and the name outlives the subject as long as anything can
 // still subscribe.
 
+/// The label of an origin (`-map:`, `+return:`): a string literal, kept as
+/// the one word that points at its NUL-terminated characters. (A
+/// StaticString is 17 bytes; every signal carries an origin holding one.)
+public struct OriginLabel: ExpressibleByStringLiteral, @unchecked Sendable {
+    let start: UnsafePointer<UInt8>
+    /// `s` is ASCII (every label is), so its characters are stored, with a NUL.
+    public init(_ s: StaticString) { start = s.utf8Start }
+    public init(stringLiteral s: StaticString) { self.init(s) }
+    var text: String { String(cString: start) }
+}
+
 /// How a signal came to be, for its default name.
 public enum SignalOrigin {
     /// Unknown: the name is the runtime type's.
     case none
     /// A constructor: `+empty`.
-    case constructor(StaticString)
+    case constructor(OriginLabel)
     /// A constructor with a number: `+interval: 1000000`.
-    case constructorArg(StaticString, UInt64)
+    case constructorArg(OriginLabel, UInt64)
     /// An operator on one signal: `[input] -map:`.
-    case unary(Signal, StaticString)
+    case unary(Signal, OriginLabel)
     /// An operator on one signal with a number: `[input] -take: 3`.
-    case unaryArg(Signal, StaticString, UInt64)
+    case unaryArg(Signal, OriginLabel, UInt64)
     /// An operator on two signals: `[a] -concat: [b]`.
-    case binary(Signal, StaticString, Signal)
+    case binary(Signal, OriginLabel, Signal)
     /// A constructor over a list: `+merge: ([a], [b])`.
-    case list(StaticString, [Signal])
+    case list(OriginLabel, [Signal])
 }
 
 extension SignalOrigin {
@@ -90,6 +101,13 @@ extension Signal {
             let holder = asSource
             holder.origin = o
             holder.depth = max(holder.depth, 1)
+        case .unary(let input, let n):
+            // The usual operator, on one input: built in place, without the
+            // general conversion's copies of the whole origin.
+            let source = input.asSource
+            let holder = asSource
+            holder.depth = max(holder.depth, source.depth + 1)
+            holder.origin = .unary(source, n)
         default:
             let holder = asSource
             let converted = o.subscribeOnly
@@ -174,27 +192,23 @@ extension Signal {
         return "[" + String(decoding: n.utf8.prefix(embeddedNameLimit - 3), as: UTF8.self) + "...]"
     }
 
-    private static func text(_ s: StaticString) -> String {
-        s.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
-    }
-
     /// The default name, from the origin.
     private func defaultName() -> String {
         switch origin {
         case .none:
             return "+" + String(describing: type(of: self))
         case .constructor(let l):
-            return Signal.text(l)
+            return l.text
         case .constructorArg(let l, let n):
-            return Signal.text(l) + " " + String(n)
+            return l.text + " " + String(n)
         case .unary(let s, let l):
-            return Signal.embedded(s) + " " + Signal.text(l)
+            return Signal.embedded(s) + " " + l.text
         case .unaryArg(let s, let l, let n):
-            return Signal.embedded(s) + " " + Signal.text(l) + " " + String(n)
+            return Signal.embedded(s) + " " + l.text + " " + String(n)
         case .binary(let a, let l, let b):
-            return Signal.embedded(a) + " " + Signal.text(l) + " " + Signal.embedded(b)
+            return Signal.embedded(a) + " " + l.text + " " + Signal.embedded(b)
         case .list(let l, let inputs):
-            return Signal.text(l) + " (" + inputs.map(Signal.embedded).joined(separator: ", ") + ")"
+            return l.text + " (" + inputs.map(Signal.embedded).joined(separator: ", ") + ")"
         }
     }
 }

@@ -16,8 +16,13 @@ import Synchronization
 // last and once: at once if nobody is delivering, else when the owner lets go
 // (for a subject's subscriber: right after the hub's terminal event ended
 // it, or when the hub processes the leave a dispose posted).
+//
+// The end of the chain may be the subscriber itself, with no sink at all
+// (a subclass overriding the `observe*` methods: the C observer on a
+// subject, one allocation per subscription); `sinkRef` is then nil from the
+// start, and the events the sink chain would get go to those methods.
 
-public final class Subscriber: Gate {
+open class Subscriber: Gate {
     /// The head of the sink chain (+1, by hand, so calling it costs no
     /// retain/release per event); nil once finalized.
     @usableFromInline @exclusivity(unchecked) var sinkRef: Unmanaged<Sink>?
@@ -39,6 +44,20 @@ public final class Subscriber: Gate {
     /// subscriber, whose replay runs inside it) and a leave posted from the
     /// inner one must still wait for the outer.
     @exclusivity(unchecked) var hubDeliveries: UInt32 = 0
+    /// Holds back `finish` while subscribe calls made for this subscription
+    /// run: its own subscribe body, and an operator's upstream subscribe
+    /// calls (rule 5: a resource such a call returns after a synchronous
+    /// terminal event, or after the subscription ended meanwhile, is disposed
+    /// before the release). Calls running times `subscribeCall`, plus
+    /// `finishDue` once finish is held back.
+    @usableFromInline let finishGate = Atomic<UInt32>(0)
+    @usableFromInline static let subscribeCall: UInt32 = 2
+    @usableFromInline static let finishDue: UInt32 = 1
+    /// Set once a subscriber that is its own chain end has finished (one
+    /// with a sink chain knows by its `sinkRef`, cleared then): a second
+    /// finalize (a leave after the join of one disposed before it joined)
+    /// finishes nothing, and a late subscribe call never matches `finishDue`.
+    static let finished: UInt32 = 1 << 31
     /// Joined its hub through an autoconnect side, whose connection core
     /// counts it: the hub leaves it out of its counted subscribers
     /// (Connection.swift). Set before its join is posted, then only read.
@@ -50,27 +69,20 @@ public final class Subscriber: Gate {
     /// Set by `dispose`, even when the subscription is already ending: the
     /// observer end of the chain drops everything after it (ObserverSink).
     @usableFromInline let cancelled = Atomic<Bool>(false)
-    /// Set once the resources have been disposed; later ones are disposed at once.
-    let resourcesClosed = Atomic<Bool>(false)
-    /// Set (under the stripe lock) once a resource has ever been added.
-    let hasResources = Atomic<Bool>(false)
-    /// Holds back `finish` while subscribe calls made for this subscription
-    /// run: its own subscribe body, and an operator's upstream subscribe
-    /// calls (rule 5: a resource such a call returns after a synchronous
-    /// terminal event, or after the subscription ended meanwhile, is disposed
-    /// before the release). Calls running times `subscribeCall`, plus
-    /// `finishDue` once finish is held back.
-    @usableFromInline let finishGate = Atomic<UInt32>(0)
-    @usableFromInline static let subscribeCall: UInt32 = 2
-    @usableFromInline static let finishDue: UInt32 = 1
-    /// Resources disposed when the subscription ends, under the stripe lock;
-    /// made with the first one (most subscriptions never have one).
-    @exclusivity(unchecked) var resources: ResourceBag?
+    /// `hasResources` (set under the stripe lock once a resource was ever
+    /// added) and `resourcesClosed` (set once the resources were disposed;
+    /// later ones are disposed at once), in one word: adding one and
+    /// disposing them each set their bit and read the other's in one
+    /// read-modify-write, so one of the two always sees the other
+    /// (SubscriptionResources.swift).
+    let resourceState = Atomic<UInt8>(0)
+    static let hasResources: UInt8 = 1
+    static let resourcesClosed: UInt8 = 2
 
     /// Runs one of the hub's deliveries to it (hub owner only): its leave
     /// waits meanwhile (`hubDeliveries`).
     @inline(__always)
-    func hubDelivery(_ body: () -> Void) {
+    final func hubDelivery(_ body: () -> Void) {
         hubDeliveries &+= 1
         body()
         hubDeliveries &-= 1
@@ -87,6 +99,47 @@ public final class Subscriber: Gate {
         super.init(kind: hub == nil ? .subscriber : .disposable)
         // `self` is guaranteed alive for the call: no retain/release pair.
         Unmanaged.passUnretained(self)._withUnsafeGuaranteedRef { sink.attach($0) }
+    }
+
+    /// A subscriber of `subject` that is its own chain end: `next(context,
+    /// value)` per value (called directly, like a head sink's
+    /// `directNext`), the other events through the `observe*` methods a
+    /// subclass overrides. Join it with `Subject.directSubscription`.
+    public init(observing subject: __shared Subject, next: Sink.DirectNext?, context: UnsafeMutableRawPointer?) {
+        directNext = next
+        directContext = context
+        sinkRef = nil
+        hubRef = Unmanaged.passRetained(subject.hub)
+        super.init(kind: .disposable)
+    }
+
+    /// The chain-end function and context of a subscriber that is its own
+    /// chain end (`init(observing:next:context:)`).
+    public final var endNext: Sink.DirectNext? { directNext }
+    public final var endContext: UnsafeMutableRawPointer? { directContext }
+
+    // MARK: The chain end of a subscriber without sinks (overridden)
+
+    /// A value, when this subscriber is its own chain end and `next` was
+    /// not called directly (no function, or a trace hook watches values).
+    open func observeNext(_ value: borrowing Value) {}
+    open func observeError(_ error: RippleError) {}
+    open func observeCompleted() {}
+    /// Runs once, last (what a sink chain's `finish` is).
+    open func observeFinish() {}
+
+    // The chain's entry points: the head sink, or this subscriber's own end.
+    @inlinable @inline(__always)
+    final func chainNext(_ value: Value) {
+        if let s = sinkRef { s._withUnsafeGuaranteedRef { $0.onNext(value) } } else { observeNext(value) }
+    }
+    @inline(__always)
+    final func chainError(_ error: RippleError) {
+        if let s = sinkRef { s._withUnsafeGuaranteedRef { $0.onError(error) } } else { observeError(error) }
+    }
+    @inline(__always)
+    final func chainCompleted() {
+        if let s = sinkRef { s._withUnsafeGuaranteedRef { $0.onCompleted() } } else { observeCompleted() }
     }
 
     /// A subscription that is over at once (its release runs): what an
@@ -113,26 +166,26 @@ public final class Subscriber: Gate {
     /// Sends a value; consumes `value`. Inlined into callers: the
     /// uncontended path is a CAS, the call, a store and a load.
     @inlinable @inline(__always)
-    public func sendNext(_ value: Value) { sendNext(value, owned: true) }
+    public final func sendNext(_ value: Value) { sendNext(value, owned: true) }
 
     /// Sends a value the caller keeps: delivered now, it costs no reference
     /// counting; one that must wait (or is dropped) is retained or left alone
     /// instead of consumed. For a source reusing one box value after value
     /// (read_lines), which then sees whether the receiver kept it.
     @inlinable @inline(__always)
-    public func sendNext(lent value: borrowing Value) { sendNext(copy value, owned: false) }
+    public final func sendNext(lent value: borrowing Value) { sendNext(copy value, owned: false) }
 
     /// The one sending skeleton; `owned` says whether `value`'s reference is
     /// the caller's to give (a constant where it is inlined).
     @inlinable @inline(__always)
-    func sendNext(_ value: Value, owned: Bool) {
+    final func sendNext(_ value: Value, owned: Bool) {
         let t = ripple_thread()!
         let me = UInt(bitPattern: t)
         if tryAcquire(me) {
             let f = flags.load(ordering: .acquiring)
             if f & (Gate.done | Gate.pending) != 0 {
                 if f & Gate.done != 0 {  // disposed, not yet finalized: letting go finalizes
-                    releaseOwnership(me)
+                    releaseOwnership()
                     if owned { value.release() }
                     return
                 }
@@ -143,54 +196,54 @@ public final class Subscriber: Gate {
             }
             t.pointee.delivering &+= 1
             // While a trace hook or probe watches values, the sink reports
-            // them (CObserverSink): one flag load and one branch when off.
+            // them (the C observer's end): one flag load and one branch when off.
             if let f = directNext, ripple_trace_next_on() == 0 {
                 var v = value
                 f(directContext, &v)
             } else {
-                sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.onNext(value) }
+                chainNext(value)
             }
             t.pointee.delivering &-= 1
-            releaseOwnership(me)
+            releaseOwnership()
             if owned { value.release() }
             return
         }
         send(.next(owned ? value : value.retained()))
     }
 
-    public func sendError(_ error: RippleError) { send(.error(error)) }
-    public func sendCompleted() { send(.completed) }
+    public final func sendError(_ error: RippleError) { send(.error(error)) }
+    public final func sendCompleted() { send(.completed) }
 
 
     /// True once the subscription has terminated or been disposed.
-    public override var isDisposed: Bool { isClosed }
+    public final override var isDisposed: Bool { isClosed }
 
     /// True once `dispose` was called.
     @inlinable @inline(__always)
-    public var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+    public final var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
     /// Delivers one message while its gate is owned (by this subscriber's
     /// own owner, or by its hub); consumes it.
-    public override func deliver(_ message: Message) {
+    public final override func deliver(_ message: Message) {
         switch message {
         case .next(let v):
-            if !isClosed { sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.onNext(v) } }
+            if !isClosed { chainNext(v) }
             v.release()
         case .error(let e):
             if markDone() {
-                sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.onError(e) }
+                chainError(e)
                 disposeResources()
             }
         case .completed:
             if markDone() {
-                sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.onCompleted() }
+                chainCompleted()
                 disposeResources()
             }
         case .input(let i, let v):
-            if !isClosed { sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.onInput(i, v) } }
+            if !isClosed, let s = sinkRef { s._withUnsafeGuaranteedRef { $0.onInput(i, v) } }
             v.release()
         case .inputCompleted(let i):
-            if !isClosed { sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.onInputCompleted(i) } }
+            if !isClosed, let s = sinkRef { s._withUnsafeGuaranteedRef { $0.onInputCompleted(i) } }
         case .close:
             if markDone() { disposeResources() }  // no event; the owner finalizes as it lets go
         case .join, .leave:
@@ -201,14 +254,16 @@ public final class Subscriber: Gate {
     /// A value from the hub, which owns the delivery: no gate of its own.
     /// `value` is lent for the call; `watched` is `ripple_trace_next_on()`,
     /// read by the hub once per send: while it is set, the sink reports the
-    /// value (CObserverSink).
+    /// value (the C observer's end).
     @inline(__always)
-    func deliverFromHub(_ value: UnsafeMutablePointer<Value>, watched: Bool) {
+    final func deliverFromHub(_ value: UnsafeMutablePointer<Value>, watched: Bool) {
         if isClosed { return }
         if let f = directNext, !watched {
             f(directContext, value)
+        } else if let s = sinkRef {
+            s._withUnsafeGuaranteedRef { $0.onNext(value.pointee) }
         } else {
-            sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.onNext(value.pointee) }
+            observeNext(value.pointee)
         }
     }
 
@@ -217,12 +272,10 @@ public final class Subscriber: Gate {
     /// delivery to it is still running further up the stack (then its leave
     /// is posted, as a dispose would). Does nothing if it had already ended
     /// (a dispose on another thread posts its own leave).
-    func endFromHub(_ event: Event) {
+    final func endFromHub(_ event: Event) {
         guard markDone() else { return }
         hubDelivery {
-            sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { s in
-                if case .error(let e) = event { s.onError(e) } else { s.onCompleted() }
-            }
+            if case .error(let e) = event { chainError(e) } else { chainCompleted() }
             disposeResources(leavingHub: false)
         }
         if hubDeliveries == 0 { finalize() } else { hubRef?._withUnsafeGuaranteedRef { $0.post(.leave(self)) } }
@@ -233,7 +286,7 @@ public final class Subscriber: Gate {
     /// Ends the subscription without a terminal event. Never waits for a
     /// callback running on another thread: that thread finalizes when it
     /// returns.
-    public override func dispose() {
+    public final override func dispose() {
         cancelled.store(true, ordering: .releasing)
         guard let mustFinalize = close() else { return }
         disposeResources()  // for a hub's subscriber this also tells the hub
@@ -245,24 +298,24 @@ public final class Subscriber: Gate {
     /// with `endSubscribeBody` (or `endSubscribeCall`). A plain store: no
     /// other subscribe call for this subscriber may be running (nor begin
     /// before this one), so nothing else can be in the gate.
-    public func beginSubscribeBody() { finishGate.store(Subscriber.subscribeCall, ordering: .relaxed) }
+    public final func beginSubscribeBody() { finishGate.store(Subscriber.subscribeCall, ordering: .relaxed) }
 
     /// Adds the body's resource and runs a `finish` held back meanwhile.
-    public func endSubscribeBody(adding resource: Disposable?) {
+    public final func endSubscribeBody(adding resource: Disposable?) {
         addResource(resource)
         endSubscribeCall()
     }
 
     /// Holds back `finish` until the matching `endSubscribeCall` (any thread,
     /// any time: a late call after `finish` has run changes nothing).
-    public func beginSubscribeCall() {
+    public final func beginSubscribeCall() {
         finishGate.wrappingAdd(Subscriber.subscribeCall, ordering: .acquiringAndReleasing)
     }
 
     /// The last running call runs a `finish` held back meanwhile (exactly
     /// once: a call begun meanwhile makes the exchange fail, and its own end
     /// retries).
-    public func endSubscribeCall() {
+    public final func endSubscribeCall() {
         let g = finishGate.wrappingSubtract(Subscriber.subscribeCall, ordering: .acquiringAndReleasing).newValue
         if g == Subscriber.finishDue
             && finishGate.compareExchange(expected: g, desired: 0, ordering: .acquiringAndReleasing).exchanged {
@@ -274,18 +327,18 @@ public final class Subscriber: Gate {
     /// or the subscription holding it let go in turn): its holds turn weak,
     /// and it ends once nothing else can reach it. Once; never ends it
     /// (docs/behaviour.md#lifetime-handle).
-    public override func letGo() {
+    public final override func letGo() {
         if !consumerHeld.exchange(false, ordering: .sequentiallyConsistent) { return }
-        if !hasResources.load(ordering: .sequentiallyConsistent) { return }
+        if resourceState.load(ordering: .sequentiallyConsistent) & Subscriber.hasResources == 0 { return }
         let lock = slowLock
         lock.lock()
-        let held = resources?.bag.all ?? []
+        let held = locked?.resources.all ?? []
         lock.unlock()
         for d in held { d.letGo() }
     }
 
     /// Drops queued messages and runs the sink chain's `finish`, once.
-    public override func finalize() {
+    public final override func finalize() {
         // A plain load first: the gate is almost always open, and a failed
         // compare-exchange costs as much as a successful one. While
         // subscribe calls run, the last one to return finishes.
@@ -304,6 +357,9 @@ public final class Subscriber: Gate {
         if let s = sinkRef {
             sinkRef = nil
             s.takeRetainedValue().finish()
+        } else if finishGate.bitwiseOr(Subscriber.finished, ordering: .acquiringAndReleasing).oldValue
+                    & Subscriber.finished == 0 {
+            observeFinish()
         }
     }
 }

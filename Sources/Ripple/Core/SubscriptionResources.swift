@@ -1,7 +1,8 @@
 // A subscription's resources: what ends with it (what its subscribe callback
 // returned, upstream subscriptions, timers, a subject hub's registration).
-// They live under the subscriber's stripe lock; a subscription that never had
-// one pays one atomic exchange when it ends, and no lock.
+// They live under the subscriber's stripe lock, in the gate's locked parts
+// (made with the first one); a subscription that never had one pays one
+// atomic read-modify-write when it ends, and no lock.
 
 extension Subscriber {
     /// Adds a resource disposed when the subscription ends (at once if it
@@ -11,22 +12,16 @@ extension Subscriber {
         guard let d else { return }
         let lock = slowLock
         lock.lock()
-        // Announce first, then look (both sequentially consistent): either
-        // disposeResources sees the announcement and takes the lock, or we
-        // see that it has run and dispose `d` ourselves.
-        hasResources.store(true, ordering: .sequentiallyConsistent)
-        if resourcesClosed.load(ordering: .sequentiallyConsistent) {
+        // Announce and look in one step: either disposeResources sees the
+        // announcement and takes the lock, or we see that it has run and
+        // dispose `d` ourselves.
+        if resourceState.bitwiseOr(Subscriber.hasResources, ordering: .sequentiallyConsistent).oldValue
+            & Subscriber.resourcesClosed != 0 {
             lock.unlock()
             d.dispose()
             return
         }
-        if let r = resources {
-            r.bag.add(d)
-        } else {
-            let r = ResourceBag()
-            r.bag.add(d)
-            resources = r
-        }
+        madeLocked.resources.add(d)
         lock.unlock()
         if !consumerHeld.load(ordering: .sequentiallyConsistent) { d.letGo() }
     }
@@ -34,23 +29,23 @@ extension Subscriber {
     /// Removes a resource without disposing it.
     public func removeResource(_ d: Disposable) {
         let lock = slowLock
-        lock.withLock { _ = resources?.bag.remove(d) }
+        lock.withLock { _ = locked?.resources.remove(d) }
     }
 
     /// Whether the resources have been disposed: after a dispose, or after a
     /// terminal event has been delivered (not while it is being delivered).
-    var resourcesAreDisposed: Bool { resourcesClosed.load(ordering: .acquiring) }
+    var resourcesAreDisposed: Bool { resourceState.load(ordering: .acquiring) & Subscriber.resourcesClosed != 0 }
 
     /// Disposes every resource, once; a hub's subscriber then leaves its hub.
     /// A subscription that never had a resource (the common case) costs one
-    /// atomic exchange and no lock.
+    /// atomic read-modify-write and no lock.
     func disposeResources(leavingHub: Bool = true) {
-        if resourcesClosed.exchange(true, ordering: .sequentiallyConsistent) { return }
-        if hasResources.load(ordering: .sequentiallyConsistent) {
+        let old = resourceState.bitwiseOr(Subscriber.resourcesClosed, ordering: .sequentiallyConsistent).oldValue
+        if old & Subscriber.resourcesClosed != 0 { return }
+        if old & Subscriber.hasResources != 0 {
             let lock = slowLock
             lock.lock()
-            let taken = resources?.bag.takeAll() ?? []
-            resources = nil
+            let taken = locked?.resources.takeAll() ?? []
             lock.unlock()
             for d in taken { d.dispose() }
         }
@@ -58,10 +53,4 @@ extension Subscriber {
             hub._withUnsafeGuaranteedRef { $0.postMembership(self, joining: false) }
         }
     }
-}
-
-/// A subscription's resources, boxed: the box is made with the first one,
-/// so a subscription that never has one carries a nil word.
-final class ResourceBag {
-    @exclusivity(unchecked) var bag = DisposableBag()
 }

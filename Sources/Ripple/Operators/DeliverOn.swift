@@ -11,14 +11,15 @@ import Synchronization
 // out, delivers it through the relay, and on a thread-backed scheduler keeps
 // polling for a few microseconds before going idle, so a sender that keeps
 // the queue busy pays a lock and an append per event: no allocation (the two
-// buffers are reused) and no wake-up. For fairness the drain re-enqueues
+// queues' buffers are reused, up to the size a drained Fifo keeps) and no
+// wake-up. For fairness the drain re-enqueues
 // itself behind the scheduler's other work after a number of batches.
 //
 // Bounded (deliver_on_bounded, rules 25/27): the same queue with a capacity.
 // The drain then takes one event at a time (what it delivers no longer
 // waits, so `capacity` more may), and a value pushed into a full queue meets
 // the overflow policy. Terminal events are never held back by the bound.
-// The unbounded queue pays one subtraction and compare per push for it.
+// The unbounded queue pays one compare per push for it.
 
 /// What a send into a full bounded queue does (rpl_overflow).
 public enum OverflowPolicy: UInt32, Sendable {
@@ -53,32 +54,33 @@ public final class DeliverOnSignal: ScheduledOperatorSignal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let relay = Subscriber(sink)
-        let queue = DeliverOnQueue(relay, scheduler, bound)
-        relay.subscribeUpstream(source, DeliverOnSink(queue), first: true)
+        let core = DeliverOnCore(relay, scheduler, bound)
+        relay.subscribeUpstream(source, DeliverOnSink(core), first: true)
         return relay
     }
 }
 
 /// The upstream end: queues events (on the sender's thread).
 final class DeliverOnSink: RelaySink {
-    let queue: DeliverOnQueue
-    init(_ queue: DeliverOnQueue) {
-        self.queue = queue
-        super.init(queue.relay)
+    let core: DeliverOnCore
+    init(_ core: DeliverOnCore) {
+        self.core = core
+        super.init(core.relay)
     }
 
     override func attach(_ subscriber: Subscriber) {
-        queue.upstream = subscriber
+        core.upstream = subscriber
         super.attach(subscriber)
     }
-    override func onNext(_ value: borrowing Value) { queue.push(.next(value.retained())) }
-    override func onError(_ error: RippleError) { queue.push(.error(error)) }
-    override func onCompleted() { queue.push(.completed) }
-    override func finish() { queue.end() }
+    override func onNext(_ value: borrowing Value) { core.push(.next(value.retained())) }
+    override func onError(_ error: RippleError) { core.push(.error(error)) }
+    override func onCompleted() { core.push(.completed) }
+    override func finish() { core.end() }
 }
 
-/// The queue and its drain job (the scheduler holds it while it is pending).
-final class DeliverOnQueue: Job, @unchecked Sendable {
+/// The waiting events (a `Fifo`) and the drain job that delivers them (the
+/// scheduler holds it while it is pending).
+final class DeliverOnCore: Job, @unchecked Sendable {
     /// Polls of an empty queue before the drain goes idle (~ a few µs).
     static let idlePolls = 1024
     /// Batches per run before yielding the scheduler to other work.
@@ -101,11 +103,11 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
     private let lock = SpinLock()
     /// Set (under the lock) while `pending` is non-empty; polled without it.
     private let hasPending = Atomic<Bool>(false)
-    /// The queue is pending[head...]; unbounded, head stays 0 (the drain
-    /// takes the whole array), bounded, the drain takes pending[head].
-    @exclusivity(unchecked) var pending: [Event] = []
-    @exclusivity(unchecked) var head = 0
-    @exclusivity(unchecked) var spare: [Event] = []
+    /// The waiting events. Unbounded, the drain swaps the whole queue with
+    /// `spare` (empty, its buffer kept) and delivers that; bounded, it takes
+    /// one event at a time.
+    @exclusivity(unchecked) var pending = Fifo<Event>()
+    @exclusivity(unchecked) var spare = Fifo<Event>()
     @exclusivity(unchecked) var scheduled = false
     @exclusivity(unchecked) var ended = false
     /// Bounded: set once the subscription has failed with an overflow, or a
@@ -125,13 +127,13 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
         super.init()
     }
 
-    deinit { for e in pending[head...] { e.release() } }
+    deinit { while let e = pending.popFirst() { e.release() } }
 
     /// Queues `event` (consumed).
     @inline(__always)
     func push(_ event: Event) {
         lock.lock()
-        if pending.count &- head >= capacity {
+        if pending.count >= capacity {
             guard pushIntoFull(event) else { return }  // lock released
         } else {
             pending.append(event)
@@ -166,8 +168,7 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
             value.release()
             return false
         case .dropOldest:
-            pending[head].release()
-            advanceHead()
+            pending.popFirst().unsafelyUnwrapped.release()
             pending.append(event)
             return true
         case .fail:
@@ -209,13 +210,13 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
         waiters.add(1, ordering: .sequentiallyConsistent)
         while true {
             lock.lock()
-            if closed || pending.count &- head < capacity { break }
+            if closed || pending.count < capacity { break }
             if relay.isDisposed || scheduler.scheduler == nil {
                 closed = true
                 break
             }
             lock.unlock()
-            _ = room.wait(until: deadline(after: DeliverOnQueue.recheckInterval))
+            _ = room.wait(until: deadline(after: DeliverOnCore.recheckInterval))
         }
         waiters.subtract(1, ordering: .sequentiallyConsistent)
         room.unlock()
@@ -264,7 +265,7 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
         var batches = 0
         while true {
             lock.lock()
-            if pending.count == head {
+            if pending.isEmpty {
                 if polls && !ended && waitForMore() { continue }  // lock released
                 scheduled = false
                 lock.unlock()
@@ -282,7 +283,7 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
                 deliver(event)
             }
             batches += 1
-            if batches == DeliverOnQueue.batchesPerRun {
+            if batches == DeliverOnCore.batchesPerRun {
                 // Still scheduled: go to the back of the scheduler's queue.
                 scheduler.enqueue(self)
                 return
@@ -292,36 +293,21 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
 
     /// Bounded (lock held, queue not empty): takes the oldest event.
     private func takeOne() -> Event {
-        let event = pending[head]
-        advanceHead()
+        let event = pending.popFirst().unsafelyUnwrapped
+        if pending.isEmpty { hasPending.store(false, ordering: .relaxed) }
         return event
-    }
-
-    /// Bounded (lock held): pending[head] was taken or dropped; the array is
-    /// reset when it empties and compacted when mostly taken, so it never
-    /// holds much more than `capacity` events.
-    private func advanceHead() {
-        head += 1
-        if head == pending.count {
-            pending.removeAll(keepingCapacity: true)
-            head = 0
-            hasPending.store(false, ordering: .relaxed)
-        } else if head >= 16 && head * 2 >= pending.count {
-            pending.removeFirst(head)
-            head = 0
-        }
     }
 
     /// Called with the lock held and the queue empty; polls (lock released)
     /// for a few µs. Returns true, lock released, if events arrived.
     private func waitForMore() -> Bool {
         lock.unlock()
-        for i in 0..<DeliverOnQueue.idlePolls {
+        for i in 0..<DeliverOnCore.idlePolls {
             if hasPending.load(ordering: .relaxed) { return true }
             if i & 127 == 127 { sched_yield() }
         }
         lock.lock()
-        if pending.count != head {
+        if !pending.isEmpty {
             lock.unlock()
             return true
         }
@@ -338,8 +324,7 @@ final class DeliverOnQueue: Job, @unchecked Sendable {
     }
 
     private func deliverSpare() {
-        for i in 0..<spare.count { deliver(spare[i]) }
-        spare.removeAll(keepingCapacity: true)
+        while let event = spare.popFirst() { deliver(event) }
     }
 }
 

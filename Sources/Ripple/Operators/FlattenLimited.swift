@@ -60,7 +60,7 @@ final class InnerLimiter {
                 // callback's release).
                 let dropped = waiting.takeAll()
                 lock.unlock()
-                _ = dropped
+                _ = consume dropped
                 return
             }
             guard running < limit, let next = waiting.popFirst() else {

@@ -38,24 +38,18 @@ class AccumulatingSink: CallbackSink<ReduceFunction> {
 
     deinit { acc.release() }
 
-    /// Folds `value` into the accumulator. The old accumulator is held for
-    /// the call, so a callback that sends back into the source (which runs
-    /// this again, nested) cannot free what it is reading.
+    /// Folds `value` into the accumulator. A boxed old accumulator is held
+    /// for the call, so a callback that sends back into the source (which
+    /// runs this again, nested) cannot free what it is reading.
     /// Returns the new accumulator, borrowed from the sink, or nil when the
-    /// callback returned an unlisted value (the subscription has failed).
+    /// callback failed or returned an unlisted value (the subscription has
+    /// failed).
     @inline(__always) @discardableResult
     final func accumulate(_ value: borrowing Value) -> Value? {
         let old = acc.retained()
         let (next, failure) = call.reduce(old, value)
-        if let failure {
-            if next.isListed { next.release() }  // discarded (rule 24)
-            old.release()
-            stop(failure)
-            return nil
-        }
-        if !next.isListed {
-            old.release()
-            refuse(next, aggregate ? "rpl_signal_aggregate" : "rpl_signal_scan")
+        if _slowPath(failure != nil || !next.isListed) {
+            refuseAccumulation(next, failure, old)
             return nil
         }
         let replaced = acc
@@ -63,6 +57,19 @@ class AccumulatingSink: CallbackSink<ReduceFunction> {
         replaced.release()
         old.release()
         return next
+    }
+
+    /// The callback failed (rule 24: its result is discarded) or returned
+    /// an unlisted value (rule 19a): the subscription fails. Consumes `old`.
+    @inline(never)
+    final func refuseAccumulation(_ next: Value, _ failure: RippleError?, _ old: Value) {
+        old.release()
+        if let failure {
+            if next.isListed { next.release() }
+            stop(failure)
+        } else {
+            refuse(next, aggregate ? "rpl_signal_aggregate" : "rpl_signal_scan")
+        }
     }
 }
 

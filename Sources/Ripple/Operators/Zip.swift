@@ -6,29 +6,33 @@ public final class ZipSignal: MultiInputSignal {
     override func makeCore(_ sink: Sink) -> InputCore { ZipCore(sink, count: sources.count) }
 }
 
+/// One input of a zip: its values (owned), oldest first.
+final class ZipInput {
+    var queue = Fifo<Value>()
+    var completed = false
+}
+
 final class ZipCore: InputCore {
-    /// Each input's values (owned), oldest first.
-    var queues: [Fifo<Value>]
-    var completed: [Bool]
+    var inputs: [ZipInput]
     /// Inputs whose queue is empty.
     var empty: Int
 
     init(_ downstream: Sink, count: Int) {
-        queues = Array(repeating: Fifo(), count: count)
-        completed = Array(repeating: false, count: count)
+        inputs = (0..<count).map { _ in ZipInput() }
         empty = count
         super.init(downstream)
     }
 
     override func onInput(_ index: Int, _ value: borrowing Value) {
-        if queues[index].isEmpty { empty -= 1 }
-        queues[index].append(value.retained())
+        let input = inputs[index]
+        if input.queue.isEmpty { empty -= 1 }
+        input.queue.append(value.retained())
         guard empty == 0 else { return }
         var items: [Value] = []
-        items.reserveCapacity(queues.count)
-        for i in queues.indices {
-            items.append(queues[i].popFirst()!)
-            if queues[i].isEmpty { empty += 1 }
+        items.reserveCapacity(inputs.count)
+        for input in inputs {
+            items.append(input.queue.popFirst().unsafelyUnwrapped)
+            if input.queue.isEmpty { empty += 1 }
         }
         // The state is consistent before calling out: nested events are fine.
         let tuple = Value.tuple(items)
@@ -38,21 +42,21 @@ final class ZipCore: InputCore {
     }
 
     override func onInputCompleted(_ index: Int) {
-        completed[index] = true
+        inputs[index].completed = true
         checkDone()
     }
 
     /// Completes when an input has completed and its queue is used up.
     func checkDone() {
-        for i in queues.indices where completed[i] && queues[i].isEmpty {
+        for input in inputs where input.completed && input.queue.isEmpty {
             relay.sendCompleted()
             return
         }
     }
 
     override func finish() {
-        for i in queues.indices { while let v = queues[i].popFirst() { v.release() } }
-        queues = []
+        for input in inputs { while let v = input.queue.popFirst() { v.release() } }
+        inputs = []
         super.finish()
     }
 }

@@ -50,7 +50,7 @@ public final class RunLoopScheduler: Scheduler, @unchecked Sendable {
     deinit {
         // Nothing can run the pending jobs any more: cancel them (see
         // TestScheduler.deinit).
-        for j in ready.takeAll() { j?.dispose() }
+        while let j = ready.popFirst() { j.dispose() }
         for j in timers.removeAll() { j.dispose() }
         if let w = ioWatcher.load(ordering: .acquiring) {
             // Its sources' watches hold it (and their subscriptions): end them.

@@ -104,9 +104,9 @@ public class WorkerScheduler: Scheduler, @unchecked Sendable {
                 if maxThreads == 1 {
                     runUnlocked(ready.takeAll())
                 } else {
-                    let job = ready.popFirst()
+                    let job = ready.popFirst().unsafelyUnwrapped
                     if !ready.isEmpty && idle > 0 { lock.signal() }
-                    runUnlocked([job])
+                    runUnlocked(job)
                 }
                 continue
             }
@@ -143,10 +143,17 @@ public class WorkerScheduler: Scheduler, @unchecked Sendable {
 
     /// Runs `jobs` with the lock released; the jobs are dropped before the
     /// lock is taken again, so no release callback runs under it.
-    private func runUnlocked(_ jobs: consuming [Job?]) {
+    private func runUnlocked(_ jobs: consuming Fifo<Job>) {
         lock.unlock()
-        for j in jobs { execute(j.unsafelyUnwrapped) }
-        jobs = []
+        while let j = jobs.popFirst() { execute(j) }
+        lock.lock()
+    }
+
+    /// Runs `job` as `runUnlocked(_ jobs:)` runs each.
+    private func runUnlocked(_ job: consuming Job) {
+        lock.unlock()
+        execute(job)
+        _ = consume job
         lock.lock()
     }
 }

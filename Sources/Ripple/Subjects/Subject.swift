@@ -37,17 +37,19 @@ public class Subject: Signal, @unchecked Sendable {
 
     public override func subscribe(_ sink: Sink) -> Subscriber { source.subscribe(sink) }
 
-    /// Subscribes `observer`, the end of a chain (a C observer), straight to
-    /// the subject, and returns the consumer's handle: the hub's subscriber
-    /// itself, not a `Subscription` around it. It is never a producer's
-    /// subscriber (its kind is a disposable's and only the hub delivers to
-    /// it, docs/behaviour.md#lifetime-handle-kind), and with no operator in
-    /// between it holds no upstream that letting go would turn weak
-    /// (docs/behaviour.md#lifetime-handle): releasing the handle is dropping
-    /// a reference, and the registry keeps it while the subject can send
-    /// (docs/behaviour.md#lifetime-subject). One object less per
+    /// Joins `subscriber`, made with `Subscriber(observing: self, ...)` and
+    /// its own chain end (the C observer), straight to the subject; it is
+    /// the consumer's handle too, not a `Subscription` around it. It is
+    /// never a producer's subscriber (its kind is a disposable's and only
+    /// the hub delivers to it, docs/behaviour.md#lifetime-handle-kind), and
+    /// with no operator in between it holds no upstream that letting go
+    /// would turn weak (docs/behaviour.md#lifetime-handle): releasing the
+    /// handle is dropping a reference, and the registry keeps it while the
+    /// subject can send (docs/behaviour.md#lifetime-subject). One object per
     /// subscription.
-    public final func directSubscription(_ observer: ObserverSink) -> Disposable { source.subscribe(observer) }
+    public final func directSubscription(_ subscriber: __shared Subscriber) {
+        source.join(subscriber, counted: true)
+    }
 
     /// Subscribes this subject to `source`, as its subscriber, and returns
     /// that subscription. The first terminal event from any source terminates
@@ -106,10 +108,16 @@ public final class SubjectSource: Signal, @unchecked Sendable {
     /// its connection core counts itself (`Subscriber.hubUncounted`).
     func subscribe(_ sink: Sink, counted: Bool) -> Subscriber {
         let x = Subscriber(sink, hub: hub)
+        join(x, counted: counted)
+        return x
+    }
+
+    /// Joins `x`, a new subscriber of this hub.
+    @inline(__always)
+    func join(_ x: Subscriber, counted: Bool) {
         x.hubUncounted = !counted
         if joining != nil { joining.unsafelyUnwrapped(x) }
         hub.postMembership(x, joining: true)  // behind another thread's delivery: joins when it lets go
-        return x
     }
 }
 

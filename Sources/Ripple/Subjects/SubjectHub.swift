@@ -90,11 +90,18 @@ public final class SubjectHub: Gate, @unchecked Sendable {
                 deliverAsOwner(.next(value), t, me)
                 return
             }
-            t.pointee.delivering &+= 1
-            next(value)
-            t.pointee.delivering &-= 1
-            releaseOwnership(me)
-            value.release()
+            // The deliveries read the value from one copy on the stack (the
+            // callbacks get it as a `const` pointer), and so does its
+            // release: nothing of it is kept in registers across the calls.
+            var w = value.words
+            _withUnprotectedUnsafeMutablePointer(to: &w) { pw in
+                let p = UnsafeMutableRawPointer(pw).assumingMemoryBound(to: Value.self)
+                t.pointee.delivering &+= 1
+                next(at: p)
+                t.pointee.delivering &-= 1
+                releaseOwnership()
+                p.pointee.release()
+            }
             return
         }
         send(.next(value))
@@ -114,7 +121,7 @@ public final class SubjectHub: Gate, @unchecked Sendable {
                 t.pointee.delivering &+= 1
                 if joining { join(x) } else { leave(x) }
                 t.pointee.delivering &-= 1
-                releaseOwnership(me)
+                releaseOwnership()
                 return
             }
             deliverAsOwner(joining ? .join(x) : .leave(x), t, me)
@@ -146,8 +153,8 @@ public final class SubjectHub: Gate, @unchecked Sendable {
 
     public override func deliver(_ message: Message) {
         switch message {
-        case .next(let v):
-            next(v)
+        case .next(var v):
+            _withUnprotectedUnsafeMutablePointer(to: &v) { next(at: $0) }
             v.release()
         case .error(let e): terminate(.error(e))
         case .completed: terminate(.completed)
@@ -177,37 +184,47 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         }
     }
 
-    /// The deliveries of one value, while owning the gate. After the
-    /// terminal event, and once the subject is gone, the registry is empty,
-    /// so only a buffer needs the terminal check (rule 7).
+    /// The deliveries of the value at `p` (lent), while owning the gate.
+    /// After the terminal event, and once the subject is gone, the registry
+    /// is empty, so only a buffer needs the terminal check (rule 7).
     @inline(__always)
-    func next(_ value: borrowing Value) {
+    func next(at p: UnsafeMutablePointer<Value>) {
         if buffer != nil {
             if terminal != nil { return }  // ignored after the terminal event
-            remember(value)
+            remember(p.pointee)
         }
         let n = registry.count
-        if n == 0 { return }
-        // One copy for every subscriber: the callbacks get it as a `const`
-        // pointer. Whether a trace hook or probe watches values is read once
-        // per send; a hook set by one of these callbacks sees the next send.
-        var v = copy value
-        let watched = ripple_trace_next_on() != 0
-        registry.walking &+= 1
-        _withUnprotectedUnsafeMutablePointer(to: &v) { p in
-            // Subscribers joining meanwhile (from a callback) are past `n`;
-            // the slots may move as they do, so they are read afresh each time.
-            var i = 0
-            repeat {
-                if let e = registry.slots[i] {
-                    e._withUnsafeGuaranteedRef { x in x.hubDelivery { x.deliverFromHub(p, watched: watched) } }
-                }
-                i &+= 1
-            } while i < n
+        if n <= 0 { return }  // (not `== 0`: then the loop needs no other bound)
+        // Whether a trace hook or probe watches values is read once per
+        // send; a hook set by one of these callbacks sees the next send.
+        registry.beginWalk()
+        if ripple_trace_next_on() == 0 {
+            deliverAll(p, n, watched: false)
+        } else {
+            nextWatched(p, n)
         }
-        registry.walking &-= 1
-        registry.compactIfSparse()
+        registry.endWalk()
     }
+
+    /// The loop of `next`; `watched` is a constant where it is inlined, so
+    /// the usual loop has no trace test per subscriber.
+    @inline(__always)
+    private func deliverAll(_ p: UnsafeMutablePointer<Value>, _ n: Int, watched: Bool) {
+        // Subscribers joining meanwhile (from a callback) are past `n`; the
+        // slots may move as they do, so they are read afresh each time.
+        var i = 0
+        repeat {
+            if let e = registry.slots[i] {
+                e._withUnsafeGuaranteedRef { x in x.hubDelivery { x.deliverFromHub(p, watched: watched) } }
+            }
+            i &+= 1
+        } while i < n
+    }
+
+    /// `next`'s loop while a trace hook or probe watches values: out of
+    /// line, so the usual send keeps a small frame.
+    @inline(never)
+    private func nextWatched(_ p: UnsafeMutablePointer<Value>, _ n: Int) { deliverAll(p, n, watched: true) }
 
     /// A connection core of `subject` starts (+1) or stops (-1) wanting it
     /// kept.

@@ -12,9 +12,12 @@ struct SubscriberRegistry {
     private(set) var count = 0
     private var capacity: Int
     private(set) var holes = 0
-    /// Non-zero while a send walks the slots: removal leaves holes and
-    /// compaction waits (slots must not move under the walk).
-    var walking = 0
+    /// Non-zero while a send walks the slots (`beginWalk`, `endWalk`):
+    /// removal leaves holes and compaction waits (slots must not move under
+    /// the walk). The walks running, plus `holeLeft` once a removal left a
+    /// hole meanwhile, so that ending a walk is one decrement and one test.
+    private(set) var walking = 0
+    private static let holeLeft = 1 << 32
 
     init() {
         capacity = 4
@@ -53,13 +56,37 @@ struct SubscriberRegistry {
         slots[i] = nil
         s.hubSlot = -1
         holes += 1
-        if holes == count && walking == 0 {
+        if walking != 0 {
+            walking |= Self.holeLeft  // the walk's end closes the holes
+        } else if holes == count {
             count = 0
             holes = 0
         } else {
             compactIfSparse()
         }
         return entry
+    }
+
+    @inline(__always)
+    mutating func beginWalk() { walking &+= 1 }
+
+    @inline(__always)
+    mutating func endWalk() {
+        walking &-= 1
+        if walking != 0 { endWalkSlow() }
+    }
+
+    /// A walk ended with a hole left meanwhile (or inside another walk).
+    @inline(never)
+    private mutating func endWalkSlow() {
+        if walking != Self.holeLeft { return }
+        walking = 0
+        if holes == count {
+            count = 0
+            holes = 0
+        } else {
+            compactIfSparse()
+        }
     }
 
     /// Takes every entry (+1 each), in order, leaving the registry empty.
@@ -77,10 +104,10 @@ struct SubscriberRegistry {
         return out
     }
 
-    /// Closes the holes once they outnumber the live entries (amortized O(1)).
-    /// One compare when there are few holes (the end of every send).
+    /// Closes the holes once they outnumber the live entries (amortized O(1)),
+    /// unless a walk is running.
     @inline(__always)
-    mutating func compactIfSparse() {
+    private mutating func compactIfSparse() {
         if holes > 8 { compactIfSparseSlow() }
     }
 

@@ -10,11 +10,19 @@ typedef struct ripple_thread_state {
     /* The scheduler running the current job (rpl_scheduler_current). */
     void *scheduler;
     /* rpl_callback_fail: the `delivering` level at which a per-subscription
-       operator callback is running (0: none), and the error it failed with
-       (a +1 RippleError, or NULL). A callback of a nested delivery runs at a
-       deeper level, so it cannot fail the operator that is calling out. */
+       operator callback is running (0: none). A callback of a nested delivery
+       runs at a deeper level, so it cannot fail the operator that is calling
+       out. */
     uintptr_t callback_level;
+    /* The failure of the innermost operator callback that failed and has not
+       returned yet (a +1 RippleError, or NULL), and that callback's level:
+       an operator reads it only after its callback returns, and only as
+       its own when the levels match. `callback_failures_aside` holds the
+       failures of callbacks further out while a nested one fails too
+       (Callback.swift). */
     void *callback_failure;
+    uintptr_t callback_failure_level;
+    void *callback_failures_aside;
 } ripple_thread_state;
 
 /* initial-exec: the address is %fs plus a constant, with no __tls_get_addr

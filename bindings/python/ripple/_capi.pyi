@@ -16,6 +16,7 @@ class Lib(Protocol):
     RPL_ERROR_DOMAIN_ERRNO: bytes
     RPL_FOREVER: int
     RPL_FOREVER_COUNT: int
+    RPL_LOOP_BATCH: int
     RPL_MAX_SIGNAL_DEPTH: int
     RPL_OBSERVER_VERSION: int
     RPL_REPLAY_UNLIMITED: int

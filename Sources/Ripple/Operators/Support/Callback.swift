@@ -55,6 +55,11 @@ public final class CallbackContext: @unchecked Sendable {
 
 extension Value {
     @inline(__always) init(c: ripple_value) { self = unsafeBitCast(c, to: Value.self) }
+
+    /// The value as two words, for a copy lent by pointer: two 64-bit
+    /// stores, where field by field the type and the reserved word are
+    /// split apart and stored one by one.
+    @usableFromInline @inline(__always) var words: (UInt64, UInt64) { unsafeBitCast(self, to: (UInt64, UInt64).self) }
 }
 
 /// Calls `body` with `value` seen as the C struct (borrowed, no copy of a
@@ -63,7 +68,7 @@ extension Value {
 /// variant is used: it spares every operator call a stack protector check.
 @inlinable @inline(__always)
 public func withCValue<R>(_ value: borrowing Value, _ body: (UnsafePointer<ripple_value>) -> R) -> R {
-    _withUnprotectedUnsafePointer(to: value) { body(UnsafeRawPointer($0).assumingMemoryBound(to: ripple_value.self)) }
+    _withUnprotectedUnsafePointer(to: value.words) { body(UnsafeRawPointer($0).assumingMemoryBound(to: ripple_value.self)) }
 }
 
 /// A C callback with its context, as a sink calls it: the function and the
@@ -84,19 +89,60 @@ struct Callback<Function> {
 /// Runs one per-subscription operator callback: `rpl_callback_fail` called
 /// inside it (and not inside a delivery it starts) fails this call. Returns
 /// the callback's result and that failure, if any (rule 24).
+///
+/// Per call it saves and sets the running level and, once the callback has
+/// returned, tests one word: a failure is recorded with its level
+/// (`failCurrentCallback`), so nothing needs clearing beforehand. This
+/// rests on one operator callback never running inside another at the same
+/// level: whatever a callback starts that could run one is a delivery, at a
+/// deeper level (`initially`, which runs at subscribe time, takes a level of
+/// its own too).
 @inline(__always)
 func withFailureChannel<R>(_ body: () -> R) -> (R, RippleError?) {
     let t = ripple_thread()!
+    assert(t.pointee.callback_failure == nil || t.pointee.callback_failure_level != t.pointee.delivering,
+           "an operator callback runs inside another at the same delivery level")
     let savedLevel = t.pointee.callback_level
-    let savedFailure = t.pointee.callback_failure
     t.pointee.callback_level = t.pointee.delivering
-    t.pointee.callback_failure = nil
     let result = body()
-    let failure = t.pointee.callback_failure
     t.pointee.callback_level = savedLevel
-    t.pointee.callback_failure = savedFailure
-    guard let failure else { return (result, nil) }
-    return (result, Unmanaged<RippleError>.fromOpaque(failure).takeRetainedValue())
+    if _fastPath(t.pointee.callback_failure == nil) { return (result, nil) }
+    return (result, takeFailure())
+}
+
+/// A failure is recorded on this thread: the returning callback's, if it
+/// is of its level (the delivery level, the same again once the callback has
+/// returned), taken (+1 to the caller); else it belongs to a callback further
+/// out (which failed, then started the delivery this call runs in) and
+/// stays.
+@inline(never)
+func takeFailure() -> RippleError? {
+    let t = ripple_thread()!
+    guard t.pointee.callback_failure_level == t.pointee.delivering, let failure = t.pointee.callback_failure else { return nil }
+    // The failure of a callback further out, set aside while this one
+    // failed, is pending again.
+    if let aside = t.pointee.callback_failures_aside {
+        let node = Unmanaged<FailureAside>.fromOpaque(aside).takeRetainedValue()
+        t.pointee.callback_failure = node.failure
+        t.pointee.callback_failure_level = node.level
+        t.pointee.callback_failures_aside = node.next
+    } else {
+        t.pointee.callback_failure = nil
+    }
+    return Unmanaged<RippleError>.fromOpaque(failure).takeRetainedValue()
+}
+
+/// The recorded failure of a callback further out, while a callback of a
+/// delivery it started fails too (rare: a linked list, one node each).
+private final class FailureAside {
+    let failure: UnsafeMutableRawPointer  // +1 RippleError
+    let level: UInt
+    let next: UnsafeMutableRawPointer?
+    init(_ failure: UnsafeMutableRawPointer, _ level: UInt, _ next: UnsafeMutableRawPointer?) {
+        self.failure = failure
+        self.level = level
+        self.next = next
+    }
 }
 
 /// Runs `body` outside any failure channel (scheduled work, do_dispose's
@@ -119,10 +165,16 @@ public func failCurrentCallback(_ error: RippleError) -> Bool {
     let t = ripple_thread()!
     let level = t.pointee.callback_level
     guard level != 0 && level == t.pointee.delivering else { return false }
-    // The first failure counts; a later one in the same call is dropped.
-    if t.pointee.callback_failure == nil {
-        t.pointee.callback_failure = Unmanaged.passRetained(error).toOpaque()
+    if let pending = t.pointee.callback_failure {
+        // The first failure counts; a later one in the same call is dropped.
+        if t.pointee.callback_failure_level == level { return true }
+        // A callback further out failed, then started this delivery: its
+        // failure waits until this callback's is taken.
+        t.pointee.callback_failures_aside = Unmanaged.passRetained(
+            FailureAside(pending, t.pointee.callback_failure_level, t.pointee.callback_failures_aside)).toOpaque()
     }
+    t.pointee.callback_failure = Unmanaged.passRetained(error).toOpaque()
+    t.pointee.callback_failure_level = level
     return true
 }
 
@@ -147,7 +199,7 @@ extension Callback where Function == ReduceFunction {
     /// `reduce(acc, value)`, owned by the caller; both arguments borrowed.
     @inline(__always)
     func reduce(_ acc: borrowing Value, _ value: borrowing Value) -> (Value, RippleError?) {
-        let a = copy acc, v = copy value  // 16 bytes each; boxes stay borrowed
+        let a = acc.words, v = value.words  // 16 bytes each; boxes stay borrowed
         return withFailureChannel {
             Value(c: _withUnprotectedUnsafePointer(to: a) { pa in
                 _withUnprotectedUnsafePointer(to: v) { pv in

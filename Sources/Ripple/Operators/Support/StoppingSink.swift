@@ -69,6 +69,14 @@ class StoppingSink: ForwardingSink {
     /// 19a: the subscription fails, naming `op`).
     @inline(__always)
     final func sendReturned(_ result: Value, _ failure: RippleError?, _ op: StaticString) {
+        // A scalar needs nothing after the call: the rest is out of line, so
+        // the caller keeps nothing across the downstream call.
+        if _fastPath(failure == nil && !result.isBoxed && result.isListed) { return downstream.onNext(result) }
+        sendReturnedOther(result, failure, op)
+    }
+
+    @inline(never)
+    final func sendReturnedOther(_ result: Value, _ failure: RippleError?, _ op: StaticString) {
         if let failure {
             if result.isListed { result.release() }
             return stop(failure)

@@ -87,6 +87,7 @@ pub const RPL_ERROR_DOMAIN: &[u8] = b"ripple\0";
 pub const RPL_ERROR_DOMAIN_ERRNO: &[u8] = b"errno\0";
 pub const RPL_FOREVER: u64 = u64::MAX;
 pub const RPL_FOREVER_COUNT: usize = usize::MAX;
+pub const RPL_LOOP_BATCH: c_int = 256;
 pub const RPL_MAX_SIGNAL_DEPTH: c_int = 1000;
 pub const RPL_OBSERVER_VERSION: c_int = 1;
 pub const RPL_REPLAY_UNLIMITED: usize = usize::MAX;
@@ -146,6 +147,7 @@ pub const RPL_FILE_MOVED: c_int = 8;
 pub const CONSTANTS: &[(&str, i128)] = &[
     ("RPL_FOREVER", RPL_FOREVER as i128),
     ("RPL_FOREVER_COUNT", RPL_FOREVER_COUNT as i128),
+    ("RPL_LOOP_BATCH", RPL_LOOP_BATCH as i128),
     ("RPL_MAX_SIGNAL_DEPTH", RPL_MAX_SIGNAL_DEPTH as i128),
     ("RPL_OBSERVER_VERSION", RPL_OBSERVER_VERSION as i128),
     ("RPL_REPLAY_UNLIMITED", RPL_REPLAY_UNLIMITED as i128),

@@ -38,6 +38,10 @@
  *           thread of the NATS client (one per subscription); compose
  *           rpl_signal_deliver_on to move them. One subscription's events
  *           never overlap, and messages from one publisher arrive in order.
+ *           rpl_nats_connect blocks the calling thread's asynchronous
+ *           signals while it connects (an interrupted read would fail the
+ *           handshake): one sent then runs when it returns, or on another
+ *           thread; the client's threads block them for good.
  * Errors    A function returning a handle returns NULL on failure, one
  *           returning rpl_status a negative status, and rpl_last_error()
  *           says why, as for ripple.h's functions: RPL_ERR_NULL for a NULL
@@ -99,7 +103,8 @@ typedef struct rpl_nats_options {
     const char *RPL_NULLABLE name; /* the client name the server shows */
     const char *RPL_NULLABLE token;                  /* token authentication */
     const char *RPL_NULLABLE user, *RPL_NULLABLE password; /* user/password */
-    const char *RPL_NULLABLE creds_file;             /* a .creds file (JWT + nkey seed) */
+    const char *RPL_NULLABLE creds_file;             /* a .creds file (user JWT + nkey seed), for
+                                                        a server in operator (JWT) mode */
     const char *RPL_NULLABLE tls_ca;   /* PEM file of the CA to trust; setting any tls_* turns TLS on */
     const char *RPL_NULLABLE tls_cert; /* PEM client certificate (with tls_key) */
     const char *RPL_NULLABLE tls_key;  /* PEM private key of tls_cert */
@@ -144,15 +149,23 @@ enum {
 
 /* Connects to urls (comma separated, "nats://host:port" or "tls://..."; the
    client tries them in random order and reconnects to any of them, and to
-   servers the cluster announces). Blocks until connected or refused. opts
+   servers the cluster announces). A tls:// URL, like any tls_* option,
+   makes the connection require TLS: a server without it is refused
+   (RPL_ERR_FAILED), never used in the clear. Blocks until connected or refused. opts
    may be NULL (the defaults). +1.
-   Errors: urls NULL (RPL_ERR_NULL) or empty, an unknown opts->version or
-   codec (RPL_ERR_INVALID); RPL_ERR_FAILED with rpl_last_signal_error()'s
-   code saying why for a TLS file that cannot be read, no server reachable
-   (RPL_NATS_ERR_NO_SERVER), a server refusing the credentials
-   (RPL_NATS_ERR_AUTH_FAILED or RPL_NATS_ERR_NOT_PERMITTED, the message
-   "rpl_nats_connect: Authorization Violation"), a certificate not trusted
-   (RPL_NATS_ERR_SSL). */
+   Errors: urls NULL (RPL_ERR_NULL), empty or listing no URL (only commas
+   and spaces), an unknown opts->version or codec (RPL_ERR_INVALID); RPL_ERR_FAILED with rpl_last_signal_error()'s
+   code saying why for a creds_file, tls_ca, tls_cert or tls_key that cannot
+   be read (missing, empty, a directory: RPL_NATS_ERR_ERR for creds_file,
+   RPL_NATS_ERR_SSL for the TLS files; checked before connecting, the
+   message e.g. 'rpl_nats_connect: creds_file "u.creds" cannot be read: No
+   such file or directory'), a creds file holding no user JWT or seed
+   (RPL_NATS_ERR_ERR), no server reachable (RPL_NATS_ERR_NO_SERVER), a
+   server refusing the credentials - a wrong token or password, a creds
+   file whose user's account the server does not trust or whose seed does
+   not match its JWT - (RPL_NATS_ERR_AUTH_FAILED or
+   RPL_NATS_ERR_NOT_PERMITTED, the message "rpl_nats_connect: Authorization
+   Violation"), a certificate not trusted (RPL_NATS_ERR_SSL). */
 rpl_nats_t *RPL_NULLABLE rpl_nats_connect(const char *RPL_NULLABLE urls,
                                           const rpl_nats_options *RPL_NULLABLE opts);
 

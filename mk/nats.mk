@@ -11,7 +11,13 @@
 #                            program plain, under valgrind, ASan and TSan, and
 #                            the Python, C++ and Rust bindings' NATS tests
 #                            against the staged install (cases python, cpp,
-#                            rust; NATS_ONLY="core jetstream" runs some cases)
+#                            rust; NATS_ONLY="core jetstream" runs some cases),
+#                            and the API fuzzer for FUZZ_CHECK_SECONDS (case fuzz)
+#   make fuzz-nats [FUZZ_SECONDS=600]
+#                            the API-sequence fuzzer of libripple-nats
+#                            (Tests/fuzz/fuzz_nats.c) against servers run.py
+#                            starts; corpus in build/fuzz-nats/corpus, after
+#                            the committed inputs of Tests/fuzz/nats
 #   make install-nats        beside make install (same directory variables);
 #   make uninstall-nats      scripts/install.sh install-nats holds the layout
 #   make check-install-nats  pkg-config, CMake component, man pages, uninstall
@@ -35,7 +41,7 @@ NATS_MAN_ARGS := --name ripple-nats --summary "Ripple signals across processes a
 SOURCES  := $(filter-out Sources/RippleNATS/%,$(SOURCES))
 EXAMPLES := $(filter-out nats_%,$(EXAMPLES))
 
-.PHONY: nats check-nats install-nats uninstall-nats check-install-nats deb-nats bench-nats demo-nats check-header-nats
+.PHONY: nats check-nats fuzz-nats install-nats uninstall-nats check-install-nats deb-nats bench-nats demo-nats check-header-nats
 
 $(NATS_LIB): $(NATS_SRC) $(NATS_DEPS_H) $(LIB) | $(DEPS_OK)
 	@mkdir -p $(OUT)/lib
@@ -83,15 +89,29 @@ $(OUT)/nats/test_nats_c++%: bindings/cpp/test_nats.cpp bindings/cpp/check.hpp $(
 	$(CXX) -std=c++$* -O1 -g -Wall -Wextra -Werror -pedantic -fsanitize=address,undefined -fno-omit-frame-pointer \
 	    -fno-sanitize-recover=undefined -fuse-ld=lld -I$(STAGE)/include $< -L$(STAGE)/lib -lripple-nats -lripple -lpthread -o $@
 
-NATS_BINS := $(addprefix $(OUT)/nats/test_nats_,$(NATS_CPP_STDS)) $(addprefix $(OUT)/nats/,$(NATS_TESTS)) $(addprefix $(OUT)/nats-asan/,$(NATS_TESTS)) \
+# The API fuzzer (libFuzzer): the library's sources compiled in with the
+# fuzzer's coverage, ASan and UBSan, against the FUZZ flavour of libripple
+# (mk/reliability.mk's); it reaches the codec through the private header.
+NATS_FUZZ_BIN := $(OUT)/fuzz/fuzz_nats
+$(NATS_FUZZ_BIN): Tests/fuzz/fuzz_nats.c $(NATS_SRC) $(NATS_DEPS_H) $(FUZZ_LIB) | $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g $(WARN) -D_GNU_SOURCE -IInclude -ISources/RippleNATS -fsanitize=fuzzer,address,undefined -fuse-ld=lld \
+	    $< $(NATS_SRC) -L$(FUZZ_LIBDIR) -lripple -lnats -lpthread -lm -Wl,-rpath,$(CURDIR)/$(FUZZ_LIBDIR) \
+	    -Wl,-rpath,$(SWIFT_LIBDIR) -o $@
+
+NATS_BINS := $(NATS_FUZZ_BIN) $(addprefix $(OUT)/nats/test_nats_,$(NATS_CPP_STDS)) $(addprefix $(OUT)/nats/,$(NATS_TESTS)) $(addprefix $(OUT)/nats-asan/,$(NATS_TESTS)) \
              $(addprefix $(OUT)/nats-tsan/,$(NATS_TESTS)) $(addprefix $(OUT)/nats/examples/,$(NATS_EXAMPLES))
-NATS_RUN = NATS_OUT=$(CURDIR)/$(OUT) NATS_STAGE_LIB=$(STAGE)/lib NATS_VG_LIB=$(CURDIR)/$(VG_LIB) NATS_VALGRIND="$(VALGRIND)" \
+NATS_RUN = NATS_OUT=$(CURDIR)/$(OUT) NATS_FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) NATS_STAGE_LIB=$(STAGE)/lib NATS_VG_LIB=$(CURDIR)/$(VG_LIB) NATS_VALGRIND="$(VALGRIND)" \
     NATS_LSAN=$(CURDIR)/Tests/lsan_check.sh NATS_TSAN=$(CURDIR)/$(OUT)/nats-tsan SWIFT_BACKTRACE=enable=no \
     timeout --kill-after=10 900 $(PYTHON) Tests/nats/run.py
 
 check-nats: $(NATS_BINS) $(VG_SO) | $(DEPS_OK)
 	$(NATS_RUN) $(NATS_ONLY)
 CHECK_EXTRA += check-nats
+
+fuzz-nats: $(NATS_FUZZ_BIN) | $(DEPS_OK)
+	NATS_OUT=$(CURDIR)/$(OUT) NATS_FUZZ_SECONDS=$(FUZZ_SECONDS) NATS_FUZZ_CORPUS=$(CURDIR)/$(OUT)/fuzz-nats/corpus timeout --kill-after=10 $$(( $(FUZZ_SECONDS) + 600 )) \
+	    $(PYTHON) Tests/nats/run.py fuzz
 
 demo-nats: $(addprefix $(OUT)/nats/examples/,$(NATS_EXAMPLES)) | $(DEPS_OK)
 	@echo "=== examples-c/nats_consumer + nats_producer (through a nats-server started for them) ==="

@@ -1,8 +1,15 @@
 /* rpl_nats_connect and the connection record: the rpl_nats_t handle is a
    Ripple disposable whose release closes the connection; a registry maps
    live handles to their records, so any other pointer is refused. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -69,11 +76,61 @@ rn_conn *rn_conn_checked(const rpl_nats_t *nc, const char *fn, bool args_ok) {
 /* ---- the record ---- */
 void rn_conn_retain(rn_conn *c) { atomic_fetch_add(&c->refs, 1); }
 
+/* An ended NATS subscription is destroyed only once the client's reader
+   thread cannot hold it any more: Debian's libnats (3.4) looks a message's
+   subscription up and then locks it without a reference, so destroying one
+   while a message for it is being read frees what the reader is about to
+   lock (nats.c issue 637, fixed in 3.6; subscribing and disposing under
+   traffic corrupted the heap). The reader handles what arrives in order:
+   once a flush's PONG came back, it is past every message sent before the
+   flush began, and the subscriptions retired by then can go. The rest go
+   with the connection, whose close joins the reader. */
+static void retire(rn_conn *c, natsSubscription *sub) {
+    pthread_mutex_lock(&c->mu);
+    if (c->nretired == c->retired_cap) {
+        size_t cap = c->retired_cap ? 2 * c->retired_cap : 16;
+        natsSubscription **r = realloc(c->retired, cap * sizeof *r);
+        if (!r) abort();
+        c->retired = r;
+        c->retired_cap = cap;
+    }
+    c->retired[c->nretired++] = sub;
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* Destroys the first n retired subscriptions (all when n is SIZE_MAX). */
+static void reclaim(rn_conn *c, size_t n) {
+    pthread_mutex_lock(&c->mu);
+    if (n > c->nretired) n = c->nretired;
+    if (!n) {
+        pthread_mutex_unlock(&c->mu);
+        return;
+    }
+    natsSubscription **gone = rn_calloc(n, sizeof *gone);
+    memcpy(gone, c->retired, n * sizeof *gone);
+    c->nretired -= n;
+    if (c->nretired) memmove(c->retired, c->retired + n, c->nretired * sizeof *c->retired);
+    pthread_mutex_unlock(&c->mu);
+    for (size_t i = 0; i < n; i++) natsSubscription_Destroy(gone[i]);
+    free(gone);
+}
+
+natsStatus rn_flush(rn_conn *c, int64_t timeout_ms) {
+    pthread_mutex_lock(&c->mu);
+    size_t before = c->nretired;
+    pthread_mutex_unlock(&c->mu);
+    natsStatus s = natsConnection_FlushTimeout(c->nc, timeout_ms);
+    if (s == NATS_OK && before) reclaim(c, before);
+    return s;
+}
+
 void rn_conn_release(rn_conn *c) {
     if (atomic_fetch_sub(&c->refs, 1) != 1) return;
     rn_requests_free(c);
     if (c->js) jsCtx_Destroy(c->js);
     if (c->nc) natsConnection_Destroy(c->nc);
+    reclaim(c, SIZE_MAX);  /* closed: its reader has been joined */
+    free(c->retired);
     rpl_release(c->status);
     free(c->msgid_prefix);
     pthread_mutex_destroy(&c->mu);
@@ -85,7 +142,7 @@ void rn_sub_retain(rn_sub *s) { atomic_fetch_add(&s->refs, 1); }
 void rn_sub_release(rn_sub *s) {
     if (atomic_fetch_sub(&s->refs, 1) != 1) return;
     rn_conn *c = s->c;
-    if (s->sub) natsSubscription_Destroy(s->sub);
+    if (s->sub) retire(c, s->sub);
     s->free_fn(s);
     rn_conn_release(c);
 }
@@ -206,19 +263,54 @@ static void handle_gone(void *ctx) {
     rn_conn_release(c);
 }
 
-/* urls is a comma-separated list; the client wants an array. */
+/* urls is a comma-separated list; the client wants an array. A tls:// URL
+   makes the connection require TLS (the client alone would connect to a
+   server without TLS in the clear). */
 static natsStatus set_servers(natsOptions *o, const char *urls) {
     char *list = rn_strdup(urls);
     size_t n = 1;
     for (const char *p = list; *p; p++) n += *p == ',';
     const char **servers = rn_calloc(n, sizeof *servers);
     n = 0;
-    for (char *save = NULL, *tok = strtok_r(list, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save))
+    bool tls = false;
+    for (char *save = NULL, *tok = strtok_r(list, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
         servers[n++] = tok;
+        tls |= strncasecmp(tok, "tls://", 6) == 0;
+    }
     natsStatus s = n ? natsOptions_SetServers(o, servers, (int)n) : NATS_INVALID_ARG;
+    if (s == NATS_OK && tls) s = natsOptions_SetSecure(o, true);
     free(servers);
     free(list);
     return s;
+}
+
+/* The files the options name can be read: else the failure says which
+   option, which path and why (the client would connect without an empty
+   creds_file, and its text for a missing CA file ends in "(null)"). The
+   codes are the client's for each kind of file. */
+static bool files_readable(const rpl_nats_options *opt) {
+    const struct { const char *option, *path; natsStatus code; } files[] = {
+        { "creds_file", opt->creds_file, NATS_ERR },
+        { "tls_ca", opt->tls_ca, NATS_SSL_ERROR },
+        { "tls_cert", opt->tls_cert, NATS_SSL_ERROR },
+        { "tls_key", opt->tls_key, NATS_SSL_ERROR },
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        if (!files[i].path) continue;
+        int err = 0, fd = open(files[i].path, O_RDONLY | O_CLOEXEC);
+        struct stat st;
+        if (fd < 0) err = errno;
+        else if (fstat(fd, &st) != 0) err = errno;
+        else if (S_ISDIR(st.st_mode)) err = EISDIR;
+        if (fd >= 0) close(fd);
+        if (!err) continue;
+        char text[1024];
+        snprintf(text, sizeof text, "rpl_nats_connect: %s \"%s\" cannot be read: %s", files[i].option, files[i].path,
+                 strerror(err));
+        rn_fail_error(rpl_error_create(RPL_NATS_ERROR_DOMAIN, files[i].code, text));
+        return false;
+    }
+    return true;
 }
 
 static natsStatus apply_options(natsOptions *o, const char *urls, const rpl_nats_options *opt, rn_conn *c) {
@@ -245,11 +337,37 @@ static natsStatus apply_options(natsOptions *o, const char *urls, const rpl_nats
     return s;
 }
 
+/* The client connects c->nc. It reads the server's first answers on this
+   thread and takes an interrupted read for a closed connection ("Expected
+   'PONG', got ''"): a program's interval timer made connects fail at
+   random. Asynchronous signals wait meanwhile (the threads the client
+   starts, its library's own on first use, keep that mask, so they are not
+   interrupted either); faults stay deliverable. */
+static natsStatus open_client(rn_conn *c, const char *urls, const rpl_nats_options *opt) {
+    sigset_t async, old;
+    sigfillset(&async);
+    static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT, SIGSYS };
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++) sigdelset(&async, faults[i]);
+    pthread_sigmask(SIG_BLOCK, &async, &old);
+    natsOptions *o = NULL;
+    natsStatus s = natsOptions_Create(&o);
+    if (s == NATS_OK) s = apply_options(o, urls, opt, c);
+    if (s == NATS_OK) s = natsConnection_Connect(&c->nc, o);
+    natsOptions_Destroy(o);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (s != NATS_OK) c->nc = NULL;
+    return s;
+}
+
 RN_EXPORT rpl_nats_t *rpl_nats_connect(const char *urls, const rpl_nats_options *opts) {
     static const rpl_nats_options defaults = RPL_NATS_OPTIONS_INIT;
     const rpl_nats_options *opt = opts ? opts : &defaults;
     if (!urls || !*urls) {
         rn_fail(urls ? RPL_ERR_INVALID : RPL_ERR_NULL, "rpl_nats_connect: urls is %s", urls ? "empty" : "NULL");
+        return NULL;
+    }
+    if (!urls[strspn(urls, ", ")]) {  /* only separators (see set_servers) */
+        rn_fail(RPL_ERR_INVALID, "rpl_nats_connect: urls \"%s\" lists no URL", urls);
         return NULL;
     }
     if (opt->version != RPL_NATS_OPTIONS_VERSION) {
@@ -260,6 +378,7 @@ RN_EXPORT rpl_nats_t *rpl_nats_connect(const char *urls, const rpl_nats_options 
         rn_fail(RPL_ERR_INVALID, "rpl_nats_connect: unknown codec %d", opt->codec);
         return NULL;
     }
+    if (!files_readable(opt)) return NULL;
     rn_conn *c = rn_calloc(1, sizeof *c);
     atomic_init(&c->refs, 1);
     pthread_mutex_init(&c->mu, NULL);
@@ -272,20 +391,9 @@ RN_EXPORT rpl_nats_t *rpl_nats_connect(const char *urls, const rpl_nats_options 
         return NULL;
     }
 
-    natsOptions *o = NULL;
-    natsStatus s = natsOptions_Create(&o);
-    if (s == NATS_OK) s = apply_options(o, urls, opt, c);
+    natsStatus s = open_client(c, urls, opt);
     if (s != NATS_OK) {
         rn_fail_nats(s, "rpl_nats_connect");
-        natsOptions_Destroy(o);
-        rn_conn_release(c);
-        return NULL;
-    }
-    s = natsConnection_Connect(&c->nc, o);
-    natsOptions_Destroy(o);
-    if (s != NATS_OK) {
-        rn_fail_nats(s, "rpl_nats_connect");
-        c->nc = NULL;
         rn_conn_release(c);
         return NULL;
     }

@@ -65,11 +65,11 @@ rpl_status rn_fail(rpl_status status, const char *fmt, ...) {
 }
 
 rpl_status rn_fail_nats(natsStatus s, const char *prefix) {
-    rpl_error_t *e = rn_nats_error(s, prefix);
-    if (s == NATS_NO_MEMORY) {
-        rpl_release(e);
-        return rpl_set_last_error(RPL_ERR_NOMEM, NULL);
-    }
+    if (s == NATS_NO_MEMORY) return rpl_set_last_error(RPL_ERR_NOMEM, NULL);
+    return rn_fail_error(rn_nats_error(s, prefix));
+}
+
+rpl_status rn_fail_error(rpl_error_t *e) {
     /* RPL_ERR_FAILED promises the error in rpl_last_signal_error(), which
        only a blocking helper sets: run one on a signal failing with it, then
        put the error's own text in place of the helper's. */

@@ -44,6 +44,9 @@ rpl_status rn_fail(rpl_status status, const char *fmt, ...) __attribute__((forma
    with rn_nats_error(s, prefix) as rpl_last_signal_error() and its text as
    the message (RPL_ERR_NOMEM for NATS_NO_MEMORY). Returns the status. */
 rpl_status rn_fail_nats(natsStatus s, const char *prefix);
+/* Records e (+1, taken) as the failure: RPL_ERR_FAILED, e as
+   rpl_last_signal_error() and its text as the message. Returns the status. */
+rpl_status rn_fail_error(rpl_error_t *e);
 /* Subject checks: false after recording the failure for fn. */
 bool rn_check_subject(const char *fn, const char *what, const char *subject, bool wildcards_ok);
 bool rn_check_name(const char *fn, const char *what, const char *name, bool null_ok, const char *forbidden);
@@ -109,12 +112,19 @@ typedef struct rn_conn {
     struct rn_req **reqs;   /* hash table token -> pending request */
     size_t req_buckets;
     char *msgid_prefix;     /* JetStream message ids: "<id>-" */
+    /* Ended NATS subscriptions not destroyed yet (see rn_flush), oldest
+       first, guarded by mu. */
+    natsSubscription **retired;
+    size_t nretired, retired_cap;
     _Atomic uint64_t next_msgid;
     const void *handle;     /* the rpl_nats_t, while registered */
 } rn_conn;
 
 void rn_conn_retain(rn_conn *c);
 void rn_conn_release(rn_conn *c);
+/* natsConnection_FlushTimeout, which also destroys the subscriptions that
+   ended before it began (see connection.c). */
+natsStatus rn_flush(rn_conn *c, int64_t timeout_ms);
 /* The connection behind a handle (+1 on the record), or NULL after
    recording the failure for fn. */
 rn_conn *rn_conn_get(const rpl_nats_t *nc, const char *fn);

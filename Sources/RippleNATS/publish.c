@@ -47,7 +47,7 @@ static void publish_one(void *ctx, const rpl_value *v) {
 /* What was published reaches the server before the publish ends. */
 static void flush(void *ctx) {
     rn_conn *c = ctx;
-    natsConnection_FlushTimeout(c->nc, 5000);
+    rn_flush(c, 5000);
 }
 
 static void release_conn(void *ctx) { rn_conn_release(ctx); }

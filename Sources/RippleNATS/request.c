@@ -75,7 +75,7 @@ static void on_reply(natsConnection *nc, natsSubscription *sub, natsMsg *m, void
     const char *dot = strrchr(subject, '.');
     rn_req *r = dot ? take_token(c, strtoull(dot + 1, NULL, 10)) : NULL;
     if (r) {
-        rpl_disposable_dispose(r->timer);
+        if (r->timer) rpl_disposable_dispose(r->timer);  /* none without a timeout */
         if (natsMsg_IsNoResponders(m)) {
             rpl_error_t *e = rpl_error_create(RPL_NATS_ERROR_DOMAIN, NATS_NO_RESPONDERS, "no responders: nobody answers requests on this subject");
             rpl_subscriber_send_error(r->subscriber, e);
@@ -133,7 +133,7 @@ void rn_requests_close(rn_conn *c) {
             if (c->reqs[i]) { r = c->reqs[i]; take_locked(c, r); }
         pthread_mutex_unlock(&c->mu);
         if (!r) return;
-        rpl_disposable_dispose(r->timer);
+        if (r->timer) rpl_disposable_dispose(r->timer);
         rn_send_failure(r->subscriber, NATS_CONNECTION_CLOSED, "request");
         req_release(r);
     }
@@ -165,7 +165,7 @@ static void on_timeout(void *ctx) {
 static void dispose_req(void *ctx) {
     rn_req *r = ctx;
     if (take(r->c, r)) req_release(r);
-    rpl_disposable_dispose(r->timer);
+    if (r->timer) rpl_disposable_dispose(r->timer);
 }
 
 static rpl_disposable_t *did_subscribe_req(void *ctx, rpl_subscriber_t *subscriber) {
@@ -200,9 +200,9 @@ static rpl_disposable_t *did_subscribe_req(void *ctx, rpl_subscriber_t *subscrib
        a flush writes the request now (with a PING), and the wait for the
        PONG overlaps the wait for the reply. While disconnected the request
        waits in the reconnect buffer for its timeout. */
-    if (s == NATS_OK) natsConnection_FlushTimeout(c->nc, 1000);
+    if (s == NATS_OK) rn_flush(c, 1000);
     if (s != NATS_OK && take(c, r)) {
-        rpl_disposable_dispose(r->timer);
+        if (r->timer) rpl_disposable_dispose(r->timer);
         rn_send_failure(subscriber, s, "request");
         req_release(r);
     }

@@ -104,7 +104,7 @@ void rn_listen_started(rn_conn *c, rn_sub *base, natsSubscription *sub) {
         base->on_close(base);  /* closed meanwhile */
         return;
     }
-    natsConnection_FlushTimeout(c->nc, 10000);
+    rn_flush(c, 10000);
 }
 
 static void release_sig(void *ctx) {

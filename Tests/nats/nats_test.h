@@ -49,6 +49,11 @@ static uint64_t nt_now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static inline void nt_sleep_us(unsigned us) {
+    struct timespec ts = { us / 1000000, (long)(us % 1000000) * 1000L };
+    nanosleep(&ts, NULL);
+}
+
 static void nt_sleep_ms(unsigned ms) {
     struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
     nanosleep(&ts, NULL);

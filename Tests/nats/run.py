@@ -278,6 +278,39 @@ def case_security():
     s.stop()
 
 
+def creds_server(name):
+    """A server in operator (JWT) mode trusting an operator and account made
+    for it (Tests/nats/creds.py), and its identities: .creds files of a user
+    it accepts, of one signed by an account it does not know, and of the
+    right user with another user's seed."""
+    from creds import Identities  # nkeys, which make deps installs
+    ids = Identities(os.path.join(TMP, name + "-ids"))
+    return Server(name, ids.server_conf(), jetstream=False).start(), ids
+
+
+def creds_env(server, ids):
+    """What the bindings' NATS tests read for their creds_file test."""
+    return {"NATS_CREDS_URL": server.url, "NATS_CREDS_FILE": ids.good_creds,
+            "NATS_FOREIGN_CREDS_FILE": ids.foreign_creds, "NATS_MISSING_CREDS_FILE": ids.missing_creds}
+
+
+def case_creds():
+    """creds_file against a server in operator mode: the right user connects,
+    answers a request and gets what it publishes; a user signed by an
+    account the server does not trust, one whose seed is not its JWT's, and
+    none at all are refused (RPL_NATS_ERR_AUTH_FAILED); a missing file is
+    refused before connecting, with the path and the reason."""
+    s, ids = creds_server("creds")
+    variants("test_nats_tool", ["connect", s.url, "--creds", ids.good_creds])
+    auth = ["--fail", "Authorization Violation", "--code", "11"]  # RPL_NATS_ERR_AUTH_FAILED
+    variants("test_nats_tool", ["connect", s.url, "--creds", ids.foreign_creds] + auth)
+    run("creds: seed not the JWT's", [TOOL, "connect", s.url, "--creds", ids.wrong_seed_creds] + auth)
+    run("creds: no creds_file", [TOOL, "connect", s.url] + auth)
+    run("creds: missing file", [TOOL, "connect", s.url, "--creds", ids.missing_creds, "--fail",
+                                '"%s" cannot be read: No such file or directory' % ids.missing_creds, "--code", "1"])
+    s.stop()
+
+
 def case_jetstream():
     """start_sequence, durables, stream_ensure; then kill -9 the consumer
     mid-stream and restart it: every message at least once, none lost."""
@@ -372,13 +405,15 @@ def case_python():
         raise RuntimeError("NATS_STAGE_LIB is not set (make check-nats sets it)")
     s = Server("python").start()
     t = Server("python-token", 'authorization { token: "s3cret" }', jetstream=False).start()
+    c, ids = creds_server("python-creds")
     tests = os.path.join(HERE, "..", "..", "bindings", "python", "tests_nats")
     run("python binding: ripple.nats (pytest)",
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", tests], timeout=600,
-        env={"NATS_URL": s.url, "NATS_TOKEN_URL": t.url, "RIPPLE_PURE": "1", "PYTHONDONTWRITEBYTECODE": "1",
-             "PYTHONWARNINGS": "ignore::RuntimeWarning",
-             "RIPPLE_LIBRARY": os.path.join(stage, "libripple.so.0"),
-             "RIPPLE_NATS_LIBRARY": os.path.join(stage, "libripple-nats.so.0")})
+        env=dict(creds_env(c, ids), NATS_URL=s.url, NATS_TOKEN_URL=t.url, RIPPLE_PURE="1", PYTHONDONTWRITEBYTECODE="1",
+                 PYTHONWARNINGS="ignore::RuntimeWarning",
+                 RIPPLE_LIBRARY=os.path.join(stage, "libripple.so.0"),
+                 RIPPLE_NATS_LIBRARY=os.path.join(stage, "libripple-nats.so.0")))
+    c.stop()
     t.stop()
     s.stop()
 
@@ -388,9 +423,12 @@ def case_cpp():
     against the staged install under ASan and UBSan, C++17 and C++20)."""
     s = Server("cpp").start()
     t = Server("cpp-token", 'authorization { token: "s3cret" }', jetstream=False).start()
+    c, ids = creds_server("cpp-creds")
     for std in ("c++17", "c++20"):
-        run("C++ binding: ripple_nats.hpp (%s, ASan+UBSan)" % std, [os.path.join(BIN, "test_nats_" + std), s.url, t.url],
+        run("C++ binding: ripple_nats.hpp (%s, ASan+UBSan)" % std,
+            [os.path.join(BIN, "test_nats_" + std), s.url, t.url, c.url, ids.good_creds, ids.foreign_creds, ids.missing_creds],
             env={"LD_LIBRARY_PATH": os.environ.get("NATS_STAGE_LIB", ""), "ASAN_OPTIONS": "detect_leaks=1"})
+    c.stop()
     t.stop()
     s.stop()
 
@@ -403,12 +441,58 @@ def case_rust():
         raise RuntimeError("NATS_STAGE_LIB is not set (make check-nats sets it)")
     s = Server("rust").start()
     t = Server("rust-token", 'authorization { token: "s3cret" }', jetstream=False).start()
+    c, ids = creds_server("rust-creds")
     crate = os.path.join(HERE, "..", "..", "bindings", "rust")
     run("Rust binding: ripple::nats (cargo test --features nats)",
         ["cargo", "test", "--offline", "--quiet", "--manifest-path", os.path.join(crate, "Cargo.toml"), "-p", "ripple",
          "--features", "nats", "--test", "nats"], timeout=900,
-        env={"NATS_URL": s.url, "NATS_TOKEN_URL": t.url, "RIPPLE_LIB_DIR": stage, "LD_LIBRARY_PATH": stage,
-             "CARGO_TARGET_DIR": os.path.join(OUT, "nats", "rust-target")})
+        env=dict(creds_env(c, ids), NATS_URL=s.url, NATS_TOKEN_URL=t.url, RIPPLE_LIB_DIR=stage, LD_LIBRARY_PATH=stage,
+                 CARGO_TARGET_DIR=os.path.join(OUT, "nats", "rust-target")))
+    c.stop()
+    t.stop()
+    s.stop()
+
+
+def case_fuzz():
+    """The API-sequence fuzzer of libripple-nats (Tests/fuzz/fuzz_nats.c) for
+    NATS_FUZZ_SECONDS (make check-nats: 60; make fuzz-nats: FUZZ_SECONDS)
+    against a JetStream server and a token server started here, and a port
+    nothing listens on. No -timeout: libFuzzer's SIGALRM would interrupt the
+    NATS client's reads; the fuzzer has a watchdog of its own. The committed
+    inputs of Tests/fuzz/nats run first; the corpus grows in NATS_FUZZ_CORPUS
+    (make fuzz-nats: build/fuzz-nats/corpus; else a fresh one, so that the
+    run in make check-nats lasts what it says), findings land in
+    build/fuzz-nats/artifacts."""
+    seconds = int(os.environ.get("NATS_FUZZ_SECONDS", "60"))
+    s = Server("fuzz").start()
+    t = Server("fuzz-token", 'authorization { token: "s3cret" }', jetstream=False).start()
+    work = os.path.join(OUT, "fuzz-nats")
+    corpus = os.environ.get("NATS_FUZZ_CORPUS") or os.path.join(TMP, "fuzz-corpus")
+    for d in (corpus, os.path.join(work, "artifacts")):
+        os.makedirs(d, exist_ok=True)
+    scratch = os.path.join(TMP, "fuzz-scratch")
+    os.makedirs(scratch, exist_ok=True)
+    argv = [os.path.join(OUT, "fuzz", "fuzz_nats"), "-max_total_time=%d" % seconds, "-timeout=0", "-max_len=512", "-len_control=0",
+            "-rss_limit_mb=4096", "-print_final_stats=1", "-artifact_prefix=" + os.path.join(work, "artifacts") + "/",
+            corpus, os.path.join(HERE, "..", "fuzz", "nats")]
+    env = dict(os.environ, NATS_FUZZ_URL=s.url, NATS_FUZZ_TOKEN_URL=t.url, NATS_FUZZ_DIR=scratch,
+               NATS_FUZZ_DEAD_URL="nats://127.0.0.1:%d" % free_port(), SWIFT_BACKTRACE="enable=no",
+               ASAN_OPTIONS="detect_leaks=1:quarantine_size_mb=64")
+    log = os.path.join(work, "fuzz.log")
+    t0 = time.time()
+    with open(log, "w") as f:
+        p = subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT, env=env, timeout=seconds + 600)
+    with open(log, errors="replace") as f:
+        lines = f.read().splitlines()
+    ok = p.returncode == 0
+    print("--- fuzz_nats, %d s (%.1f s)%s" % (seconds, time.time() - t0, "" if ok else " FAILED (exit %d)" % p.returncode))
+    keep = ("INFO: Loaded", "Done ", "stat::number_of_executed_units", "stat::peak_rss_mb")
+    shown = [l for l in lines if l.startswith(keep) or "DONE" in l] if ok else lines[-80:]
+    for l in shown:
+        print("    " + l)
+    if not ok:
+        print("    (the whole output: %s; replay an artifact with FUZZ_TRACE=1 and the NATS_FUZZ_* variables)" % log)
+        failures.append("fuzz")
     t.stop()
     s.stop()
 
@@ -422,9 +506,10 @@ def case_bench():
     s.stop()
 
 
-CASES = {"core": case_core, "status": case_status, "security": case_security, "jetstream": case_jetstream,
+CASES = {"core": case_core, "status": case_status, "security": case_security, "creds": case_creds,
+         "jetstream": case_jetstream,
          "cluster": case_cluster, "interop": case_interop, "examples": case_examples,
-         "python": case_python, "cpp": case_cpp, "rust": case_rust}
+         "python": case_python, "cpp": case_cpp, "rust": case_rust, "fuzz": case_fuzz}
 
 
 def main():

@@ -1,10 +1,15 @@
 /* libripple-nats against one real nats-server (Tests/nats/run.py starts it
    with max_payload 65536 and passes its URL): publish/subscribe, wildcards,
    queue groups, messages, request/reply and serve with their errors, both
-   codecs, undecodable payloads, bad input, a slow consumer, the status
-   signal, and a connection released while streams run.
+   codecs, undecodable payloads, bad input (files that cannot be read, a
+   tls:// URL to a server without TLS), a slow consumer, the status signal,
+   a connection released while streams run, and connects under a signal
+   timer.
      test_nats_core URL */
 #include "nats_test.h"
+
+#include <signal.h>
+#include <time.h>
 
 #include <stdatomic.h>
 
@@ -199,6 +204,15 @@ static void test_request_serve(rpl_nats_t *nc) {
     expect_request_error(nc, "svc.empty", 5000000000ull, RPL_ERROR_DOMAIN, RPL_ERROR_GENERIC, "without a value");
     expect_request_error(nc, "svc.never", 200000000ull, RPL_ERROR_DOMAIN, RPL_ERROR_TIMEOUT, NULL);
     expect_request_error(nc, "nobody.listens", 5000000000ull, RPL_NATS_ERROR_DOMAIN, RPL_NATS_ERR_NO_RESPONDERS, "no responders");
+    /* Disposing a request without a timeout (no timer) leaves the thread's
+       last error alone: it once disposed its missing timer, a NULL. */
+    rpl_signal_t *forever = rpl_nats_request(nc, "svc.never", rpl_int(1), RPL_FOREVER);
+    rpl_observer none = RPL_OBSERVER_INIT;
+    rpl_disposable_t *pending = rpl_signal_subscribe(forever, &none);
+    rpl_set_last_error(RPL_ERR_STATE, "marker");
+    CHECK(rpl_disposable_dispose(pending) == RPL_OK);
+    CHECK(rpl_last_error() == RPL_ERR_STATE && strcmp(rpl_last_error_message(), "marker") == 0);
+    rpl_release(pending), rpl_release(forever);
     /* A disposed service no longer answers; its release has run. */
     CHECK(rpl_disposable_dispose(s1) == RPL_OK);
     rpl_release(s1);
@@ -290,10 +304,50 @@ static void expect_fail(const char *what, bool failed, rpl_status status) {
     CHECK(ok);
 }
 
+/* A file option naming nothing readable (missing, empty, a directory) is
+   refused before connecting, the message naming the option, the path and
+   why; the code is the client's for that kind of file. */
+static void expect_unreadable(const char *what, rpl_nats_options *o, const char *text, int64_t code) {
+    rpl_nats_t *bad = rpl_nats_connect(url, o);
+    rpl_error_t *e = rpl_last_signal_error();
+    bool ok = !bad && rpl_last_error() == RPL_ERR_FAILED && strcmp(rpl_last_error_message(), text) == 0 && e &&
+              strcmp(rpl_error_domain(e), RPL_NATS_ERROR_DOMAIN) == 0 && rpl_error_code(e) == code &&
+              strcmp(rpl_error_message(e), text) == 0;
+    if (!ok) fprintf(stderr, "  %s: %s (status %d, code %lld)\n", what, bad ? "connected" : rpl_last_error_message(),
+                     (int)rpl_last_error(), e ? (long long)rpl_error_code(e) : -1LL);
+    CHECK(ok);
+    rpl_release(bad);
+}
+
+static void test_unreadable_files(void) {
+    rpl_nats_options o = RPL_NATS_OPTIONS_INIT;
+    o.max_reconnects = 0;
+    o.creds_file = "/nonexistent/user.creds";
+    expect_unreadable("creds_file missing", &o,
+                      "rpl_nats_connect: creds_file \"/nonexistent/user.creds\" cannot be read: No such file or directory",
+                      RPL_NATS_ERR_ERR);
+    o.creds_file = "";  /* the client alone would connect without credentials */
+    expect_unreadable("creds_file empty", &o, "rpl_nats_connect: creds_file \"\" cannot be read: No such file or directory",
+                      RPL_NATS_ERR_ERR);
+    o.creds_file = "/";
+    expect_unreadable("creds_file a directory", &o, "rpl_nats_connect: creds_file \"/\" cannot be read: Is a directory",
+                      RPL_NATS_ERR_ERR);
+    o.creds_file = NULL;
+    o.tls_ca = "/nonexistent/ca.pem";  /* the client's text ended in "(null)" */
+    expect_unreadable("tls_ca missing", &o, "rpl_nats_connect: tls_ca \"/nonexistent/ca.pem\" cannot be read: No such file or directory",
+                      RPL_NATS_ERR_SSL);
+    o.tls_ca = NULL;
+    o.tls_key = "";
+    expect_unreadable("tls_key empty", &o, "rpl_nats_connect: tls_key \"\" cannot be read: No such file or directory",
+                      RPL_NATS_ERR_SSL);
+}
+
 static void test_bad_input(rpl_nats_t *nc) {
     rpl_signal_t *never = rpl_signal_never();
     expect_fail("connect NULL", rpl_nats_connect(NULL, NULL) == NULL, RPL_ERR_NULL);
     expect_fail("connect empty", rpl_nats_connect("", NULL) == NULL, RPL_ERR_INVALID);
+    expect_fail("connect no URL", rpl_nats_connect(" , ", NULL) == NULL, RPL_ERR_INVALID);
+    CHECK(strcmp(rpl_last_error_message(), "rpl_nats_connect: urls \" , \" lists no URL") == 0);
     rpl_nats_options o = RPL_NATS_OPTIONS_INIT;
     o.version = 99;
     expect_fail("connect version", rpl_nats_connect(url, &o) == NULL, RPL_ERR_INVALID);
@@ -308,6 +362,15 @@ static void test_bad_input(rpl_nats_t *nc) {
     CHECK(strcmp(rpl_error_domain(rpl_last_signal_error()), RPL_NATS_ERROR_DOMAIN) == 0);
     CHECK(strncmp(rpl_last_error_message(), "rpl_nats_connect: ", 18) == 0);
     CHECK(strcmp(rpl_error_message(rpl_last_signal_error()), rpl_last_error_message()) == 0);
+    test_unreadable_files();
+    /* A tls:// URL wants TLS: a server without it is refused, not used in
+       the clear. */
+    char tls_url[256];
+    snprintf(tls_url, sizeof tls_url, "tls://%s", strstr(url, "://") ? strstr(url, "://") + 3 : url);
+    rpl_nats_t *clear = rpl_nats_connect(tls_url, &o);
+    CHECK(clear == NULL && rpl_last_error() == RPL_ERR_FAILED);
+    if (clear) fprintf(stderr, "  %s connected without TLS\n", tls_url);
+    rpl_release(clear);
     /* Messages name the argument and say what is wrong with it. */
     CHECK(rpl_nats_subscribe(nc, "a b", NULL) == NULL);
     CHECK(strcmp(rpl_last_error_message(),
@@ -500,6 +563,77 @@ static void test_close_while_running(void) {
     rpl_release(nc);
 }
 
+/* Subscribing and disposing while messages for the subscription arrive:
+   Debian's libnats (3.4) reads a message's subscription without holding
+   it, so destroying one as soon as it ended corrupted the heap within a
+   few hundred rounds (a crash found by fuzz_nats; see rn_flush). */
+static atomic_int traffic_stop;
+static void *traffic(void *arg) {
+    (void)arg;
+    rpl_nats_t *p = rpl_nats_connect(url, NULL);
+    rpl_subject_t *s = rpl_subject_create();
+    rpl_disposable_t *d = rpl_nats_publish(p, rpl_subject_as_signal(s), "traffic.x");
+    for (int i = 0; !atomic_load(&traffic_stop); i++) {
+        rpl_subject_send_next(s, rpl_int(i));
+        if (i % 20 == 0) nt_sleep_us(50);
+    }
+    rpl_subject_send_completed(s);
+    rpl_release(d), rpl_release(s), rpl_release(p);
+    return NULL;
+}
+static void ignore_next(void *ctx, const rpl_value *v) { (void)ctx, (void)v; }
+static void test_dispose_under_traffic(rpl_nats_t *nc) {
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, traffic, NULL);
+    int rounds = getenv("NATS_TEST_QUICK") ? 100 : 1000;
+    for (int i = 0; i < rounds; i++) {
+        rpl_signal_t *sig = rpl_nats_subscribe(nc, "traffic.x", NULL);
+        rpl_disposable_t *d[4];
+        for (int k = 0; k < 4; k++) d[k] = rpl_signal_subscribe_next(sig, ignore_next, NULL);
+        nt_sleep_us(100);
+        for (int k = 0; k < 4; k++) rpl_disposable_dispose(d[k]), rpl_release(d[k]);
+        rpl_release(sig);
+    }
+    atomic_store(&traffic_stop, 1);
+    for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+    CHECK(true);  /* reached without a crash */
+}
+
+/* A program's interval timer does not fail connects: its signals once
+   interrupted the client's handshake ("Expected 'PONG', got ''"). */
+static atomic_int ticks;  /* lock-free: safe in a handler, on any thread */
+static void on_tick(int sig) { (void)sig; atomic_fetch_add_explicit(&ticks, 1, memory_order_relaxed); }
+static void test_connect_under_signals(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_tick;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGUSR2, &sa, NULL);
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_SIGNAL;
+    ev.sigev_signo = SIGUSR2;
+    timer_t timer;
+    CHECK(timer_create(CLOCK_MONOTONIC, &ev, &timer) == 0);
+    struct itimerspec every = { { 0, 200000 }, { 0, 200000 } }, off = { { 0, 0 }, { 0, 0 } };
+    timer_settime(timer, 0, &every, NULL);
+    int n = getenv("NATS_TEST_QUICK") ? 40 : 200, failed = 0;
+    for (int i = 0; i < n; i++) {
+        rpl_nats_t *nc = rpl_nats_connect(url, NULL);
+        if (!nc && failed++ == 0) fprintf(stderr, "  connect under signals: %s\n", rpl_last_error_message());
+        rpl_release(nc);
+    }
+    timer_settime(timer, 0, &off, NULL);
+    timer_delete(timer);
+    /* Ignored, not the default: a tick still pending (threads that block it)
+       would end the program. */
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGUSR2, &sa, NULL);
+    int got = atomic_load(&ticks);
+    if (failed) fprintf(stderr, "  %d of %d connects failed under a 200 us timer (%d ticks)\n", failed, n, got);
+    CHECK(failed == 0 && got > 0);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: %s URL\n", argv[0]);
@@ -514,9 +648,11 @@ int main(int argc, char **argv) {
     test_request_serve(nc);
     test_codecs(nc);
     test_bad_input(nc);
+    test_dispose_under_traffic(nc);
     if (!getenv("NATS_TEST_QUICK")) test_slow_consumer(nc);
     rpl_release(nc);
     test_close_while_running();
+    test_connect_under_signals();
     nt_sleep_ms(200);  /* the client's threads let go of what they held */
     return nt_report("test_nats_core");
 }

@@ -1,10 +1,13 @@
 /* The NATS test programs that Tests/nats/run.py drives around servers it
    starts, stops and kills (one program, a command per role):
      status URL                      status events across a server restart
-     connect URL [opts] [--fail TEXT] a connection with credentials / TLS:
+     connect URL [opts] [--fail TEXT [--code N]]
+                                     a connection with credentials / TLS:
                                      --token T --user U --password P --ca F
-                                     --cert F --key F; with --fail it must be
-                                     refused with TEXT in the error
+                                     --cert F --key F --creds F; it answers a
+                                     request and gets what it publishes. With
+                                     --fail it must be refused with TEXT in
+                                     the error (and code N, RPL_NATS_ERR_*)
      js_replay URL                   start_sequence, durables, stream_ensure
      js_produce URL STREAM SUBJECT N REPLICAS DELAY_US
                                      publishes 1..N with acknowledgements
@@ -80,6 +83,7 @@ static int cmd_connect(const char *url, int argc, char **argv) {
     rpl_nats_options o = RPL_NATS_OPTIONS_INIT;
     o.max_reconnects = 0;
     const char *fail = NULL;
+    int code = 0;  /* with --fail: the RPL_NATS_ERR_* code wanted */
     for (int i = 0; i + 1 < argc; i += 2) {
         const char *k = argv[i], *v = argv[i + 1];
         if (!strcmp(k, "--token")) o.token = v;
@@ -88,7 +92,9 @@ static int cmd_connect(const char *url, int argc, char **argv) {
         else if (!strcmp(k, "--ca")) o.tls_ca = v;
         else if (!strcmp(k, "--cert")) o.tls_cert = v;
         else if (!strcmp(k, "--key")) o.tls_key = v;
+        else if (!strcmp(k, "--creds")) o.creds_file = v;
         else if (!strcmp(k, "--fail")) fail = v;
+        else if (!strcmp(k, "--code")) code = atoi(v);
     }
     rpl_nats_t *nc = rpl_nats_connect(url, &o);
     if (fail) {
@@ -106,7 +112,8 @@ static int cmd_connect(const char *url, int argc, char **argv) {
             CHECK(strcmp(rpl_last_error_message(), "rpl_nats_connect: Authorization Violation") == 0);
             CHECK(rpl_error_code(e) == RPL_NATS_ERR_AUTH_FAILED || rpl_error_code(e) == RPL_NATS_ERR_NOT_PERMITTED);
         }
-        printf("refused: %s\n", rpl_last_error_message());
+        if (code) CHECK(e && rpl_error_code(e) == code);
+        printf("refused: %s (code %lld)\n", rpl_last_error_message(), e ? (long long)rpl_error_code(e) : 0LL);
         rpl_release(nc);
         return nt_report("connect (refused)");
     }
@@ -121,8 +128,19 @@ static int cmd_connect(const char *url, int argc, char **argv) {
     CHECK(rpl_signal_first(q, &out, 10000000000ull) == RPL_OK);
     CHECK(strcmp(rpl_value_string(&out, NULL) ? rpl_value_string(&out, NULL) : "", "over the wire") == 0);
     rpl_value_release(&out);
+    /* A subscription gets what the same connection publishes. */
+    rec r;
+    rec_init(&r);
+    rpl_signal_t *sub = rpl_nats_subscribe(nc, "sec.data", NULL), *one = rpl_signal_return(rpl_int(42));
+    rpl_disposable_t *ds = rec_subscribe(sub, &r), *dp = rpl_nats_publish(nc, one, "sec.data");
+    CHECK(REC_WAIT(&r, 5000, r.count == 1));
+    CHECK(r.count == 1 && rpl_value_int(&r.values[0]) == 42);
+    rpl_disposable_dispose(ds);
+    rpl_release(ds), rpl_release(dp), rpl_release(one), rpl_release(sub);
     rpl_disposable_dispose(s);
     rpl_release(s), rpl_release(q), rpl_release(nc);
+    (void)REC_WAIT(&r, 2000, r.released == 1);
+    rec_free(&r);
     nt_sleep_ms(100);
     return nt_report("connect");
 }

@@ -1,6 +1,8 @@
 // Tests of ripple_nats.hpp against a real nats-server: Tests/nats/run.py
 // (case cpp, in make check-nats) starts the servers and passes their URLs:
 //     test_nats <url with JetStream> <url of a server wanting token "s3cret">
+//               <url of a server in operator mode> <creds file of a user it accepts>
+//               <creds file of a user of an account it does not trust> <path with no file>
 // CHECK records a failure and goes on; main prints "N passed, M failed" and
 // exits non-zero on any failure.
 #include <ripple_nats.hpp>  // the installed one
@@ -178,9 +180,35 @@ static void test_errors(const nats::Connection &nc, const std::string &url, cons
     CHECK(e.status() == RPL_ERR_NULL && std::string(e.what()) == "rpl_nats_status: nc is NULL");
 }
 
+// creds_file against a server in operator (JWT) mode.
+static void test_creds(const std::string &url, const std::string &good, const std::string &foreign,
+                       const std::string &missing) {
+    nats::Options o;
+    o.creds_file = good;
+    o.max_reconnects = 0;
+    Rec r;  // outlives the connection, whose close completes its subscription
+    {
+        nats::Connection nc = nats::Connection::connect(url, o);
+        std::string subject = unique("cpp.creds");
+        Disposable d = r.sub(nc.subscribe(subject));
+        nc.publish(Signal::of({Value(1), Value("two")}), subject);
+        CHECK(r.wait([](Rec &x) { return x.values.size() == 2; }));
+        CHECK(r.values.size() == 2 && r.values[0].as_int() == 1 && r.values[1].as_string() == "two");
+        d.dispose();
+    }
+    o.creds_file = foreign;  // a user signed by an account the server does not trust
+    Error e = expect_error([&] { nats::Connection::connect(url, o); });
+    CHECK(e.status() == RPL_ERR_FAILED && std::string(e.what()) == "rpl_nats_connect: Authorization Violation");
+    CHECK(e.signal_error().domain() == nats::kErrorDomain && e.signal_error().code() == RPL_NATS_ERR_AUTH_FAILED);
+    o.creds_file = missing;
+    e = expect_error([&] { nats::Connection::connect(url, o); });
+    CHECK(e.status() == RPL_ERR_FAILED &&
+          std::string(e.what()) == "rpl_nats_connect: creds_file \"" + missing + "\" cannot be read: No such file or directory");
+}
+
 int main(int argc, char **argv) {
-    if (argc < 3) {
-        std::fprintf(stderr, "usage: test_nats <url> <token url>\n");
+    if (argc < 7) {
+        std::fprintf(stderr, "usage: test_nats <url> <token url> <creds url> <creds file> <foreign creds file> <missing path>\n");
         return 2;
     }
     std::string url = argv[1], token_url = argv[2];
@@ -195,6 +223,7 @@ int main(int argc, char **argv) {
     }
     test_status_close(url);
     test_raw(url);
+    test_creds(argv[3], argv[4], argv[5], argv[6]);
     std::printf("test_nats (C++): %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

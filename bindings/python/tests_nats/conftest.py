@@ -1,7 +1,9 @@
 """ripple.nats against real nats-servers, which Tests/nats/run.py (case
 "python", run by make check-nats) starts and stops: NATS_URL (with
-JetStream) and NATS_TOKEN_URL (token "s3cret"). Without them the suite fails
-rather than skipping."""
+JetStream), NATS_TOKEN_URL (token "s3cret") and NATS_CREDS_URL (operator
+mode) with NATS_CREDS_FILE (a user it accepts), NATS_FOREIGN_CREDS_FILE (a
+user of an account it does not trust) and NATS_MISSING_CREDS_FILE (a path
+with no file). Without them the suite fails rather than skipping."""
 import os
 import sys
 
@@ -25,6 +27,13 @@ def url():
 @pytest.fixture
 def token_url():
     return _env("NATS_TOKEN_URL")
+
+
+@pytest.fixture
+def creds():
+    """(url, good creds file, foreign creds file, missing path)"""
+    return tuple(_env(n) for n in ("NATS_CREDS_URL", "NATS_CREDS_FILE", "NATS_FOREIGN_CREDS_FILE",
+                                   "NATS_MISSING_CREDS_FILE"))
 
 
 @pytest.fixture

@@ -182,5 +182,24 @@ def test_errors(nc, url, token_url):
         assert ok.status().first(timeout=10) == nats.CONNECTED
     with pytest.raises(TypeError):
         nc.subscribe(b"bytes")  # type: ignore[arg-type]
+
     with pytest.raises(ValueError):
         nc.request("a", 1, timeout=-1)
+
+
+def test_creds_file(creds):
+    """creds_file against a server in operator (JWT) mode."""
+    url, good, foreign, missing = creds
+    subject = unique("py.creds")
+    with nats.connect(url, creds_file=good, max_reconnects=0) as c:
+        r = Rec()
+        with r.sub(c.subscribe(subject)):
+            c.publish(ripple.Signal.of(1, "two"), subject)
+            r.wait(lambda r: len(r.values) == 2)
+    assert r.values == [1, "two"]
+    # A user signed by an account the server does not trust: refused.
+    assert status_error(lambda: nats.connect(url, creds_file=foreign, max_reconnects=0)) == (
+        lib.RPL_ERR_FAILED, "rpl_nats_connect: Authorization Violation")
+    assert lib.rpl_error_code(lib.rpl_last_signal_error()) == nats.ERR_AUTH_FAILED
+    assert status_error(lambda: nats.connect(url, creds_file=missing, max_reconnects=0)) == (
+        lib.RPL_ERR_FAILED, 'rpl_nats_connect: creds_file "%s" cannot be read: No such file or directory' % missing)

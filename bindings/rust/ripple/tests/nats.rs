@@ -1,6 +1,7 @@
 //! ripple::nats against real nats-servers, which Tests/nats/run.py (case rust, in
-//! `make check-nats`) starts and stops: NATS_URL (with JetStream) and NATS_TOKEN_URL
-//! (token "s3cret"). Built with `--features nats`; without the servers' URLs the
+//! `make check-nats`) starts and stops: NATS_URL (with JetStream), NATS_TOKEN_URL
+//! (token "s3cret") and NATS_CREDS_URL (operator mode, with NATS_CREDS_FILE,
+//! NATS_FOREIGN_CREDS_FILE and NATS_MISSING_CREDS_FILE). Built with `--features nats`; without the servers' URLs the
 //! tests fail rather than pass vacuously.
 #![cfg(feature = "nats")]
 
@@ -199,4 +200,29 @@ fn errors() {
     let right = Options { token: Some("s3cret".into()), ..Options::default() };
     let ok = Connection::connect(&env("NATS_TOKEN_URL"), &right).unwrap();
     assert_eq!(ok.status().unwrap().first(WAIT).unwrap(), Value::Int(nats::CONNECTED));
+}
+
+/// creds_file against a server in operator (JWT) mode.
+#[test]
+fn creds_file() {
+    let url = env("NATS_CREDS_URL");
+    let good = Options { creds_file: Some(env("NATS_CREDS_FILE")), max_reconnects: 0, ..Options::default() };
+    let nc = Connection::connect(&url, &good).expect("connect with the creds file");
+    let subject = unique("rs.creds");
+    let r = Rec::default();
+    let d = r.sub(&nc.subscribe(&subject, None).unwrap());
+    publish_all(&nc, &subject, vec![1.into(), "two".into()]);
+    let (got, _) = r.wait(|x| x.0.len() == 2);
+    assert_eq!(got, vec![Value::Int(1), Value::from("two")]);
+    d.dispose();
+    // A user signed by an account the server does not trust: refused.
+    let foreign = Options { creds_file: Some(env("NATS_FOREIGN_CREDS_FILE")), max_reconnects: 0, ..Options::default() };
+    let e = Connection::connect(&url, &foreign).err().unwrap();
+    assert_eq!((status_of(&e), e.message()), (Some(sys::RPL_ERR_FAILED), "rpl_nats_connect: Authorization Violation"));
+    assert_eq!(unsafe { sys::rpl_error_code(sys::rpl_last_signal_error()) }, nats::ERR_AUTH_FAILED);
+    let missing = env("NATS_MISSING_CREDS_FILE");
+    let absent = Options { creds_file: Some(missing.clone()), max_reconnects: 0, ..Options::default() };
+    let e = Connection::connect(&url, &absent).err().unwrap();
+    assert_eq!(status_of(&e), Some(sys::RPL_ERR_FAILED));
+    assert_eq!(e.message(), format!("rpl_nats_connect: creds_file \"{missing}\" cannot be read: No such file or directory"));
 }

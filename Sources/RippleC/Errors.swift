@@ -3,6 +3,7 @@
 import CRipple
 import Glibc
 import Ripple
+import RippleSupport
 
 /// Per-thread error state, freed with its thread.
 final class ThreadErrors {
@@ -11,18 +12,23 @@ final class ThreadErrors {
     var signalError: RippleError?
     deinit { free(message) }
 
+    /// Only for its destructor, which frees the record when the thread
+    /// exits; the record itself is read from the thread state.
     static let key: pthread_key_t = {
         var k = pthread_key_t()
         pthread_key_create(&k) { p in
+            ripple_thread().pointee.errors = nil
             if let p { Unmanaged<ThreadErrors>.fromOpaque(p).release() }
         }
         return k
     }()
 
     static var current: ThreadErrors {
-        if let p = pthread_getspecific(key) { return Unmanaged<ThreadErrors>.fromOpaque(p).takeUnretainedValue() }
+        if let p = ripple_thread().pointee.errors { return Unmanaged<ThreadErrors>.fromOpaque(p).takeUnretainedValue() }
         let s = ThreadErrors()
-        pthread_setspecific(key, Unmanaged.passRetained(s).toOpaque())
+        let p = Unmanaged.passRetained(s).toOpaque()
+        ripple_thread().pointee.errors = p
+        pthread_setspecific(key, p)
         return s
     }
 }

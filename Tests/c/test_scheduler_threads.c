@@ -2,6 +2,12 @@
    cancelling before and during a run, deliver_on from several senders.
    Meant for ThreadSanitizer too; waits use gates, never sleeps. */
 #include "sched_util.h"
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HAVE_LSAN 1
+#include <sanitizer/lsan_interface.h>
+#endif
+#endif
 
 #define THREADS 4
 
@@ -336,6 +342,35 @@ static void test_throttle_race_with_completion(void) {
     rpl_release(s);
 }
 
+/* --- A pool thread's last error ------------------------------------------------
+   A job that fails a call on a worker thread gets that thread's own last error,
+   like any thread, and the caller's is untouched. The worker keeps the record
+   until it exits, reachable meanwhile: under ASan, a leak check run while the
+   workers live finds nothing. */
+static gate worker_errors_done = GATE_INIT;
+static atomic_int worker_error_mismatches;
+static void fail_on_worker(void *ctx) {
+    (void)ctx;
+    if (rpl_set_last_error(RPL_ERR_INVALID, "failed on a worker") != RPL_ERR_INVALID ||
+        rpl_last_error() != RPL_ERR_INVALID || strcmp(rpl_last_error_message(), "failed on a worker") != 0)
+        atomic_fetch_add(&worker_error_mismatches, 1);
+    gate_open(&worker_errors_done);
+}
+static void test_worker_last_error(void) {
+    rpl_scheduler_t *serial = rpl_scheduler_create_serial("errors");
+    rpl_scheduler_t *on[2] = { rpl_scheduler_background(), serial };
+    for (int i = 0; i < 2; i++) {
+        rpl_release(rpl_scheduler_schedule(on[i], fail_on_worker, NULL, NULL));
+        gate_wait(&worker_errors_done, i + 1);
+    }
+    CHECK_EQ_INT(atomic_load(&worker_error_mismatches), 0);
+    CHECK_EQ_INT(rpl_last_error(), RPL_OK);  /* this thread's own is untouched */
+#ifdef HAVE_LSAN
+    CHECK_EQ_INT(__lsan_do_recoverable_leak_check(), 0);
+#endif
+    rpl_release(serial);
+}
+
 int main(void) {
     RUN(test_serial_from_threads);
     RUN(test_background_from_threads);
@@ -345,5 +380,6 @@ int main(void) {
     RUN(test_deliver_on_from_threads);
     RUN(test_dispose_while_delivering);
     RUN(test_throttle_race_with_completion);
+    RUN(test_worker_last_error);
     CHECK_DONE();
 }

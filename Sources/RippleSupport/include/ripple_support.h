@@ -23,6 +23,12 @@ typedef struct ripple_thread_state {
     void *callback_failure;
     uintptr_t callback_failure_level;
     void *callback_failures_aside;
+    /* The thread's last-error record (RippleC's ThreadErrors, +1), made on
+       first use and released by a pthread key's destructor when the thread
+       exits. Kept here as well as in the key: a read is one load, and a leak
+       checker that scans threads' static TLS (LeakSanitizer) sees what holds
+       it (it does not see a pool thread's pthread_setspecific slots). */
+    void *errors;
 } ripple_thread_state;
 
 /* initial-exec: the address is %fs plus a constant, with no __tls_get_addr

@@ -96,13 +96,18 @@ public class WorkerScheduler: Scheduler, @unchecked Sendable {
         nameThread()
         lock.lock()
         var idleSince: UInt64 = 0
+        // The serial worker's batch: swapped with `ready` and drained, so the
+        // two buffers (up to Fifo's kept size) are reused batch after batch,
+        // not grown from nothing and freed each time.
+        var batch = Fifo<Job>()
         while true {
             let now = monotonicNow()
             while let e = timers.pop(dueBy: now) { ready.append(e.job) }
             if !ready.isEmpty {
                 idleSince = 0
                 if maxThreads == 1 {
-                    runUnlocked(ready.takeAll())
+                    swap(&ready, &batch)
+                    runUnlocked(draining: &batch)
                 } else {
                     let job = ready.popFirst().unsafelyUnwrapped
                     if !ready.isEmpty && idle > 0 { lock.signal() }
@@ -143,7 +148,7 @@ public class WorkerScheduler: Scheduler, @unchecked Sendable {
 
     /// Runs `jobs` with the lock released; the jobs are dropped before the
     /// lock is taken again, so no release callback runs under it.
-    private func runUnlocked(_ jobs: consuming Fifo<Job>) {
+    private func runUnlocked(draining jobs: inout Fifo<Job>) {
         lock.unlock()
         while let j = jobs.popFirst() { execute(j) }
         lock.lock()

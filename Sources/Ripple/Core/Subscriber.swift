@@ -90,13 +90,17 @@ open class Subscriber: Gate {
 
     /// A subscription delivering into `sink`, which is attached to it before
     /// anything else can happen (rule 3: it exists before any upstream does).
-    public init(_ sink: __shared Sink, hub: __shared SubjectHub? = nil) {
+    /// `sender` false: a source that never hands it out to send to (return,
+    /// empty, error, from_array: they send inside `subscribe`) makes it with
+    /// a disposable's kind, so once it has ended it can be the consumer's
+    /// handle itself (`Signal.subscription`).
+    public init(_ sink: __shared Sink, hub: __shared SubjectHub? = nil, sender: Bool = true) {
         let direct = sink.directNext()
         directNext = direct?.function
         directContext = direct?.context
         sinkRef = Unmanaged.passRetained(sink)
         hubRef = hub.map { Unmanaged.passRetained($0) }
-        super.init(kind: hub == nil ? .subscriber : .disposable)
+        super.init(kind: hub == nil && sender ? .subscriber : .disposable)
         // `self` is guaranteed alive for the call: no retain/release pair.
         Unmanaged.passUnretained(self)._withUnsafeGuaranteedRef { sink.attach($0) }
     }
@@ -145,7 +149,7 @@ open class Subscriber: Gate {
     /// A subscription that is over at once (its release runs): what an
     /// operator returns when nothing could ever deliver to it.
     public static func ended(_ sink: Sink) -> Subscriber {
-        let r = Subscriber(sink)
+        let r = Subscriber(sink, sender: false)
         r.dispose()
         return r
     }

@@ -159,7 +159,19 @@ open class Gate: Disposable {
         drainOnce()
         deliver(message)
         t.pointee.delivering &-= 1
+        // Closed by this delivery (a terminal event), nothing queued, nobody
+        // waiting: close it for good still holding it, as `releaseSlow`
+        // would after letting go and taking it back.
+        if flags.load(ordering: .sequentiallyConsistent) == Gate.done { return closeHeld() }
         releaseOwnership()
+    }
+
+    /// Closes a done gate for good while holding it: waiters wake to see it
+    /// closed, then it finalizes.
+    private func closeHeld() {
+        owner.store(Gate.finalToken, ordering: .sequentiallyConsistent)
+        wakeWaiters()
+        finalize()
     }
 
     /// Sets DONE; false if it was already set. The thread holding the gate
@@ -299,12 +311,7 @@ open class Gate: Disposable {
                 t.pointee.delivering &-= 1
                 continue
             }
-            if f & Gate.done != 0 {
-                owner.store(Gate.finalToken, ordering: .sequentiallyConsistent)
-                wakeWaiters()
-                finalize()
-                return
-            }
+            if f & Gate.done != 0 { return closeHeld() }
             if f & Gate.waiters != 0 {
                 // Hand the gate to the oldest waiter.
                 let lock = slowLock

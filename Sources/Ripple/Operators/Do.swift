@@ -56,13 +56,7 @@ final class DoTerminalSink: CallbackSink<RawCallback> {
 }
 
 extension Signal {
-    public func doNext(_ action: Callback<ValueAction>) -> Signal {
-        DoNextSignal(self, action)
-    }
-    public func doError(_ action: Callback<ErrorAction>) -> Signal {
-        DoErrorSignal(self, action)
-    }
-    public func doCompleted(_ action: Callback<RawCallback>) -> Signal {
-        DoCompletedSignal(self, action)
-    }
+    public func doNext(_ action: Callback<ValueAction>) -> Signal { DoNextSignal(self, action) }
+    public func doError(_ action: Callback<ErrorAction>) -> Signal { DoErrorSignal(self, action) }
+    public func doCompleted(_ action: Callback<RawCallback>) -> Signal { DoCompletedSignal(self, action) }
 }

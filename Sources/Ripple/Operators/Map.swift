@@ -31,7 +31,5 @@ extension Signal {
     /// `next fn(ctx, v)` for every value; the result is owned by the runtime.
     public func map(_ fn: Callback<MapFunction>) -> Signal { MapSignal(self, fn) }
     /// The values for which `predicate(ctx, v)` is true.
-    public func filter(_ predicate: Callback<PredicateFunction>) -> Signal {
-        FilterSignal(self, predicate)
-    }
+    public func filter(_ predicate: Callback<PredicateFunction>) -> Signal { FilterSignal(self, predicate) }
 }

@@ -99,7 +99,8 @@ extension Signal {
     }
 
     /// Throttles the values passing `predicate` (RAC's throttle:valuesPassingTest:).
-    public func throttle(_ interval: UInt64, on scheduler: Scheduler, valuesPassing predicate: Callback<PredicateFunction>) -> Signal {
+    public func throttle(_ interval: UInt64, on scheduler: Scheduler,
+                         valuesPassing predicate: Callback<PredicateFunction>) -> Signal {
         ThrottleIfSignal(self, interval, scheduler, predicate)
     }
 }

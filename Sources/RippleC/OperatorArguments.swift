@@ -39,7 +39,7 @@ func valueCallbackOperator<F>(
     _ make: (Signal, Value, Callback<F>) -> Signal
 ) -> OpaquePointer? {
     guard let (source, callback) = checkedCallback(sig, fn, ctx, release, name,
-                                                      then: { valueArg(v, name, what: what) != nil }) else {
+                                                   then: { valueArg(v, name, what: what) != nil }) else {
         dropValue(v)
         return nil
     }

@@ -289,7 +289,7 @@ open class Subscriber: Gate {
     public final override func dispose() {
         cancelled.store(true, ordering: .releasing)
         guard let mustFinalize = close() else { return }
-        disposeResources()  // for a hub's subscriber this also tells the hub
+        disposeResourcesInline(leavingHub: true)  // for a hub's subscriber this also tells the hub
         if hubRef == nil && mustFinalize { finalize() }
     }
 
@@ -352,6 +352,7 @@ open class Subscriber: Gate {
         finish()
     }
 
+    @inline(__always)
     private func finish() {
         dropQueued()
         if let s = sinkRef {

@@ -34,20 +34,25 @@ struct SubscriberRegistry {
 
     var live: Int { count - holes }
 
+    @inline(__always)
     mutating func add(_ s: Subscriber) {
-        if count == capacity {
-            let bigger = UnsafeMutablePointer<Unmanaged<Subscriber>?>.allocate(capacity: capacity * 2)
-            bigger.moveInitialize(from: slots, count: count)
-            slots.deallocate()
-            slots = bigger
-            capacity *= 2
-        }
+        if count == capacity { grow() }
         slots[count] = Unmanaged.passRetained(s)
         s.hubSlot = Int32(truncatingIfNeeded: count)
         count += 1
     }
 
+    @inline(never)
+    private mutating func grow() {
+        let bigger = UnsafeMutablePointer<Unmanaged<Subscriber>?>.allocate(capacity: capacity * 2)
+        bigger.moveInitialize(from: slots, count: count)
+        slots.deallocate()
+        slots = bigger
+        capacity *= 2
+    }
+
     /// Removes `s` if it is registered; returns the reference it held (+1).
+    @inline(__always)
     mutating func remove(_ s: Subscriber) -> Unmanaged<Subscriber>? {
         let i = Int(s.hubSlot)
         guard i >= 0, i < count, let entry = slots[i], entry.toOpaque() == Unmanaged.passUnretained(s).toOpaque() else {

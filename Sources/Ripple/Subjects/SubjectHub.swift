@@ -289,7 +289,7 @@ public final class SubjectHub: Gate, @unchecked Sendable {
             liveCount.store(registry.live, ordering: .relaxed)
             if !x.hubUncounted {
                 let old = countedLive.load(ordering: .relaxed)
-                countedChanged(from: old, to: old - 1)
+                countedChanged(from: old, to: old &- 1)
             }
             entry.release()
         }
@@ -368,7 +368,7 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         liveCount.store(registry.live, ordering: .relaxed)
         if !x.hubUncounted {
             let old = countedLive.load(ordering: .relaxed)
-            countedChanged(from: old, to: old + 1)
+            countedChanged(from: old, to: old &+ 1)
         }
     }
 

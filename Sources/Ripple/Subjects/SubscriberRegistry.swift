@@ -32,14 +32,14 @@ struct SubscriberRegistry {
         capacity = 0
     }
 
-    var live: Int { count - holes }
+    var live: Int { count &- holes }
 
     @inline(__always)
     mutating func add(_ s: Subscriber) {
         if count == capacity { grow() }
         slots[count] = Unmanaged.passRetained(s)
         s.hubSlot = Int32(truncatingIfNeeded: count)
-        count += 1
+        count &+= 1
     }
 
     @inline(never)
@@ -60,7 +60,7 @@ struct SubscriberRegistry {
         }
         slots[i] = nil
         s.hubSlot = -1
-        holes += 1
+        holes &+= 1
         if walking != 0 {
             walking |= Self.holeLeft  // the walk's end closes the holes
         } else if holes == count {

@@ -57,7 +57,8 @@ open class Subscriber: Gate {
     /// with a sink chain knows by its `sinkRef`, cleared then): a second
     /// finalize (a leave after the join of one disposed before it joined)
     /// finishes nothing, and a late subscribe call never matches `finishDue`.
-    static let finished: UInt32 = 1 << 31
+    /// (Not the sign bit: setting and testing this one is a `lock bts`.)
+    static let finished: UInt32 = 1 << 30
     /// Joined its hub through an autoconnect side, whose connection core
     /// counts it: the hub leaves it out of its counted subscribers
     /// (Connection.swift). Set before its join is posted, then only read.

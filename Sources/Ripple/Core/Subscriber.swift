@@ -155,11 +155,16 @@ open class Subscriber: Gate {
         // Neither a producer nor the consumer can reach it: the subscription
         // is over (docs/behaviour.md#lifetime-unreachable). (A hub's
         // subscriber is only freed once its hub is done with it.)
-        if !isClosed {
-            disposeResources(leavingHub: false)
-            finalize()
-        }
+        if !isClosed { endUnreachable() }
         hubRef?.release()
+    }
+
+    /// The end of a subscription nothing can reach any more (out of line:
+    /// the usual deinit, of one that ended, stays a small frame).
+    @inline(never)
+    private func endUnreachable() {
+        disposeResources(leavingHub: false)
+        finalize()
     }
 
     // MARK: Sending

@@ -182,9 +182,17 @@ open class Gate: Disposable {
 
     /// Closes the gate from outside a delivery. Returns nil if it was closed
     /// already; otherwise whether the caller must finalize (nobody owned it).
+    /// Inlined: the usual close (nobody owns it) is a bit set and a CAS.
+    @inline(__always)
     final func close() -> Bool? {
         if !markDone() { return nil }
         if claimFinal() { return true }
+        return closeOwned()
+    }
+
+    /// `close` when the gate had an owner as it was marked DONE.
+    @inline(never)
+    private func closeOwned() -> Bool {
         ripple_heavy_fence()  // now the owner sees DONE when it lets go, or we see it gone
         while true {
             let o = owner.load(ordering: .sequentiallyConsistent)
@@ -194,6 +202,7 @@ open class Gate: Disposable {
     }
 
     /// Takes a free, closed gate for good; wakes waiters to see it closed.
+    @inline(__always)
     private func claimFinal() -> Bool {
         guard owner.compareExchange(expected: 0, desired: Gate.finalToken, ordering: .acquiringAndReleasing).exchanged
         else { return false }
@@ -201,11 +210,15 @@ open class Gate: Disposable {
         return true
     }
 
+    @inline(__always)
     private func wakeWaiters() {
-        if flags.load(ordering: .sequentiallyConsistent) & Gate.waiters != 0 {
-            let lock = slowLock
-            lock.withLock { lock.broadcast() }
-        }
+        if flags.load(ordering: .sequentiallyConsistent) & Gate.waiters != 0 { broadcastWaiters() }
+    }
+
+    @inline(never)
+    private func broadcastWaiters() {
+        let lock = slowLock
+        lock.withLock { lock.broadcast() }
     }
 
     /// Queues a message for the owner (this thread, later; or another thread,
@@ -256,8 +269,14 @@ open class Gate: Disposable {
     }
 
     /// Drops queued messages (the gate is closed, so no more can be queued).
+    /// Inlined: almost always there are none.
+    @inline(__always)
     final func dropQueued() {
-        if flags.load(ordering: .sequentiallyConsistent) & Gate.pending == 0 { return }
+        if flags.load(ordering: .sequentiallyConsistent) & Gate.pending != 0 { dropQueuedMessages() }
+    }
+
+    @inline(never)
+    private func dropQueuedMessages() {
         let lock = slowLock
         lock.lock()
         let items = takeQueued()

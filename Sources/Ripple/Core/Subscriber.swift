@@ -57,7 +57,8 @@ open class Subscriber: Gate {
     /// with a sink chain knows by its `sinkRef`, cleared then): a second
     /// finalize (a leave after the join of one disposed before it joined)
     /// finishes nothing, and a late subscribe call never matches `finishDue`.
-    static let finished: UInt32 = 1 << 31
+    /// (Not the sign bit: setting and testing this one is a `lock bts`.)
+    static let finished: UInt32 = 1 << 30
     /// Joined its hub through an autoconnect side, whose connection core
     /// counts it: the hub leaves it out of its counted subscribers
     /// (Connection.swift). Set before its join is posted, then only read.
@@ -158,11 +159,16 @@ open class Subscriber: Gate {
         // Neither a producer nor the consumer can reach it: the subscription
         // is over (docs/behaviour.md#lifetime-unreachable). (A hub's
         // subscriber is only freed once its hub is done with it.)
-        if !isClosed {
-            disposeResources(leavingHub: false)
-            finalize()
-        }
+        if !isClosed { endUnreachable() }
         hubRef?.release()
+    }
+
+    /// The end of a subscription nothing can reach any more (out of line:
+    /// the usual deinit, of one that ended, stays a small frame).
+    @inline(never)
+    private func endUnreachable() {
+        disposeResources(leavingHub: false)
+        finalize()
     }
 
     // MARK: Sending
@@ -293,7 +299,7 @@ open class Subscriber: Gate {
     public final override func dispose() {
         cancelled.store(true, ordering: .releasing)
         guard let mustFinalize = close() else { return }
-        disposeResources()  // for a hub's subscriber this also tells the hub
+        disposeResourcesInline(leavingHub: true)  // for a hub's subscriber this also tells the hub
         if hubRef == nil && mustFinalize { finalize() }
     }
 
@@ -356,6 +362,7 @@ open class Subscriber: Gate {
         finish()
     }
 
+    @inline(__always)
     private func finish() {
         dropQueued()
         if let s = sinkRef {

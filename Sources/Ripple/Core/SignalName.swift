@@ -95,12 +95,12 @@ extension Signal {
             // subscribe-only side; a constructor makes no other kind of
             // signal whose `asSource` is not itself.)
             if magic != ObjectKind.subject.rawValue {
-                origin = o
+                replaceOrigin(o)
                 if depth < 1 { depth = 1 }
                 return
             }
             let holder = asSource
-            holder.origin = o
+            holder.replaceOrigin(o)
             holder.depth = max(holder.depth, 1)
         case .unary(let input, let n):
             // The usual operator, on one input: built in place, without the
@@ -108,13 +108,25 @@ extension Signal {
             let source = input.asSource
             let holder = asSource
             holder.depth = max(holder.depth, source.depth + 1)
-            holder.origin = .unary(source, n)
+            holder.replaceOrigin(.unary(source, n))
         default:
             let holder = asSource
             let converted = o.subscribeOnly
             holder.depth = max(holder.depth, converted.inputDepth + 1)
-            holder.origin = converted
+            holder.replaceOrigin(converted)
         }
+    }
+
+    /// Stores `o` as the origin. The usual old origin is a new signal's
+    /// `.none`, which holds nothing: it is overwritten, not destroyed (no
+    /// call to the origin's destructor per signal made).
+    @inlinable @inline(__always)
+    final func replaceOrigin(_ o: __owned SignalOrigin) {
+        guard case .none = origin else {
+            origin = o
+            return
+        }
+        withUnsafeMutablePointer(to: &origin) { $0.initialize(to: o) }
     }
 
     /// The name as a Swift string.

@@ -10,9 +10,10 @@ import Ripple
 @inline(__always)
 func callbackOperator<F>(
     _ sig: OpaquePointer?, _ fn: F?, _ ctx: UnsafeMutableRawPointer?, _ release: rpl_release_fn?,
-    _ name: StaticString, _ op: StaticString, _ make: (Signal, Callback<F>) -> Signal
+    _ name: StaticString, _ op: StaticString, _ make: (Signal, consuming Callback<F>) -> Signal
 ) -> OpaquePointer? {
-    checkedCallback(sig, fn, ctx, release, name).flatMap { named(make($0, $1), .unary($0, OriginLabel(op))) }
+    guard let (source, callback) = checkedCallback(sig, fn, ctx, release, name) else { return nil }
+    return named(make(source, callback), .unary(source, OriginLabel(op)))
 }
 
 /// An operator over (sig, v) (map_replace, ignore, default_if_empty, and
@@ -36,7 +37,7 @@ func valueOperator(_ sig: OpaquePointer?, _ v: rpl_value, _ name: StaticString, 
 func valueCallbackOperator<F>(
     _ sig: OpaquePointer?, _ v: rpl_value, what: StaticString, _ fn: F?, _ ctx: UnsafeMutableRawPointer?,
     _ release: rpl_release_fn?, _ name: StaticString, _ op: StaticString,
-    _ make: (Signal, Value, Callback<F>) -> Signal
+    _ make: (Signal, Value, consuming Callback<F>) -> Signal
 ) -> OpaquePointer? {
     guard let (source, callback) = checkedCallback(sig, fn, ctx, release, name,
                                                    then: { valueArg(v, name, what: what) != nil }) else {

@@ -1,7 +1,9 @@
 /// Base of the operator signals built on one source.
 public class UnaryOperatorSignal: Signal {
     public let source: Signal
-    init(_ source: Signal) {
+    // (Borrowed: what is kept is `source.asSource`, so the caller's
+    // reference needs no retain for the call.)
+    init(_ source: __shared Signal) {
         self.source = source.asSource  // never a sender (docs/behaviour.md#lifetime-subject)
         super.init()
     }
@@ -14,7 +16,7 @@ public class UnaryOperatorSignal: Signal {
 public class CallbackOperatorSignal<Function>: UnaryOperatorSignal {
     let callback: Callback<Function>
 
-    public init(_ source: Signal, _ callback: Callback<Function>) {
+    public init(_ source: __shared Signal, _ callback: __owned Callback<Function>) {
         self.callback = callback
         super.init(source)
     }

@@ -13,7 +13,7 @@ func callbackOperator<F>(
     _ name: StaticString, _ op: StaticString, _ make: (Signal, consuming Callback<F>) -> Signal
 ) -> OpaquePointer? {
     guard let (source, callback) = checkedCallback(sig, fn, ctx, release, name) else { return nil }
-    return named(make(source, callback), .unary(source, OriginLabel(op)))
+    return named(make(source, consume callback), .unary(consume source, OriginLabel(op)))
 }
 
 /// An operator over (sig, v) (map_replace, ignore, default_if_empty, and
@@ -44,14 +44,14 @@ func valueCallbackOperator<F>(
         dropValue(v)
         return nil
     }
-    return named(make(source, toValue(v), callback), .unary(source, OriginLabel(op)))
+    return named(make(source, toValue(v), consume callback), .unary(consume source, OriginLabel(op)))
 }
 
 @inline(__always)
 func plainOperator(_ sig: OpaquePointer?, _ name: StaticString, _ op: StaticString,
                            _ make: (Signal) -> Signal) -> OpaquePointer? {
     guard let source = signalArg(sig, name) else { return nil }
-    return named(make(source), .unary(source, OriginLabel(op)))
+    return named(make(source), .unary(consume source, OriginLabel(op)))
 }
 
 /// A plainOperator whose name shows its count argument.
@@ -59,7 +59,7 @@ func plainOperator(_ sig: OpaquePointer?, _ name: StaticString, _ op: StaticStri
 func countOperator(_ sig: OpaquePointer?, _ n: Int, _ name: StaticString, _ op: StaticString,
                            _ make: (Signal, UInt) -> Signal) -> OpaquePointer? {
     guard let source = signalArg(sig, name) else { return nil }
-    return named(make(source, UInt(bitPattern: n)), .unaryArg(source, OriginLabel(op), UInt64(UInt(bitPattern: n))))
+    return named(make(source, UInt(bitPattern: n)), .unaryArg(consume source, OriginLabel(op), UInt64(UInt(bitPattern: n))))
 }
 
 @inline(__always) func mapFunction(_ f: rpl_map_fn) -> MapFunction { unsafeBitCast(f, to: MapFunction.self) }
@@ -107,5 +107,5 @@ func signalArray(_ sigs: UnsafePointer<OpaquePointer?>?, _ count: Int, _ fn: Sta
 func signalPairOperator(_ sig: OpaquePointer?, _ second: OpaquePointer?, _ name: StaticString, what: StaticString,
                         _ op: StaticString, _ make: (Signal, Signal) -> Signal) -> OpaquePointer? {
     guard let source = signalArg(sig, name), let other = signalArg(second, name, what: what) else { return nil }
-    return named(make(source, other), .binary(source, OriginLabel(op), other))
+    return named(make(source, other), .binary(consume source, OriginLabel(op), consume other))
 }

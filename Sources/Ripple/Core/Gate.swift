@@ -342,4 +342,7 @@ final class LockedParts {
     @exclusivity(unchecked) var waiters: [UInt] = []
     /// A subscriber's resources (SubscriptionResources.swift).
     @exclusivity(unchecked) var resources = DisposableBag()
+    /// A rarely used word of a subscriber that is its own chain end
+    /// (`Subscriber.endWord`).
+    @exclusivity(unchecked) var endWord: UnsafeMutableRawPointer?
 }

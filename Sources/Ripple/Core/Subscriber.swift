@@ -77,6 +77,8 @@ open class Subscriber: Gate {
     /// finalize (a leave after the join of one disposed before it joined)
     /// finishes nothing, and a late subscribe call never matches `finishDue`.
     static let finished: UInt32 = 512
+    /// Set once `endWord` was set (it lives in the locked parts since).
+    @usableFromInline static let hasEndWord: UInt32 = 1024
     @usableFromInline static let subscribeCall: UInt32 = 1 << 11
     /// The bits `finish` being held back, due or done depends on.
     static let finishGate: UInt32 = ~(Subscriber.subscribeCall &- 1) | Subscriber.finishDue | Subscriber.finished
@@ -128,6 +130,29 @@ open class Subscriber: Gate {
     /// chain end (`init(observing:next:context:)`).
     public final var endNext: Sink.DirectNext? { directNext }
     public final var endContext: UnsafeMutableRawPointer? { directContext }
+
+    /// A word such a chain end keeps for a rare use (the C observer's trace
+    /// record) outside the object, in the locked parts, so a subscription
+    /// that never uses it carries no field for it; nil until set
+    /// (`setEndWord`). Only the chain end uses it: before the subscriber is
+    /// shared, then from its deliveries and its finish, one at a time. The
+    /// word is stored under the stripe lock and `hasEndWord` set after it
+    /// (releasing), and the locked parts are never replaced, so a read that
+    /// sees the bit needs no lock.
+    @inlinable
+    public final var endWord: UnsafeMutableRawPointer? {
+        if flags.load(ordering: .acquiring) & Subscriber.hasEndWord == 0 { return nil }
+        return keptEndWord
+    }
+    @usableFromInline final var keptEndWord: UnsafeMutableRawPointer? { locked.unsafelyUnwrapped.endWord }
+
+    public final func setEndWord(_ word: UnsafeMutableRawPointer?) {
+        let lock = slowLock
+        lock.lock()
+        madeLocked.endWord = word
+        lock.unlock()
+        flags.bitwiseOr(Subscriber.hasEndWord, ordering: .releasing)
+    }
 
     // MARK: The chain end of a subscriber without sinks (overridden)
 

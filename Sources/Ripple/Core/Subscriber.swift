@@ -330,9 +330,10 @@ open class Subscriber: Gate {
 
     /// Call before running the subscribe body of a new subscriber that may
     /// end the subscription synchronously and then return a resource; pair
-    /// with `endSubscribeBody` (or `endSubscribeCall`). A plain store: no
-    /// other subscribe call for this subscriber may be running (nor begin
-    /// before this one), so nothing else can be in the gate.
+    /// with `endSubscribeBody` (or `endSubscribeCall`). Relaxed: no other
+    /// subscribe call for this subscriber may be running (nor begin before
+    /// this one), so nothing else can be in the gate (an add, not a store:
+    /// the word holds the other flags too).
     public final func beginSubscribeBody() { flags.wrappingAdd(Subscriber.subscribeCall, ordering: .relaxed) }
 
     /// Adds the body's resource and runs a `finish` held back meanwhile.

@@ -106,9 +106,9 @@ func errorArg(_ p: OpaquePointer?, _ fn: StaticString) -> RippleError? {
 // MARK: Callback contexts and returned handles (one policy for every entry point)
 //
 // Every entry point checks its arguments in one order: handles first, then
-// callbacks, then the other arguments. A context it was given is wrapped in
-// the runtime's CallbackContext only once every check passed; a failed check
-// hands it to `rejected`, which runs release(ctx) then and there.
+// callbacks, then the other arguments. A context it was given becomes the
+// runtime's `Callback` only once every check passed; a failed check hands it
+// to `rejected`, which runs release(ctx) then and there.
 
 /// Fails an entry point that was given a callback context: runs release(ctx)
 /// at once (rule 19), keeping the error the failed check recorded, since a
@@ -124,14 +124,14 @@ func rejected<T>(releasing ctx: UnsafeMutableRawPointer?, _ release: rpl_release
 /// its own error); on failure runs release(ctx) and returns nil.
 func checkedCallback<F>(_ sig: OpaquePointer?, _ fn: F?, _ ctx: UnsafeMutableRawPointer?,
                         _ release: rpl_release_fn?, _ name: StaticString, callback: StaticString = "fn",
-                        then others: () -> Bool = { true }) -> (Signal, F, CallbackContext)? {
+                        then others: () -> Bool = { true }) -> (Signal, Callback<F>)? {
     guard let source = signalArg(sig, name) else { return rejected(releasing: ctx, release) }
     guard let fn else {
         setError(RPL_ERR_NULL, "\(name): \(callback) is NULL")
         return rejected(releasing: ctx, release)
     }
     guard others() else { return rejected(releasing: ctx, release) }
-    return (source, fn, CallbackContext(ctx, release: release))
+    return (source, Callback(fn, ctx: ctx, release: release))
 }
 
 /// What a callback that returns a handle (+1) returned.

@@ -10,9 +10,9 @@ import Ripple
 @inline(__always)
 func callbackOperator<F>(
     _ sig: OpaquePointer?, _ fn: F?, _ ctx: UnsafeMutableRawPointer?, _ release: rpl_release_fn?,
-    _ name: StaticString, _ op: StaticString, _ make: (Signal, F, CallbackContext) -> Signal
+    _ name: StaticString, _ op: StaticString, _ make: (Signal, Callback<F>) -> Signal
 ) -> OpaquePointer? {
-    checkedCallback(sig, fn, ctx, release, name).flatMap { named(make($0, $1, $2), .unary($0, OriginLabel(op))) }
+    checkedCallback(sig, fn, ctx, release, name).flatMap { named(make($0, $1), .unary($0, OriginLabel(op))) }
 }
 
 /// An operator over (sig, v) (map_replace, ignore, default_if_empty, and
@@ -36,14 +36,14 @@ func valueOperator(_ sig: OpaquePointer?, _ v: rpl_value, _ name: StaticString, 
 func valueCallbackOperator<F>(
     _ sig: OpaquePointer?, _ v: rpl_value, what: StaticString, _ fn: F?, _ ctx: UnsafeMutableRawPointer?,
     _ release: rpl_release_fn?, _ name: StaticString, _ op: StaticString,
-    _ make: (Signal, Value, F, CallbackContext) -> Signal
+    _ make: (Signal, Value, Callback<F>) -> Signal
 ) -> OpaquePointer? {
-    guard let (source, fn, context) = checkedCallback(sig, fn, ctx, release, name,
-                                                      then: { valueArg(v, name, what: what) != nil }) else {
+    guard let (source, callback) = checkedCallback(sig, fn, ctx, release, name,
+                                                   then: { valueArg(v, name, what: what) != nil }) else {
         dropValue(v)
         return nil
     }
-    return named(make(source, toValue(v), fn, context), .unary(source, OriginLabel(op)))
+    return named(make(source, toValue(v), callback), .unary(source, OriginLabel(op)))
 }
 
 @inline(__always)

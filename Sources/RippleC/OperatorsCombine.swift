@@ -8,10 +8,10 @@ import RippleSupport
 @c @implementation
 public func rpl_signal_bind(_ sig: OpaquePointer?, _ bind: rpl_bind_fn?, _ ctx: UnsafeMutableRawPointer?,
                             _ release: rpl_release_fn?) -> OpaquePointer? {
-    guard let (source, bind, context) = checkedCallback(sig, bind, ctx, release, "rpl_signal_bind", callback: "bind") else { return nil }
+    guard let (source, bind) = checkedCallback(sig, bind, ctx, release, "rpl_signal_bind", callback: "bind") else { return nil }
     return named(BindSignal(source) { v, stop in
         withCValue(v) { p in
-            withUnsafeMutablePointer(to: &stop) { returnedSignal(bind(context.ctx, cValue(p), $0), "rpl_signal_bind") }
+            withUnsafeMutablePointer(to: &stop) { returnedSignal(bind.function(bind.ctx, cValue(p), $0), "rpl_signal_bind") }
         }
     }, .unary(source, "-bind:"))
 }
@@ -19,9 +19,9 @@ public func rpl_signal_bind(_ sig: OpaquePointer?, _ bind: rpl_bind_fn?, _ ctx: 
 @c @implementation
 public func rpl_signal_flatten_map(_ sig: OpaquePointer?, _ fn: rpl_flatten_map_fn?, _ ctx: UnsafeMutableRawPointer?,
                                    _ release: rpl_release_fn?) -> OpaquePointer? {
-    guard let (source, fn, context) = checkedCallback(sig, fn, ctx, release, "rpl_signal_flatten_map") else { return nil }
+    guard let (source, fn) = checkedCallback(sig, fn, ctx, release, "rpl_signal_flatten_map") else { return nil }
     return named(BindSignal(source, flatMap: { v in
-        withCValue(v) { returnedSignal(fn(context.ctx, cValue($0)), "rpl_signal_flatten_map") }
+        withCValue(v) { returnedSignal(fn.function(fn.ctx, cValue($0)), "rpl_signal_flatten_map") }
     }), .unary(source, "-flattenMap:"))
 }
 
@@ -85,8 +85,8 @@ public func rpl_signal_take_until(_ sig: OpaquePointer?, _ trigger: OpaquePointe
 @c @implementation
 public func rpl_signal_catch(_ sig: OpaquePointer?, _ fn: rpl_catch_fn?, _ ctx: UnsafeMutableRawPointer?,
                              _ release: rpl_release_fn?) -> OpaquePointer? {
-    guard let (source, fn, context) = checkedCallback(sig, fn, ctx, release, "rpl_signal_catch") else { return nil }
-    return named(CatchSignal(source) { e in returnedSignal(fn(context.ctx, handle(e)), "rpl_signal_catch") },
+    guard let (source, fn) = checkedCallback(sig, fn, ctx, release, "rpl_signal_catch") else { return nil }
+    return named(CatchSignal(source) { e in returnedSignal(fn.function(fn.ctx, handle(e)), "rpl_signal_catch") },
                  .unary(source, "-catch:"))
 }
 

@@ -48,16 +48,14 @@ public func rpl_signal_timer(_ ns: UInt64, _ s: OpaquePointer?) -> OpaquePointer
 /// start_eagerly and start_lazily: s, then fn; on failure release(ctx) runs.
 private func startSignal(_ s: OpaquePointer?, _ fn: rpl_subscribe_fn?, _ ctx: UnsafeMutableRawPointer?,
                          _ release: rpl_release_fn?, _ name: StaticString, _ label: StaticString,
-                         _ make: (Scheduler, @escaping (Subscriber) -> Disposable?) -> Signal) -> OpaquePointer? {
+                         _ make: (Scheduler, CreateSignal) -> Signal) -> OpaquePointer? {
     guard let scheduler = schedulerArg(s, name) else { return rejected(releasing: ctx, release) }
     guard let fn else {
         setError(RPL_ERR_NULL, "\(name): fn is NULL")
         return rejected(releasing: ctx, release)
     }
-    let context = CallbackContext(ctx, release: release)
-    return named(make(scheduler) { sub in
-        returnedDisposable(fn(context.ctx, handle(sub)), failing: sub, name)
-    }, .constructor(OriginLabel(label)))
+    let body = CreateSignal(Callback(fn, ctx: ctx, release: release)) { $0.subscribe($1, name) }
+    return named(make(scheduler, body), .constructor(OriginLabel(label)))
 }
 
 @c @implementation
@@ -109,7 +107,7 @@ public func rpl_signal_throttle_if(_ sig: OpaquePointer?, _ ns: UInt64, _ s: Opa
         return rejected(releasing: ctx, release)
     }
     guard timerScheduler(scheduler, name) else { return rejected(releasing: ctx, release) }
-    let signal = ThrottleIfSignal(source, ns, scheduler, predicateFunction(predicate), CallbackContext(ctx, release: release))
+    let signal = ThrottleIfSignal(source, ns, scheduler, Callback(predicateFunction(predicate), ctx: ctx, release: release))
     return named(signal, .unaryArg(source, "-throttle:valuesPassingTest:", ns))
 }
 

@@ -20,9 +20,9 @@ public func rpl_signal_concat_all(_ sig: OpaquePointer?) -> OpaquePointer? {
 @c @implementation
 public func rpl_signal_concat_map(_ sig: OpaquePointer?, _ fn: rpl_flatten_map_fn?, _ ctx: UnsafeMutableRawPointer?,
                                   _ release: rpl_release_fn?) -> OpaquePointer? {
-    callbackOperator(sig, fn, ctx, release, "rpl_signal_concat_map", "-concatMap:") { source, fn, context in
+    callbackOperator(sig, fn, ctx, release, "rpl_signal_concat_map", "-concatMap:") { source, fn in
         BindSignal(source, flatMap: { v in
-            withCValue(v) { failingReturnedSignal(fn(context.ctx, cValue($0)), "rpl_signal_concat_map") }
+            withCValue(v) { failingReturnedSignal(fn.function(fn.ctx, cValue($0)), "rpl_signal_concat_map") }
         }, limit: 1)
     }
 }

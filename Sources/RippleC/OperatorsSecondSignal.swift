@@ -27,7 +27,7 @@ public func rpl_signal_skip_until(_ sig: OpaquePointer?, _ trigger: OpaquePointe
 @c @implementation
 public func rpl_signal_group_by(_ sig: OpaquePointer?, _ key: rpl_map_fn?, _ ctx: UnsafeMutableRawPointer?,
                                 _ release: rpl_release_fn?) -> OpaquePointer? {
-    guard let (source, key, context) = checkedCallback(sig, key, ctx, release, "rpl_signal_group_by",
-                                                        callback: "key") else { return nil }
-    return named(GroupBySignal(source, mapFunction(key), context), .unary(source, "-groupBy:"))
+    guard let (source, key) = checkedCallback(sig, key, ctx, release, "rpl_signal_group_by",
+                                              callback: "key") else { return nil }
+    return named(GroupBySignal(source, key.cast(mapFunction)), .unary(source, "-groupBy:"))
 }

@@ -8,20 +8,20 @@ import Ripple
 @c @implementation
 public func rpl_signal_map(_ sig: OpaquePointer?, _ fn: rpl_map_fn?, _ ctx: UnsafeMutableRawPointer?,
                            _ release: rpl_release_fn?) -> OpaquePointer? {
-    callbackOperator(sig, fn, ctx, release, "rpl_signal_map", "-map:") { MapSignal($0, mapFunction($1), $2) }
+    callbackOperator(sig, fn, ctx, release, "rpl_signal_map", "-map:") { MapSignal($0, $1.cast(mapFunction)) }
 }
 
 @c @implementation
 public func rpl_signal_filter(_ sig: OpaquePointer?, _ fn: rpl_predicate_fn?, _ ctx: UnsafeMutableRawPointer?,
                               _ release: rpl_release_fn?) -> OpaquePointer? {
-    callbackOperator(sig, fn, ctx, release, "rpl_signal_filter", "-filter:") { FilterSignal($0, predicateFunction($1), $2) }
+    callbackOperator(sig, fn, ctx, release, "rpl_signal_filter", "-filter:") { FilterSignal($0, $1.cast(predicateFunction)) }
 }
 
 private func scanOperator(_ sig: OpaquePointer?, _ initial: rpl_value, _ fn: rpl_reduce_fn?,
                           _ ctx: UnsafeMutableRawPointer?, _ release: rpl_release_fn?,
                           aggregate: Bool, _ name: StaticString) -> OpaquePointer? {
     valueCallbackOperator(sig, initial, what: "initial", fn, ctx, release, name, aggregate ? "-aggregate:" : "-scan:") {
-        ScanSignal($0, initial: $1, reduceFunction($2), $3, aggregate: aggregate)
+        ScanSignal($0, initial: $1, $2.cast(reduceFunction), aggregate: aggregate)
     }
 }
 
@@ -76,20 +76,20 @@ public func rpl_signal_take_last(_ sig: OpaquePointer?, _ n: Int) -> OpaquePoint
 @c @implementation
 public func rpl_signal_take_while(_ sig: OpaquePointer?, _ fn: rpl_predicate_fn?, _ ctx: UnsafeMutableRawPointer?,
                                   _ release: rpl_release_fn?) -> OpaquePointer? {
-    callbackOperator(sig, fn, ctx, release, "rpl_signal_take_while", "-takeWhile:") { TakeWhileSignal($0, predicateFunction($1), $2) }
+    callbackOperator(sig, fn, ctx, release, "rpl_signal_take_while", "-takeWhile:") { TakeWhileSignal($0, $1.cast(predicateFunction)) }
 }
 
 @c @implementation
 public func rpl_signal_skip_while(_ sig: OpaquePointer?, _ fn: rpl_predicate_fn?, _ ctx: UnsafeMutableRawPointer?,
                                   _ release: rpl_release_fn?) -> OpaquePointer? {
-    callbackOperator(sig, fn, ctx, release, "rpl_signal_skip_while", "-skipWhile:") { SkipWhileSignal($0, predicateFunction($1), $2) }
+    callbackOperator(sig, fn, ctx, release, "rpl_signal_skip_while", "-skipWhile:") { SkipWhileSignal($0, $1.cast(predicateFunction)) }
 }
 
 @c @implementation
 public func rpl_signal_do_next(_ sig: OpaquePointer?, _ fn: rpl_do_next_fn?, _ ctx: UnsafeMutableRawPointer?,
                                _ release: rpl_release_fn?) -> OpaquePointer? {
     callbackOperator(sig, fn, ctx, release, "rpl_signal_do_next", "-doNext:") {
-        DoNextSignal($0, unsafeBitCast($1, to: ValueAction.self), $2)
+        DoNextSignal($0, $1.cast { unsafeBitCast($0, to: ValueAction.self) })
     }
 }
 
@@ -97,12 +97,12 @@ public func rpl_signal_do_next(_ sig: OpaquePointer?, _ fn: rpl_do_next_fn?, _ c
 public func rpl_signal_do_error(_ sig: OpaquePointer?, _ fn: rpl_do_error_fn?, _ ctx: UnsafeMutableRawPointer?,
                                 _ release: rpl_release_fn?) -> OpaquePointer? {
     callbackOperator(sig, fn, ctx, release, "rpl_signal_do_error", "-doError:") {
-        DoErrorSignal($0, $1, $2)
+        DoErrorSignal($0, $1)
     }
 }
 
 @c @implementation
 public func rpl_signal_do_completed(_ sig: OpaquePointer?, _ fn: rpl_do_completed_fn?, _ ctx: UnsafeMutableRawPointer?,
                                     _ release: rpl_release_fn?) -> OpaquePointer? {
-    callbackOperator(sig, fn, ctx, release, "rpl_signal_do_completed", "-doCompleted:") { DoCompletedSignal($0, $1, $2) }
+    callbackOperator(sig, fn, ctx, release, "rpl_signal_do_completed", "-doCompleted:") { DoCompletedSignal($0, $1) }
 }

@@ -30,7 +30,7 @@ public func rpl_signal_default_if_empty(_ sig: OpaquePointer?, _ v: rpl_value) -
 public func rpl_signal_reduce_each(_ sig: OpaquePointer?, _ fn: rpl_reduce_each_fn?, _ ctx: UnsafeMutableRawPointer?,
                                    _ release: rpl_release_fn?) -> OpaquePointer? {
     callbackOperator(sig, fn, ctx, release, "rpl_signal_reduce_each", "-reduceEach:") {
-        ReduceEachSignal($0, unsafeBitCast($1, to: ReduceEachFunction.self), $2)
+        ReduceEachSignal($0, $1.cast { unsafeBitCast($0, to: ReduceEachFunction.self) })
     }
 }
 
@@ -39,7 +39,7 @@ public func rpl_signal_combine_previous(_ sig: OpaquePointer?, _ start: rpl_valu
                                         _ ctx: UnsafeMutableRawPointer?, _ release: rpl_release_fn?) -> OpaquePointer? {
     valueCallbackOperator(sig, start, what: "start", fn, ctx, release, "rpl_signal_combine_previous",
                           "-combinePreviousWithStart:reduce:") {
-        CombinePreviousSignal($0, start: $1, reduceFunction($2), $3)
+        CombinePreviousSignal($0, start: $1, $2.cast(reduceFunction))
     }
 }
 
@@ -48,7 +48,7 @@ public func rpl_signal_distinct_until_changed_with(_ sig: OpaquePointer?, _ fn: 
                                                    _ ctx: UnsafeMutableRawPointer?,
                                                    _ release: rpl_release_fn?) -> OpaquePointer? {
     callbackOperator(sig, fn, ctx, release, "rpl_signal_distinct_until_changed_with", "-distinctUntilChangedWith:") {
-        DistinctUntilChangedWithSignal($0, unsafeBitCast($1, to: EqualFunction.self), $2)
+        DistinctUntilChangedWithSignal($0, $1.cast { unsafeBitCast($0, to: EqualFunction.self) })
     }
 }
 
@@ -83,7 +83,7 @@ public func rpl_signal_or(_ sig: OpaquePointer?) -> OpaquePointer? {
 public func rpl_signal_any(_ sig: OpaquePointer?, _ fn: rpl_predicate_fn?, _ ctx: UnsafeMutableRawPointer?,
                            _ release: rpl_release_fn?) -> OpaquePointer? {
     callbackOperator(sig, fn, ctx, release, "rpl_signal_any", "-any:") {
-        AnyAllSignal($0, predicateFunction($1), $2, all: false)
+        AnyAllSignal($0, $1.cast(predicateFunction), all: false)
     }
 }
 
@@ -91,6 +91,6 @@ public func rpl_signal_any(_ sig: OpaquePointer?, _ fn: rpl_predicate_fn?, _ ctx
 public func rpl_signal_all(_ sig: OpaquePointer?, _ fn: rpl_predicate_fn?, _ ctx: UnsafeMutableRawPointer?,
                            _ release: rpl_release_fn?) -> OpaquePointer? {
     callbackOperator(sig, fn, ctx, release, "rpl_signal_all", "-all:") {
-        AnyAllSignal($0, predicateFunction($1), $2, all: true)
+        AnyAllSignal($0, $1.cast(predicateFunction), all: true)
     }
 }

@@ -161,11 +161,17 @@ public func rpl_signal_create(_ did_subscribe: rpl_subscribe_fn?, _ ctx: UnsafeM
         setError(RPL_ERR_NULL, "rpl_signal_create: did_subscribe is NULL")
         return rejected(releasing: ctx, release)
     }
-    let context = CallbackContext(ctx, release: release, function: unsafeBitCast(did_subscribe, to: UnsafeRawPointer.self))
-    return named(CreateSignal { s in
-        let body = unsafeBitCast(context.function.unsafelyUnwrapped, to: rpl_subscribe_fn.self)
-        return returnedDisposable(body(context.ctx, handle(s)), failing: s, "rpl_signal_create")
-    }, .constructor("+create:"))
+    return named(CreateSignal(Callback(did_subscribe, ctx: ctx, release: release)) { $0.subscribe($1, "rpl_signal_create") },
+                 .constructor("+create:"))
+}
+
+extension Callback where Function == SubscribeFunction? {
+    /// Runs a CreateSignal's C body for `s`: the disposable it returned, or
+    /// nil (a handle of another kind fails `s`, naming `name`).
+    @inline(__always)
+    func subscribe(_ s: Subscriber, _ name: StaticString) -> Disposable? {
+        returnedDisposable(function.unsafelyUnwrapped(ctx, handle(s)), failing: s, name)
+    }
 }
 
 @inline(__always)
@@ -292,11 +298,11 @@ public func rpl_signal_defer(_ factory: (@convention(c) (UnsafeMutableRawPointer
         setError(RPL_ERR_NULL, "rpl_signal_defer: factory is NULL")
         return rejected(releasing: ctx, release)
     }
-    let context = CallbackContext(ctx, release: release)
+    let callback = Callback(factory, ctx: ctx, release: release)
     return named(DeferSignal {
         // NULL is documented as a failed subscription: say so in our words,
         // naming the entry point, like a handle of the wrong kind.
-        returnedSignal(factory(context.ctx), "rpl_signal_defer")
+        returnedSignal(callback.function(callback.ctx), "rpl_signal_defer")
             ?? ErrorSignal(.runtime(.callback, "rpl_signal_defer: the factory returned NULL"))
     }, .constructor("+defer:"))
 }

@@ -102,6 +102,49 @@ static void test_map(void) {
     CHECK_NULL_FN(rpl_signal_map(nf_s_, NULL, &c2, fnctx_release), c2);
 }
 
+/* Rule 19 (release once), docs/behaviour.md#lifetime-release (last): a map
+   made without a release and one made with a release deliver alike, from two
+   subscriptions at once; the release runs once, only after the signal and
+   both subscriptions are gone (the one released first, the other disposed),
+   and the context stays valid for the subscription left. */
+static void test_map_release_once_and_last(void) {
+    for (int with_release = 0; with_release < 2; with_release++) {
+        rpl_subject_t *subj = rpl_subject_create();
+        fnctx_t c = {100, 0, 0};
+        rpl_signal_t *m = rpl_signal_map(rpl_subject_as_signal(subj), add_k, &c, with_release ? fnctx_release : NULL);
+        CHECK(m != NULL);
+        rec_t a, b;
+        rpl_disposable_t *da = rec_subscribe(m, &a);
+        rpl_disposable_t *db = rec_subscribe(m, &b);
+        rpl_release(m);  /* the subscriptions hold the callback now */
+        CHECK_EQ_INT(rpl_subject_send_next(subj, rpl_int(1)), RPL_OK);
+        CHECK_EQ_INT(a.n, 1);
+        CHECK_EQ_INT(b.n, 1);
+        CHECK_EQ_INT(a.ints[0], 101);
+        CHECK_EQ_INT(b.ints[0], 101);
+        CHECK_EQ_INT(rpl_disposable_dispose(da), RPL_OK);
+        rpl_release(da);
+        CHECK_EQ_INT(c.released, 0);
+        CHECK_EQ_INT(rpl_subject_send_next(subj, rpl_int(2)), RPL_OK);
+        CHECK_EQ_INT(a.n, 1);
+        CHECK_EQ_INT(b.n, 2);
+        CHECK_EQ_INT(b.ints[1], 102);
+        CHECK_EQ_INT(c.calls, 3);
+        CHECK_EQ_INT(c.released, 0);
+        rpl_release(db);  /* the subject still reaches the last subscription */
+        CHECK_EQ_INT(c.released, 0);
+        CHECK_EQ_INT(rpl_subject_send_completed(subj), RPL_OK);
+        CHECK_COMPLETED(b);
+        CHECK_EQ_INT(c.released, with_release);
+        rpl_release(subj);
+        CHECK_EQ_INT(c.released, with_release);
+        CHECK_EQ_INT(a.released, 1);
+        CHECK_EQ_INT(b.released, 1);
+        rec_clear(&a);
+        rec_clear(&b);
+    }
+}
+
 /* ---- filter ---- */
 static void test_filter(void) {
     src_t p;
@@ -690,6 +733,7 @@ static void test_interleaved(void) {
 
 int main(void) {
     RUN(test_map);
+    RUN(test_map_release_once_and_last);
     RUN(test_filter);
     RUN(test_scan);
     RUN(test_aggregate);

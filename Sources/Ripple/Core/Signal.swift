@@ -56,17 +56,27 @@ extension Signal {
 /// A cold signal: `body` runs once per subscription, with the subscriber to
 /// send to, and may return a resource to dispose when the subscription ends.
 public final class CreateSignal: Signal {
-    let body: (Subscriber) -> Disposable?
+    /// A C body's function, ctx and release, which `body` is called with:
+    /// held inline, so a C signal made without a release is one allocation
+    /// (`body` then captures nothing). Empty for a Swift body.
+    let callback: Callback<SubscribeFunction?>
+    let body: (borrowing Callback<SubscribeFunction?>, Subscriber) -> Disposable?
 
-    public init(_ body: @escaping (Subscriber) -> Disposable?) {
+    public init(_ callback: Callback<SubscribeFunction?>,
+                _ body: @escaping (borrowing Callback<SubscribeFunction?>, Subscriber) -> Disposable?) {
+        self.callback = callback
         self.body = body
         super.init()
+    }
+
+    public convenience init(_ body: @escaping (Subscriber) -> Disposable?) {
+        self.init(Callback(nil, ctx: nil, release: nil)) { _, s in body(s) }
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let s = Subscriber(sink)  // the disposable exists before the body runs (rule 3)
         s.beginSubscribeBody()
-        s.endSubscribeBody(adding: body(s))
+        s.endSubscribeBody(adding: body(callback, s))
         return s
     }
 }

@@ -12,9 +12,9 @@ import RippleSupport
 public final class AnyAllSignal: CallbackOperatorSignal<PredicateFunction> {
     let all: Bool
 
-    public init(_ source: Signal, _ predicate: PredicateFunction, _ context: CallbackContext, all: Bool) {
+    public init(_ source: Signal, _ predicate: Callback<PredicateFunction>, all: Bool) {
         self.all = all
-        super.init(source, predicate, context)
+        super.init(source, predicate)
     }
 
     override func makeSink(_ downstream: Sink) -> Sink { AnyAllSink(callback, all: all, downstream) }
@@ -52,11 +52,11 @@ final class AnyAllSink: CallbackSink<PredicateFunction> {
 
 extension Signal {
     /// Whether some value passes `predicate`.
-    public func any(_ predicate: PredicateFunction, _ context: CallbackContext) -> Signal {
-        AnyAllSignal(self, predicate, context, all: false)
+    public func any(_ predicate: Callback<PredicateFunction>) -> Signal {
+        AnyAllSignal(self, predicate, all: false)
     }
     /// Whether every value passes `predicate`.
-    public func all(_ predicate: PredicateFunction, _ context: CallbackContext) -> Signal {
-        AnyAllSignal(self, predicate, context, all: true)
+    public func all(_ predicate: Callback<PredicateFunction>) -> Signal {
+        AnyAllSignal(self, predicate, all: true)
     }
 }

@@ -9,9 +9,9 @@ public final class CombinePreviousSignal: CallbackOperatorSignal<ReduceFunction>
     let start: Value
 
     /// Consumes `start`.
-    public init(_ source: Signal, start: Value, _ reduce: ReduceFunction, _ context: CallbackContext) {
+    public init(_ source: Signal, start: Value, _ reduce: Callback<ReduceFunction>) {
         self.start = start
-        super.init(source, reduce, context)
+        super.init(source, reduce)
     }
 
     deinit { start.release() }
@@ -43,7 +43,7 @@ final class CombinePreviousSink: CallbackSink<ReduceFunction> {
 
 extension Signal {
     /// `reduce(ctx, previous, v)` for each value, previous starting at `start` (consumed).
-    public func combinePrevious(_ start: Value, _ reduce: ReduceFunction, _ context: CallbackContext) -> Signal {
-        CombinePreviousSignal(self, start: start, reduce, context)
+    public func combinePrevious(_ start: Value, _ reduce: Callback<ReduceFunction>) -> Signal {
+        CombinePreviousSignal(self, start: start, reduce)
     }
 }

@@ -105,7 +105,7 @@ extension Signal {
     /// Drops each value equal to the previous value passed.
     public func distinctUntilChanged() -> Signal { DistinctUntilChangedSignal(self) }
     /// Drops each value `equal(ctx, last, v)` says equals the last value passed.
-    public func distinctUntilChanged(_ equal: EqualFunction, _ context: CallbackContext) -> Signal {
-        DistinctUntilChangedWithSignal(self, equal, context)
+    public func distinctUntilChanged(_ equal: Callback<EqualFunction>) -> Signal {
+        DistinctUntilChangedWithSignal(self, equal)
     }
 }

@@ -56,13 +56,7 @@ final class DoTerminalSink: CallbackSink<RawCallback> {
 }
 
 extension Signal {
-    public func doNext(_ action: ValueAction, _ context: CallbackContext) -> Signal {
-        DoNextSignal(self, action, context)
-    }
-    public func doError(_ action: ErrorAction, _ context: CallbackContext) -> Signal {
-        DoErrorSignal(self, action, context)
-    }
-    public func doCompleted(_ action: RawCallback, _ context: CallbackContext) -> Signal {
-        DoCompletedSignal(self, action, context)
-    }
+    public func doNext(_ action: Callback<ValueAction>) -> Signal { DoNextSignal(self, action) }
+    public func doError(_ action: Callback<ErrorAction>) -> Signal { DoErrorSignal(self, action) }
+    public func doCompleted(_ action: Callback<RawCallback>) -> Signal { DoCompletedSignal(self, action) }
 }

@@ -114,5 +114,5 @@ struct ValueKey: Hashable {
 
 extension Signal {
     /// Groups values by `key` (RAC's groupBy:).
-    public func groupBy(_ key: MapFunction, _ context: CallbackContext) -> Signal { GroupBySignal(self, key, context) }
+    public func groupBy(_ key: Callback<MapFunction>) -> Signal { GroupBySignal(self, key) }
 }

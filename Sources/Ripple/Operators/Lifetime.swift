@@ -59,15 +59,9 @@ final class DoDisposeSink: ForwardingSink {
 
 extension Signal {
     /// `action(ctx)` before each subscription.
-    public func initially(_ action: RawCallback, _ context: CallbackContext) -> Signal {
-        InitiallySignal(self, action, context)
-    }
+    public func initially(_ action: Callback<RawCallback>) -> Signal { InitiallySignal(self, action) }
     /// `action(ctx)` after an error or completion, before it is forwarded.
-    public func finally(_ action: RawCallback, _ context: CallbackContext) -> Signal {
-        FinallySignal(self, action, context)
-    }
+    public func finally(_ action: Callback<RawCallback>) -> Signal { FinallySignal(self, action) }
     /// `action(ctx)` when a subscription ends, for any reason.
-    public func doDispose(_ action: RawCallback, _ context: CallbackContext) -> Signal {
-        DoDisposeSignal(self, action, context)
-    }
+    public func doDispose(_ action: Callback<RawCallback>) -> Signal { DoDisposeSignal(self, action) }
 }

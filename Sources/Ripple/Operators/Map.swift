@@ -29,9 +29,7 @@ final class FilterSink: CallbackSink<PredicateFunction> {
 
 extension Signal {
     /// `next fn(ctx, v)` for every value; the result is owned by the runtime.
-    public func map(_ fn: MapFunction, _ context: CallbackContext) -> Signal { MapSignal(self, fn, context) }
+    public func map(_ fn: Callback<MapFunction>) -> Signal { MapSignal(self, fn) }
     /// The values for which `predicate(ctx, v)` is true.
-    public func filter(_ predicate: PredicateFunction, _ context: CallbackContext) -> Signal {
-        FilterSignal(self, predicate, context)
-    }
+    public func filter(_ predicate: Callback<PredicateFunction>) -> Signal { FilterSignal(self, predicate) }
 }

@@ -46,7 +46,5 @@ final class ReduceEachSink: CallbackSink<ReduceEachFunction> {
 
 extension Signal {
     /// `fn(ctx, items, count)` for each tuple.
-    public func reduceEach(_ fn: ReduceEachFunction, _ context: CallbackContext) -> Signal {
-        ReduceEachSignal(self, fn, context)
-    }
+    public func reduceEach(_ fn: Callback<ReduceEachFunction>) -> Signal { ReduceEachSignal(self, fn) }
 }

@@ -11,11 +11,11 @@ public final class ScanSignal: CallbackOperatorSignal<ReduceFunction> {
     let aggregate: Bool
 
     /// Consumes `initial`.
-    public init(_ source: Signal, initial: Value, _ reduce: ReduceFunction, _ context: CallbackContext,
+    public init(_ source: Signal, initial: Value, _ reduce: Callback<ReduceFunction>,
                 aggregate: Bool) {
         self.initial = initial
         self.aggregate = aggregate
-        super.init(source, reduce, context)
+        super.init(source, reduce)
     }
 
     deinit { initial.release() }
@@ -98,11 +98,11 @@ final class AggregateSink: AccumulatingSink {
 extension Signal {
     /// Running accumulations: `acc = reduce(ctx, acc, v)`, starting from
     /// `initial` (consumed, not sent).
-    public func scan(_ initial: Value, _ reduce: ReduceFunction, _ context: CallbackContext) -> Signal {
-        ScanSignal(self, initial: initial, reduce, context, aggregate: false)
+    public func scan(_ initial: Value, _ reduce: Callback<ReduceFunction>) -> Signal {
+        ScanSignal(self, initial: initial, reduce, aggregate: false)
     }
     /// The final accumulation at completion (`initial` if there were no values).
-    public func aggregate(_ initial: Value, _ reduce: ReduceFunction, _ context: CallbackContext) -> Signal {
-        ScanSignal(self, initial: initial, reduce, context, aggregate: true)
+    public func aggregate(_ initial: Value, _ reduce: Callback<ReduceFunction>) -> Signal {
+        ScanSignal(self, initial: initial, reduce, aggregate: true)
     }
 }

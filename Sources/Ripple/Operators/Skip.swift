@@ -57,7 +57,5 @@ extension Signal {
     /// All but the first `count` values.
     public func skip(_ count: UInt) -> Signal { SkipSignal(self, count) }
     /// Values from the first for which `predicate(ctx, v)` is false on.
-    public func skipWhile(_ predicate: PredicateFunction, _ context: CallbackContext) -> Signal {
-        SkipWhileSignal(self, predicate, context)
-    }
+    public func skipWhile(_ predicate: Callback<PredicateFunction>) -> Signal { SkipWhileSignal(self, predicate) }
 }

@@ -11,19 +11,19 @@
 // scheduler; start_eagerly subscribes to it once, for good.
 
 public enum StartSignals {
-    /// The signal that runs `body` once on `scheduler` at its first
-    /// subscription and replays what it sent.
-    public static func lazily(on scheduler: Scheduler, _ body: @escaping (Subscriber) -> Disposable?) -> Signal {
+    /// The signal that subscribes to `body` once, on `scheduler`, at its
+    /// first subscription and replays what it sent.
+    public static func lazily(on scheduler: Scheduler, _ body: CreateSignal) -> Signal {
         // Its connecting side only, as the C API's operators keep a
         // replay_lazily signal (`asSource`): the handle keeps the replay
         // subject, and an operator keeping this signal to subscribe again
         // later (concat, switch_if_empty, ...) would keep it in a cycle with
         // the subscriptions the subject holds.
-        SubscribeOnSignal(CreateSignal(body).replayLazily().asSource, scheduler)
+        SubscribeOnSignal(body.replayLazily().asSource, scheduler)
     }
 
     /// Like `lazily`, with the body already scheduled.
-    public static func eagerly(on scheduler: Scheduler, _ body: @escaping (Subscriber) -> Disposable?) -> Signal {
+    public static func eagerly(on scheduler: Scheduler, _ body: CreateSignal) -> Signal {
         let signal = lazily(on: scheduler, body)
         // This subscription is never disposed: it ends with the body's
         // subscription (or, if the body lets go of its subscriber without

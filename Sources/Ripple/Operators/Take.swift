@@ -109,7 +109,5 @@ extension Signal {
     /// The last `count` values, at completion.
     public func takeLast(_ count: UInt) -> Signal { TakeLastSignal(self, count) }
     /// Values until `predicate(ctx, v)` is false.
-    public func takeWhile(_ predicate: PredicateFunction, _ context: CallbackContext) -> Signal {
-        TakeWhileSignal(self, predicate, context)
-    }
+    public func takeWhile(_ predicate: Callback<PredicateFunction>) -> Signal { TakeWhileSignal(self, predicate) }
 }

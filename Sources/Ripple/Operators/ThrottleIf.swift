@@ -16,8 +16,8 @@ public final class ThrottleIfSignal: ScheduledOperatorSignal {
     let predicate: Callback<PredicateFunction>?
 
     public init(_ source: Signal, _ interval: UInt64, _ scheduler: Scheduler,
-                _ function: PredicateFunction, _ context: CallbackContext) {
-        predicate = Callback(function, context)
+                _ predicate: Callback<PredicateFunction>) {
+        self.predicate = predicate
         super.init(source, interval, scheduler)
     }
 
@@ -99,8 +99,8 @@ extension Signal {
     }
 
     /// Throttles the values passing `predicate` (RAC's throttle:valuesPassingTest:).
-    public func throttle(_ interval: UInt64, on scheduler: Scheduler, valuesPassing predicate: PredicateFunction,
-                         _ context: CallbackContext) -> Signal {
-        ThrottleIfSignal(self, interval, scheduler, predicate, context)
+    public func throttle(_ interval: UInt64, on scheduler: Scheduler,
+                         valuesPassing predicate: Callback<PredicateFunction>) -> Signal {
+        ThrottleIfSignal(self, interval, scheduler, predicate)
     }
 }

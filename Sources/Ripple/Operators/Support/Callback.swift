@@ -1,8 +1,9 @@
 import RippleSupport
 import Synchronization
 
-// C callbacks as operators hold and call them: the function types, the
-// context that owns a callback's `ctx`, and the one struct a sink calls.
+// C callbacks as operators hold and call them: the function types, the one
+// struct a signal holds and a sink calls (`Callback`), and the object that
+// releases a callback's `ctx` when a release was given.
 //
 // Operators call C function pointers directly (no Swift closure in between):
 // a sink stores the function and the raw `ctx`, so an event costs one
@@ -18,39 +19,31 @@ public typealias PredicateFunction = @convention(c) (UnsafeMutableRawPointer?, U
 /// new accumulator, owned by the runtime.
 public typealias ReduceFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<ripple_value>,
                                                   UnsafePointer<ripple_value>) -> ripple_value
+/// `rpl_subscribe_fn`: `(ctx, subscriber)`, returns a disposable handle
+/// (+1) or nil.
+public typealias SubscribeFunction = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer) -> OpaquePointer?
 /// `rpl_do_next_fn`.
 public typealias ValueAction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<ripple_value>) -> Void
 /// `rpl_do_error_fn`: the error is a borrowed `RippleError` handle.
 public typealias ErrorAction = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer) -> Void
 
-/// A callback's context and its release, run exactly once when the last
-/// owner lets go. The operator signal owns one; each subscription's sink
-/// retains it too, so `ctx` stays valid while a subscription can still call
-/// the callback. The C shim wraps every context it is given in one, once its
-/// argument checks have passed.
+/// What runs a callback's release: `release(ctx)`, once, when the last
+/// owner lets go (rule 19, docs/behaviour.md#lifetime-release). It exists
+/// only when there is a release to run (`Callback.init`, the one factory):
+/// the operator signal's `Callback` holds it, and so does every copy a
+/// sink keeps, so `ctx` stays valid while a subscription can still call the
+/// callback and the release runs after the signal and every such sink are
+/// gone.
 public final class CallbackContext: @unchecked Sendable {
-    public let ctx: UnsafeMutableRawPointer?
-    let release: RawCallback?
-    /// The C function a Swift closure calls with `ctx`, when that closure
-    /// keeps nothing but this context: a closure capturing one object uses
-    /// it as its own context, so no capture box is allocated per signal made
-    /// (rpl_signal_create). Nil otherwise. (Same allocation size class.)
-    public let function: UnsafeRawPointer?
+    @usableFromInline let ctx: UnsafeMutableRawPointer?
+    @usableFromInline let release: RawCallback
 
-    public init(_ ctx: UnsafeMutableRawPointer?, release: RawCallback?, function: UnsafeRawPointer? = nil) {
+    @usableFromInline init(_ ctx: UnsafeMutableRawPointer?, release: RawCallback) {
         self.ctx = ctx
         self.release = release
-        self.function = function
     }
 
-    /// A context that keeps `object` alive (for Swift closures).
-    public convenience init(retaining object: AnyObject) {
-        self.init(Unmanaged.passRetained(object).toOpaque(), release: { p in
-            if let p { Unmanaged<AnyObject>.fromOpaque(p).release() }
-        })
-    }
-
-    deinit { release?(ctx) }
+    deinit { release(ctx) }
 }
 
 extension Value {
@@ -72,17 +65,45 @@ public func withCValue<R>(_ value: borrowing Value, _ body: (UnsafePointer<rippl
 }
 
 /// A C callback with its context, as a sink calls it: the function and the
-/// raw `ctx` side by side (one indirect call per event), and the context
-/// object that keeps `ctx` valid for as long as the sink lives.
-struct Callback<Function> {
-    let function: Function
-    let ctx: UnsafeMutableRawPointer?
-    let context: CallbackContext
+/// raw `ctx` side by side (one indirect call per event), and the owner that
+/// runs the release once and last, when one was given. Without a release
+/// (the common case) there is no owner: a signal holds its callback inline
+/// and a sink's copy touches no reference count.
+public struct Callback<Function> {
+    public let function: Function
+    public let ctx: UnsafeMutableRawPointer?
+    @usableFromInline let owner: CallbackContext?
 
-    init(_ function: Function, _ context: CallbackContext) {
+    /// The one way a callback context is made: an owner only when there is
+    /// a release to run. Called once the entry point's checks have passed
+    /// (a failed check runs the release at once instead, rule 19).
+    @inlinable
+    public init(_ function: Function, ctx: UnsafeMutableRawPointer?, release: RawCallback?) {
         self.function = function
-        self.ctx = context.ctx
-        self.context = context
+        self.ctx = ctx
+        owner = release.map { CallbackContext(ctx, release: $0) }
+    }
+
+    /// `function` called with a context that keeps `object` alive (Swift
+    /// closures).
+    public init(_ function: Function, retaining object: AnyObject) {
+        self.init(function, ctx: Unmanaged.passRetained(object).toOpaque(), release: { p in
+            if let p { Unmanaged<AnyObject>.fromOpaque(p).release() }
+        })
+    }
+
+    /// The same context with the function seen as `Other` (a C function
+    /// type as the runtime's own, of the same signature).
+    @inlinable
+    public func cast<Other>(_ convert: (Function) -> Other) -> Callback<Other> {
+        Callback<Other>(convert(function), ctx, owner)
+    }
+
+    @inlinable
+    init(_ function: Function, _ ctx: UnsafeMutableRawPointer?, _ owner: CallbackContext?) {
+        self.function = function
+        self.ctx = ctx
+        self.owner = owner
     }
 }
 

@@ -14,8 +14,8 @@ public class UnaryOperatorSignal: Signal {
 public class CallbackOperatorSignal<Function>: UnaryOperatorSignal {
     let callback: Callback<Function>
 
-    public init(_ source: Signal, _ function: Function, _ context: CallbackContext) {
-        callback = Callback(function, context)
+    public init(_ source: Signal, _ callback: Callback<Function>) {
+        self.callback = callback
         super.init(source)
     }
 

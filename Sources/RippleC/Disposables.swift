@@ -17,12 +17,17 @@ public func rpl_disposable_create_with_release(_ on_dispose: (@convention(c) (Un
 
 @c @implementation
 public func rpl_disposable_dispose(_ d: OpaquePointer?) -> rpl_status {
-    guard let d, isKind(d, .disposable, .subscriber) else {
-        _ = disposableArg(d, "rpl_disposable_dispose")
-        return rpl_last_error()
-    }
+    guard let d, isKind(d, .disposable, .subscriber) else { return rejectDispose(d) }
     borrowed(d, as: Disposable.self) { $0.dispose() }
     return rpl_status(RPL_OK)
+}
+
+/// rpl_disposable_dispose's refusal, out of line: the entry point keeps no
+/// frame of its own.
+@inline(never)
+private func rejectDispose(_ d: OpaquePointer?) -> rpl_status {
+    _ = disposableArg(d, "rpl_disposable_dispose")
+    return rpl_last_error()
 }
 
 @c @implementation

@@ -219,8 +219,44 @@ public func rpl_subscriber_is_disposed(_ s: OpaquePointer?) -> Bool {
 }
 
 /// rpl_signal_subscribe and rpl_signal_subscribe_next: sig, then the
-/// observer; on failure obs's release(ctx) runs.
+/// observer; on failure obs's release(ctx) runs. The checks are a compare
+/// and a branch each, their refusal out of line (`rejectSubscribe`).
+@inline(__always)
 private func subscribe(_ sig: OpaquePointer?, _ obs: UnsafePointer<rpl_observer>?, _ fn: StaticString) -> OpaquePointer? {
+    guard let sig, let obs, isKind(sig, .signal, .subject), obs.pointee.version == RPL_OBSERVER_VERSION else {
+        return rejectSubscribe(sig, obs, fn)
+    }
+    if isKind(sig, .subject) { return borrowed(sig, as: Subject.self) { subscribeDirect($0, obs) } }
+    return subscribeSink(sig, obs)
+}
+
+/// A C observer subscribed straight to a subject: one object, the handle.
+@inline(__always)
+private func subscribeDirect(_ subject: Subject, _ obs: UnsafePointer<rpl_observer>) -> OpaquePointer {
+    // The new object's own reference becomes the handle's: no
+    // retain/release pair around the join.
+    let x = Unmanaged.passRetained(CObserverSubscriber(obs.pointee, subject))
+    x._withUnsafeGuaranteedRef {
+        $0.traceSubscribe(subject)
+        subject.directSubscription($0)
+    }
+    return OpaquePointer(x.toOpaque())
+}
+
+/// A C observer at the end of a signal's sink chain.
+@inline(never)
+private func subscribeSink(_ sig: OpaquePointer, _ obs: UnsafePointer<rpl_observer>) -> OpaquePointer? {
+    borrowed(sig, as: Signal.self) {
+        let sink = CObserverSink(obs.pointee)
+        sink.trace.subscribe($0)
+        return retainedHandle($0.subscription(sink))
+    }
+}
+
+/// Why `subscribe` refused its arguments, checked in their order; runs
+/// obs's release(ctx) where there is an observer to release.
+@inline(never)
+private func rejectSubscribe(_ sig: OpaquePointer?, _ obs: UnsafePointer<rpl_observer>?, _ fn: StaticString) -> OpaquePointer? {
     guard let sig, isKind(sig, .signal, .subject) else {
         _ = signalArg(sig, fn)
         return obs.flatMap { rejected(releasing: $0.pointee.ctx, $0.pointee.release) }
@@ -230,26 +266,8 @@ private func subscribe(_ sig: OpaquePointer?, _ obs: UnsafePointer<rpl_observer>
         return nil
     }
     let o = obs.pointee
-    guard o.version == RPL_OBSERVER_VERSION else {
-        setError(RPL_ERR_INVALID, "\(fn): unknown observer version \(o.version) (this library knows \(RPL_OBSERVER_VERSION))")
-        return rejected(releasing: o.ctx, o.release)
-    }
-    return borrowed(sig, as: Signal.self) {
-        if isKind(sig, .subject) {
-            let subject = unsafeDowncast($0, to: Subject.self)
-            // The new object's own reference becomes the handle's: no
-            // retain/release pair around the join.
-            let x = Unmanaged.passRetained(CObserverSubscriber(o, subject))
-            x._withUnsafeGuaranteedRef {
-                $0.traceSubscribe(subject)
-                subject.directSubscription($0)
-            }
-            return OpaquePointer(x.toOpaque())
-        }
-        let sink = CObserverSink(o)
-        sink.trace.subscribe($0)
-        return retainedHandle($0.subscription(sink))
-    }
+    setError(RPL_ERR_INVALID, "\(fn): unknown observer version \(o.version) (this library knows \(RPL_OBSERVER_VERSION))")
+    return rejected(releasing: o.ctx, o.release)
 }
 
 @c @implementation

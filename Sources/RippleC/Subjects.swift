@@ -61,7 +61,15 @@ public func rpl_subject_send_completed(_ s: OpaquePointer?) -> rpl_status {
 
 @c @implementation
 public func rpl_subject_as_signal(_ s: OpaquePointer?) -> OpaquePointer? {
-    subjectArg(s, "rpl_subject_as_signal").map(handle)
+    // A compare and a branch; the refusal out of line keeps this frameless.
+    guard let s, isKind(s, .subject) else { return rejectAsSignal(s) }
+    return s
+}
+
+@inline(never)
+private func rejectAsSignal(_ s: OpaquePointer?) -> OpaquePointer? {
+    _ = subjectArg(s, "rpl_subject_as_signal")
+    return nil
 }
 
 @c @implementation

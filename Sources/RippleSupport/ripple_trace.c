@@ -14,14 +14,20 @@
 int ripple_trace_hook_on;
 
 /* sys/sdt.h names a probe's semaphore <provider>_<name>_semaphore and expects
-   it in the .probes section, where tracers look for it. */
-#define RIPPLE_SEMAPHORE(n) \
-    volatile unsigned short ripple_##n##_semaphore __attribute__((section(".probes"), used)) = 0
-RIPPLE_SEMAPHORE(subscribe);
-RIPPLE_SEMAPHORE(next);
-RIPPLE_SEMAPHORE(error);
-RIPPLE_SEMAPHORE(completed);
-RIPPLE_SEMAPHORE(dispose);
+   it in the .probes section, where tracers look for it. The five sit side by
+   side in one record, in the order of ripple_trace.h's RIPPLE_TRACE_* kinds,
+   so that ripple_trace_any_on reads them in two loads; each name is set to
+   its word of the record. */
+volatile unsigned short ripple_semaphores[5] __attribute__((section(".probes"), used, aligned(8))) = {0};
+#define RIPPLE_SEMAPHORE(n, offset) \
+    __asm__(".globl ripple_" #n "_semaphore\n\t.hidden ripple_" #n "_semaphore\n\t" \
+            ".type ripple_" #n "_semaphore, @object\n\t.size ripple_" #n "_semaphore, 2\n\t" \
+            ".set ripple_" #n "_semaphore, ripple_semaphores + " #offset)
+RIPPLE_SEMAPHORE(subscribe, 0);
+RIPPLE_SEMAPHORE(next, 2);
+RIPPLE_SEMAPHORE(error, 4);
+RIPPLE_SEMAPHORE(completed, 6);
+RIPPLE_SEMAPHORE(dispose, 8);
 
 /* The hook and its context change together, so they live in one record that
    is swapped atomically. A replaced record is kept (reachable, on a list):

@@ -55,7 +55,7 @@ private final class CombSource {
 
 /// Subscribes as a consumer does: the handle (docs/behaviour.md#lifetime-handle).
 @discardableResult
-private func record(_ signal: Signal, _ r: CombRecorder) -> Subscription { signal.subscription(r.sink()) }
+private func record(_ signal: Signal, _ r: CombRecorder) -> Subscription { Subscription(signal.subscribe(r.sink())) }
 
 @Suite struct CombiningTests {
     @Test func mergeInterleavesAndCompletesAfterAll() {

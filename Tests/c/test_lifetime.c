@@ -322,6 +322,59 @@ static void test_handle_is_not_a_subscriber(void) {
     rpl_release(subj);
 }
 
+/* lifetime-handle-kind, for subscriptions over before subscribe returns
+   (return, empty, error, from_array, range, take 0, an operator over one, a
+   subject that has completed, a create body that completes at once and
+   keeps its subscriber): the handle refuses to be sent to all the same, is
+   disposed, and disposing and releasing it is harmless; the subscriber a
+   create body kept still takes sends (and drops them), and after the last
+   release nothing of any of them is left. */
+static rpl_subscriber_t *lt_kept;
+static rpl_disposable_t *lt_complete_and_keep(void *ctx, rpl_subscriber_t *s) {
+    (void)ctx;
+    rpl_subscriber_send_next(s, rpl_int(1));
+    rpl_subscriber_send_completed(s);
+    lt_kept = rpl_retain(s);
+    return NULL;
+}
+static void test_ended_handle_is_not_a_subscriber(void) {
+    size_t start = rpl_live_objects();
+    rpl_value two[2] = {rpl_int(1), rpl_int(2)};
+    rpl_signal_t *ret = rpl_signal_return(rpl_int(1));
+    rpl_subject_t *done = rpl_subject_create();
+    rpl_subject_send_completed(done);
+    rpl_signal_t *sigs[] = {
+        rpl_retain(ret), rpl_signal_empty(), rpl_signal_error(NULL), rpl_signal_from_array(two, 2),
+        rpl_signal_range(1, 3), rpl_signal_take(ret, 0), rpl_signal_map(ret, lt_identity, NULL, NULL),
+        rpl_signal_map((rpl_signal_t *)done, lt_identity, NULL, NULL),
+        rpl_signal_create(lt_complete_and_keep, NULL, NULL),
+    };
+    size_t count = sizeof sigs / sizeof sigs[0];
+    for (size_t i = 0; i < count; i++) {
+        rec_t r;
+        rpl_disposable_t *d = rec_subscribe(sigs[i], &r);
+        CHECK(d != NULL);
+        CHECK_EQ_INT(r.completed + r.errors, 1);
+        CHECK_EQ_INT(r.released, 1);
+        CHECK(rpl_disposable_is_disposed(d));
+        CHECK_EQ_INT(rpl_subscriber_send_next((rpl_subscriber_t *)d, rpl_int(5)), RPL_ERR_KIND);
+        CHECK_EQ_INT(rpl_subscriber_send_completed((rpl_subscriber_t *)d), RPL_ERR_KIND);
+        CHECK_EQ_INT(rpl_disposable_dispose(d), 0);
+        CHECK(rpl_disposable_is_disposed(d));
+        CHECK_EQ_INT(r.after_terminal, 0);
+        rpl_release(d);
+        rpl_release(sigs[i]);
+    }
+    CHECK(lt_kept != NULL);
+    CHECK_EQ_INT(rpl_subscriber_send_next(lt_kept, rpl_int(5)), 0);
+    CHECK(rpl_subscriber_is_disposed(lt_kept));
+    rpl_release(lt_kept);
+    lt_kept = NULL;
+    rpl_release(ret);
+    rpl_release(done);
+    CHECK_EQ_INT(rpl_live_objects(), start);
+}
+
 /* lifetime-release (defect: a timer at UINT64_MAX kept the subscription after
    dispose): delay, throttle, timeout and interval with UINT64_MAX ns on a
    serial and on the background scheduler; after dispose and release nothing
@@ -492,6 +545,7 @@ int main(void) {
     RUN(test_unreachable_subscription_ends);
     RUN(test_multicast_source_that_keeps_nothing);
     RUN(test_handle_is_not_a_subscriber);
+    RUN(test_ended_handle_is_not_a_subscriber);
     RUN(test_far_timers_freed_on_dispose);
     RUN(test_flatten_over_subjects_with_blocking);
     RUN(test_start_eagerly_keeps_nothing);

@@ -163,7 +163,19 @@ open class Gate: Disposable {
         drainOnce()
         deliver(message)
         t.pointee.delivering &-= 1
+        // Closed by this delivery (a terminal event), nothing queued, nobody
+        // waiting: close it for good still holding it, as `releaseSlow`
+        // would after letting go and taking it back.
+        if flags.load(ordering: .sequentiallyConsistent) & Gate.gateBits == Gate.done { return closeHeld() }
         releaseOwnership()
+    }
+
+    /// Closes a done gate for good while holding it: waiters wake to see it
+    /// closed, then it finalizes.
+    private func closeHeld() {
+        owner.store(Gate.finalToken, ordering: .sequentiallyConsistent)
+        wakeWaiters()
+        finalize()
     }
 
     /// Sets DONE (and a subclass's `also` bits, in the same step); false if
@@ -175,10 +187,18 @@ open class Gate: Disposable {
 
     /// Closes the gate from outside a delivery (setting `also` with DONE).
     /// Returns nil if it was closed already; otherwise whether the caller
-    /// must finalize (nobody owned it).
+    /// must finalize (nobody owned it). Inlined: the usual close (nobody
+    /// owns it) is a bit set and a CAS.
+    @inline(__always)
     final func close(also: UInt32 = 0) -> Bool? {
         if !markDone(also: also) { return nil }
         if claimFinal() { return true }
+        return closeOwned()
+    }
+
+    /// `close` when the gate had an owner as it was marked DONE.
+    @inline(never)
+    private func closeOwned() -> Bool {
         ripple_heavy_fence()  // now the owner sees DONE when it lets go, or we see it gone
         while true {
             let o = owner.load(ordering: .sequentiallyConsistent)
@@ -188,6 +208,7 @@ open class Gate: Disposable {
     }
 
     /// Takes a free, closed gate for good; wakes waiters to see it closed.
+    @inline(__always)
     private func claimFinal() -> Bool {
         guard owner.compareExchange(expected: 0, desired: Gate.finalToken, ordering: .acquiringAndReleasing).exchanged
         else { return false }
@@ -195,11 +216,15 @@ open class Gate: Disposable {
         return true
     }
 
+    @inline(__always)
     private func wakeWaiters() {
-        if flags.load(ordering: .sequentiallyConsistent) & Gate.waiters != 0 {
-            let lock = slowLock
-            lock.withLock { lock.broadcast() }
-        }
+        if flags.load(ordering: .sequentiallyConsistent) & Gate.waiters != 0 { broadcastWaiters() }
+    }
+
+    @inline(never)
+    private func broadcastWaiters() {
+        let lock = slowLock
+        lock.withLock { lock.broadcast() }
     }
 
     /// Queues a message for the owner (this thread, later; or another thread,
@@ -250,8 +275,14 @@ open class Gate: Disposable {
     }
 
     /// Drops queued messages (the gate is closed, so no more can be queued).
+    /// Inlined: almost always there are none.
+    @inline(__always)
     final func dropQueued() {
-        if flags.load(ordering: .sequentiallyConsistent) & Gate.pending == 0 { return }
+        if flags.load(ordering: .sequentiallyConsistent) & Gate.pending != 0 { dropQueuedMessages() }
+    }
+
+    @inline(never)
+    private func dropQueuedMessages() {
         let lock = slowLock
         lock.lock()
         let items = takeQueued()
@@ -305,12 +336,7 @@ open class Gate: Disposable {
                 t.pointee.delivering &-= 1
                 continue
             }
-            if f & Gate.done != 0 {
-                owner.store(Gate.finalToken, ordering: .sequentiallyConsistent)
-                wakeWaiters()
-                finalize()
-                return
-            }
+            if f & Gate.done != 0 { return closeHeld() }
             if f & Gate.waiters != 0 {
                 // Hand the gate to the oldest waiter.
                 let lock = slowLock

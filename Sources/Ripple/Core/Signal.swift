@@ -48,7 +48,7 @@ extension Signal {
     /// (docs/behaviour.md#lifetime-handle).
     @discardableResult
     public func subscribe(next: ((borrowing Value) -> Void)? = nil, error: ((RippleError) -> Void)? = nil,
-                          completed: (() -> Void)? = nil) -> Subscription {
+                          completed: (() -> Void)? = nil) -> Disposable {
         subscription(ClosureSink(next: next, error: error, completed: completed))
     }
 }
@@ -92,7 +92,7 @@ public final class ReturnSignal: Signal {
     deinit { value.release() }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
-        let s = Subscriber(sink)
+        let s = Subscriber(sink, sender: false)
         s.sendNext(value.retained())
         s.sendCompleted()
         return s
@@ -102,7 +102,7 @@ public final class ReturnSignal: Signal {
 /// Completes at once.
 public final class EmptySignal: Signal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
-        let s = Subscriber(sink)
+        let s = Subscriber(sink, sender: false)
         s.sendCompleted()
         return s
     }
@@ -116,7 +116,7 @@ public final class ErrorSignal: Signal {
         super.init()
     }
     public override func subscribe(_ sink: Sink) -> Subscriber {
-        let s = Subscriber(sink)
+        let s = Subscriber(sink, sender: false)
         s.sendError(error)
         return s
     }
@@ -125,7 +125,7 @@ public final class ErrorSignal: Signal {
 /// Never sends anything.
 public final class NeverSignal: Signal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
-        let s = Subscriber(sink)
+        let s = Subscriber(sink, sender: false)
         return s
     }
 }
@@ -139,7 +139,7 @@ public final class DeferSignal: Signal {
     }
     public override func subscribe(_ sink: Sink) -> Subscriber {
         if let inner = factory() { return inner.subscribe(sink) }
-        let s = Subscriber(sink)
+        let s = Subscriber(sink, sender: false)
         s.sendError(.runtime(.callback, "defer: the factory returned no signal"))
         return s
     }

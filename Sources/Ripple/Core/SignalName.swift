@@ -87,6 +87,7 @@ extension Signal {
     /// The signal's depth becomes one more than its deepest input's; the
     /// inputs are kept by their subscribe-only sides (a name never keeps a
     /// subject as a sender, docs/behaviour.md#lifetime-subject).
+    @inlinable @inline(__always)
     public final func setOrigin(_ o: __owned SignalOrigin) {
         switch o {
         case .none, .constructor, .constructorArg:

@@ -76,6 +76,7 @@ open class Subscriber: Gate {
     /// with a sink chain knows by its `sinkRef`, cleared then): a second
     /// finalize (a leave after the join of one disposed before it joined)
     /// finishes nothing, and a late subscribe call never matches `finishDue`.
+    /// (One bit: setting and testing it is a `lock bts`.)
     static let finished: UInt32 = 512
     /// Set once `endWord` was set (it lives in the locked parts since).
     @usableFromInline static let hasEndWord: UInt32 = 1024
@@ -103,13 +104,17 @@ open class Subscriber: Gate {
 
     /// A subscription delivering into `sink`, which is attached to it before
     /// anything else can happen (rule 3: it exists before any upstream does).
-    public init(_ sink: __shared Sink, hub: __shared SubjectHub? = nil) {
+    /// `sender` false: a source that never hands it out to send to (return,
+    /// empty, error, from_array: they send inside `subscribe`) makes it with
+    /// a disposable's kind, so once it has ended it can be the consumer's
+    /// handle itself (`Signal.subscription`).
+    public init(_ sink: __shared Sink, hub: __shared SubjectHub? = nil, sender: Bool = true) {
         let direct = sink.directNext()
         directNext = direct?.function
         directContext = direct?.context
         sinkRef = Unmanaged.passRetained(sink)
         hubRef = hub.map { Unmanaged.passRetained($0) }
-        super.init(kind: hub == nil ? .subscriber : .disposable)
+        super.init(kind: hub == nil && sender ? .subscriber : .disposable)
         // `self` is guaranteed alive for the call: no retain/release pair.
         Unmanaged.passUnretained(self)._withUnsafeGuaranteedRef { sink.attach($0) }
     }
@@ -181,7 +186,7 @@ open class Subscriber: Gate {
     /// A subscription that is over at once (its release runs): what an
     /// operator returns when nothing could ever deliver to it.
     public static func ended(_ sink: Sink) -> Subscriber {
-        let r = Subscriber(sink)
+        let r = Subscriber(sink, sender: false)
         r.dispose()
         return r
     }
@@ -190,11 +195,16 @@ open class Subscriber: Gate {
         // Neither a producer nor the consumer can reach it: the subscription
         // is over (docs/behaviour.md#lifetime-unreachable). (A hub's
         // subscriber is only freed once its hub is done with it.)
-        if !isClosed {
-            disposeResources(leavingHub: false)
-            finalize()
-        }
+        if !isClosed { endUnreachable() }
         hubRef?.release()
+    }
+
+    /// The end of a subscription nothing can reach any more (out of line:
+    /// the usual deinit, of one that ended, stays a small frame).
+    @inline(never)
+    private func endUnreachable() {
+        disposeResources(leavingHub: false)
+        finalize()
     }
 
     // MARK: Sending
@@ -324,7 +334,7 @@ open class Subscriber: Gate {
     /// returns.
     public final override func dispose() {
         guard let mustFinalize = close(also: Subscriber.cancelled) else { return }
-        disposeResources()  // for a hub's subscriber this also tells the hub
+        disposeResourcesInline(leavingHub: true)  // for a hub's subscriber this also tells the hub
         if hubRef == nil && mustFinalize { finalize() }
     }
 
@@ -390,6 +400,7 @@ open class Subscriber: Gate {
         finish()
     }
 
+    @inline(__always)
     private func finish() {
         dropQueued()
         if let s = sinkRef {

@@ -39,18 +39,28 @@ extension Subscriber {
     /// Disposes every resource, once; a hub's subscriber then leaves its hub.
     /// A subscription that never had a resource (the common case) costs one
     /// atomic read-modify-write and no lock.
-    func disposeResources(leavingHub: Bool = true) {
+    func disposeResources(leavingHub: Bool = true) { disposeResourcesInline(leavingHub: leavingHub) }
+
+    /// `disposeResources`, inlined into `dispose` (the hub's leave with it).
+    @inline(__always)
+    func disposeResourcesInline(leavingHub: Bool) {
         let old = flags.bitwiseOr(Subscriber.resourcesClosed, ordering: .sequentiallyConsistent).oldValue
-        if old & Subscriber.resourcesClosed != 0 { return }
-        if old & Subscriber.hasResources != 0 {
-            let lock = slowLock
-            lock.lock()
-            let taken = locked?.resources.takeAll() ?? []
-            lock.unlock()
-            for d in taken { d.dispose() }
+        if old & (Subscriber.resourcesClosed | Subscriber.hasResources) != 0 {
+            if old & Subscriber.resourcesClosed != 0 { return }
+            disposeHeldResources()
         }
         if leavingHub, let hub = hubRef {
             hub._withUnsafeGuaranteedRef { $0.postMembership(self, joining: false) }
         }
+    }
+
+    /// The resources added so far, disposed (each once).
+    @inline(never)
+    private func disposeHeldResources() {
+        let lock = slowLock
+        lock.lock()
+        let taken = locked?.resources.takeAll() ?? []
+        lock.unlock()
+        for d in taken { d.dispose() }
     }
 }

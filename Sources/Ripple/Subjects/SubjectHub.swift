@@ -256,9 +256,19 @@ public final class SubjectHub: Gate, @unchecked Sendable {
     /// `changeKeepers`: a core changing its wish meanwhile either reads the
     /// new count or is seen here, and both settle under the lock on the
     /// latest state.
+    /// Inlined: unless a connection core wants the subject kept, it is a
+    /// store and a load.
+    @inline(__always)
     func countedChanged(from old: Int, to new: Int) {
         countedLive.store(new, ordering: .sequentiallyConsistent)
         if (old > 0) == (new > 0) || !wanted.load(ordering: .sequentiallyConsistent) { return }
+        keptChanged()
+    }
+
+    /// `countedChanged` when a core wants the subject kept and the counted
+    /// subscribers came or went.
+    @inline(never)
+    private func keptChanged() {
         lock.lock()
         let dropped = updateKept()
         lock.unlock()
@@ -271,12 +281,15 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         if old != 0 { countedChanged(from: old, to: 0) }
     }
 
+    /// Inlined into the dispose of a hub's subscriber (and the hub's
+    /// `deliver`): a dispose makes no call for it.
+    @inline(__always)
     func leave(_ x: Subscriber) {
         if let entry = registry.remove(x) {
             liveCount.store(registry.live, ordering: .relaxed)
             if !x.hubUncounted {
                 let old = countedLive.load(ordering: .relaxed)
-                countedChanged(from: old, to: old - 1)
+                countedChanged(from: old, to: old &- 1)
             }
             entry.release()
         }
@@ -311,8 +324,20 @@ public final class SubjectHub: Gate, @unchecked Sendable {
     }
 
     /// A new subscriber: the buffer, then (after termination) the terminal
-    /// event, else it goes live at this point of the order.
+    /// event, else it goes live at this point of the order. Inlined: a live
+    /// plain subject's new subscriber (nothing to replay, not disposed) is
+    /// added at once; `joinSlow` does the rest.
+    @inline(__always)
     func join(_ x: Subscriber) {
+        if _fastPath(buffer == nil && terminal == nil && !closed && !x.isDisposed) {
+            admit(x)
+            return
+        }
+        joinSlow(x)
+    }
+
+    @inline(never)
+    private func joinSlow(_ x: Subscriber) {
         if x.isDisposed {
             x.finalize()  // disposed before it joined
             return
@@ -333,11 +358,17 @@ public final class SubjectHub: Gate, @unchecked Sendable {
         }
         replay(to: x)
         if x.isDisposed { return }  // disposed during its replay: its leave is queued
+        admit(x)
+    }
+
+    /// `x` goes live: it gets every send from now on.
+    @inline(__always)
+    private func admit(_ x: Subscriber) {
         registry.add(x)
         liveCount.store(registry.live, ordering: .relaxed)
         if !x.hubUncounted {
             let old = countedLive.load(ordering: .relaxed)
-            countedChanged(from: old, to: old + 1)
+            countedChanged(from: old, to: old &+ 1)
         }
     }
 

@@ -32,22 +32,27 @@ struct SubscriberRegistry {
         capacity = 0
     }
 
-    var live: Int { count - holes }
+    var live: Int { count &- holes }
 
+    @inline(__always)
     mutating func add(_ s: Subscriber) {
-        if count == capacity {
-            let bigger = UnsafeMutablePointer<Unmanaged<Subscriber>?>.allocate(capacity: capacity * 2)
-            bigger.moveInitialize(from: slots, count: count)
-            slots.deallocate()
-            slots = bigger
-            capacity *= 2
-        }
+        if count == capacity { grow() }
         slots[count] = Unmanaged.passRetained(s)
         s.hubSlot = Int32(truncatingIfNeeded: count)
-        count += 1
+        count &+= 1
+    }
+
+    @inline(never)
+    private mutating func grow() {
+        let bigger = UnsafeMutablePointer<Unmanaged<Subscriber>?>.allocate(capacity: capacity * 2)
+        bigger.moveInitialize(from: slots, count: count)
+        slots.deallocate()
+        slots = bigger
+        capacity *= 2
     }
 
     /// Removes `s` if it is registered; returns the reference it held (+1).
+    @inline(__always)
     mutating func remove(_ s: Subscriber) -> Unmanaged<Subscriber>? {
         let i = Int(s.hubSlot)
         guard i >= 0, i < count, let entry = slots[i], entry.toOpaque() == Unmanaged.passUnretained(s).toOpaque() else {
@@ -55,7 +60,7 @@ struct SubscriberRegistry {
         }
         slots[i] = nil
         s.hubSlot = -1
-        holes += 1
+        holes &+= 1
         if walking != 0 {
             walking |= Self.holeLeft  // the walk's end closes the holes
         } else if holes == count {

@@ -59,7 +59,7 @@ public enum MarbleTest {
         let recorder = MarbleRecorder(scheduler)
         let start = recorder.start
         // The consumer's handle: dropping it lets go (docs/behaviour.md#lifetime-handle).
-        final class Held { var subscription: Subscription? }
+        final class Held { var subscription: Disposable? }
         let held = Held()
         // Ahead of the work due in the same frame, as RxJS schedules its
         // subscriptions before the hot diagrams' events.

@@ -390,7 +390,16 @@ open class Subscriber: Gate {
         // A plain load first: the gate is almost always open, and a failed
         // compare-exchange costs as much as a successful one. While
         // subscribe calls run, the last one to return finishes.
-        var gate = flags.load(ordering: .acquiring)
+        let gate = flags.load(ordering: .acquiring)
+        if gate & Subscriber.finishGate != 0 { return finalizeHeld(gate) }
+        finish()
+    }
+
+    /// `finalize` while the finish gate was not open (rare): out of line,
+    /// so the usual finalize stays small enough to inline.
+    @inline(never)
+    private func finalizeHeld(_ seen: UInt32) {
+        var gate = seen
         while gate & Subscriber.finishGate != 0 {
             let (ok, cur) = flags.compareExchange(expected: gate, desired: gate | Subscriber.finishDue,
                                                   ordering: .acquiringAndReleasing)

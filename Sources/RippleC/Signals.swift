@@ -4,8 +4,9 @@ import Ripple
 import RippleSupport
 
 /// What a C observer's two ends keep besides `on_next` and `ctx` (which sit
-/// where the subscriber calls them directly): the other callbacks, the
-/// release and the trace state, and how each event reaches them. One
+/// where the subscriber calls them directly) and the trace state (which
+/// each keeps in its own way, `trace`): the other callbacks and the
+/// release, and how each event reaches them. One
 /// observer, two places it can end a subscription: the sink at the end of an
 /// operator chain (`CObserverSink`), or, subscribed straight to a subject,
 /// the subscriber itself (`CObserverSubscriber`, one allocation in all).
@@ -15,8 +16,6 @@ struct CObserverEnd {
     let error: (@convention(c) (UnsafeMutableRawPointer?, OpaquePointer) -> Void)?
     let completed: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?
     let release: rpl_release_fn?
-    /// Reports this subscription's events while tracing is on (Tracing.swift).
-    var trace = TraceState()
 
     init(_ o: rpl_observer) {
         error = o.on_error
@@ -30,26 +29,28 @@ struct CObserverEnd {
 
     // Each event is reported (if anybody watches) just before the callback.
     @inline(__always)
-    mutating func onNext(_ value: borrowing Value, _ next: Sink.DirectNext?, _ ctx: UnsafeMutableRawPointer?) {
-        if ripple_trace_next_on() != 0 { return onNextReported(value, next, ctx) }
+    func onNext(_ value: borrowing Value, _ next: Sink.DirectNext?, _ ctx: UnsafeMutableRawPointer?,
+                _ trace: inout TraceState) {
+        if ripple_trace_next_on() != 0 { return onNextReported(value, next, ctx, &trace) }
         guard let next else { return }
         withCValue(value) { next(ctx, $0) }
     }
 
     @inline(__always)
-    mutating func onNextReported(_ value: borrowing Value, _ next: Sink.DirectNext?, _ ctx: UnsafeMutableRawPointer?) {
+    func onNextReported(_ value: borrowing Value, _ next: Sink.DirectNext?, _ ctx: UnsafeMutableRawPointer?,
+                        _ trace: inout TraceState) {
         withCValue(value) { trace.emit(RPL_TRACE_NEXT, cValue($0), nil) }
         guard let next else { return }
         withCValue(value) { next(ctx, $0) }
     }
 
-    mutating func onError(_ e: RippleError, _ ctx: UnsafeMutableRawPointer?, cancelled: Bool) {
+    func onError(_ e: RippleError, _ ctx: UnsafeMutableRawPointer?, cancelled: Bool, _ trace: inout TraceState) {
         if cancelled { return }
         if ripple_trace_any_on() != 0 { trace.emit(RPL_TRACE_ERROR, nil, handle(e)) }
         error?(ctx, handle(e))
     }
 
-    mutating func onCompleted(_ ctx: UnsafeMutableRawPointer?, cancelled: Bool) {
+    func onCompleted(_ ctx: UnsafeMutableRawPointer?, cancelled: Bool, _ trace: inout TraceState) {
         if cancelled { return }
         if ripple_trace_any_on() != 0 { trace.emit(RPL_TRACE_COMPLETED, nil, nil) }
         completed?(ctx)
@@ -57,7 +58,7 @@ struct CObserverEnd {
 
     /// The subscription's end (its subscriber runs it once, last): DISPOSE
     /// is reported, then release(ctx).
-    mutating func finish(_ ctx: UnsafeMutableRawPointer?) {
+    func finish(_ ctx: UnsafeMutableRawPointer?, _ trace: inout TraceState) {
         trace.end()
         release?(ctx)
     }
@@ -69,7 +70,9 @@ struct CObserverEnd {
 final class CObserverSink: ObserverSink {
     let next: Sink.DirectNext?
     let ctx: UnsafeMutableRawPointer?
-    @exclusivity(unchecked) var end: CObserverEnd
+    let end: CObserverEnd
+    /// Reports this subscription's events while tracing is on (Tracing.swift).
+    @exclusivity(unchecked) var trace = TraceState()
 
     init(_ o: rpl_observer) {
         next = CObserverEnd.next(o)
@@ -89,10 +92,10 @@ final class CObserverSink: ObserverSink {
         withCValue(value) { next(ctx, $0) }
     }
     @inline(never)
-    private func onNextReported(_ value: borrowing Value) { end.onNextReported(value, next, ctx) }
-    override func onError(_ e: RippleError) { end.onError(e, ctx, cancelled: isCancelled) }
-    override func onCompleted() { end.onCompleted(ctx, cancelled: isCancelled) }
-    override func finish() { end.finish(ctx) }
+    private func onNextReported(_ value: borrowing Value) { end.onNextReported(value, next, ctx, &trace) }
+    override func onError(_ e: RippleError) { end.onError(e, ctx, cancelled: isCancelled, &trace) }
+    override func onCompleted() { end.onCompleted(ctx, cancelled: isCancelled, &trace) }
+    override func finish() { end.finish(ctx, &trace) }
 }
 
 /// A C observer subscribed straight to a subject: the subscriber is its own
@@ -101,20 +104,54 @@ final class CObserverSink: ObserverSink {
 /// docs/behaviour.md#lifetime-handle-kind): one allocation per
 /// subscription.
 final class CObserverSubscriber: Subscriber {
-    @exclusivity(unchecked) var end: CObserverEnd
+    let end: CObserverEnd
 
     init(_ o: rpl_observer, _ subject: Subject) {
         end = CObserverEnd(o)
         super.init(observing: subject, next: CObserverEnd.next(o), context: o.ctx)
     }
 
+    /// Runs `body` on its trace state, which it keeps in its `endWord`
+    /// (tracing is rare: an idle subscription's size is what a subject with
+    /// many subscribers holds). Only the record's making and freeing store
+    /// the word.
+    @inline(__always)
+    private func withTrace(_ body: (inout TraceState) -> Void) {
+        var t = trace
+        let before = t.record
+        body(&t)
+        keep(t, was: before)
+    }
+    private var trace: TraceState { TraceState(record: endWord?.assumingMemoryBound(to: TraceState.Record.self)) }
+    @inline(__always)
+    private func keep(_ t: TraceState, was before: UnsafeMutablePointer<TraceState.Record>?) {
+        if t.record != before { setEndWord(UnsafeMutableRawPointer(t.record)) }
+    }
+
+    /// At subscription, before it joins (TraceState.subscribe): while
+    /// nobody watches, one test.
+    @inline(__always)
+    func traceSubscribe(_ signal: Signal) {
+        if ripple_trace_any_on() != 0 { traceSubscribeReported(signal) }
+    }
+    @inline(never)
+    private func traceSubscribeReported(_ signal: Signal) { withTrace { $0.subscribe(signal) } }
+
     override func observeNext(_ value: borrowing Value) {
         guard !isCancelled else { return }
-        end.onNext(value, endNext, endContext)
+        var t = trace  // (a borrowed value cannot go into withTrace's closure)
+        let before = t.record
+        end.onNext(value, endNext, endContext, &t)
+        keep(t, was: before)
     }
-    override func observeError(_ e: RippleError) { end.onError(e, endContext, cancelled: isCancelled) }
-    override func observeCompleted() { end.onCompleted(endContext, cancelled: isCancelled) }
-    override func observeFinish() { end.finish(endContext) }
+    override func observeError(_ e: RippleError) {
+        withTrace { end.onError(e, endContext, cancelled: isCancelled, &$0) }
+    }
+    override func observeCompleted() { withTrace { end.onCompleted(endContext, cancelled: isCancelled, &$0) } }
+    override func observeFinish() {
+        var t = trace
+        end.finish(endContext, &t)  // frees the record: last, so its word needs no clearing
+    }
 }
 
 @c @implementation
@@ -200,7 +237,7 @@ private func subscribeDirect(_ subject: Subject, _ obs: UnsafePointer<rpl_observ
     // retain/release pair around the join.
     let x = Unmanaged.passRetained(CObserverSubscriber(obs.pointee, subject))
     x._withUnsafeGuaranteedRef {
-        $0.end.trace.subscribe(subject)
+        $0.traceSubscribe(subject)
         subject.directSubscription($0)
     }
     return OpaquePointer(x.toOpaque())
@@ -211,7 +248,7 @@ private func subscribeDirect(_ subject: Subject, _ obs: UnsafePointer<rpl_observ
 private func subscribeSink(_ sig: OpaquePointer, _ obs: UnsafePointer<rpl_observer>) -> OpaquePointer? {
     borrowed(sig, as: Signal.self) {
         let sink = CObserverSink(obs.pointee)
-        sink.end.trace.subscribe($0)
+        sink.trace.subscribe($0)
         return retainedHandle($0.subscription(sink))
     }
 }

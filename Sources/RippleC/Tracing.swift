@@ -12,12 +12,13 @@ import RippleTraceWriter
 /// its signal's name: the signal may be gone by then.
 private var untracedName: UnsafePointer<CChar> { staticCString("(subscribed before tracing)") }
 
-/// The trace state of one C observer subscription. Lives in its end (the
-/// sink or the subscriber that calls the observer, CObserverEnd), which
-/// the subscription calls one event at a time, so it needs no lock. One
-/// word: the record is made when the subscription is first reported, so an
-/// untraced subscription carries a nil pointer (an idle subscription's size
-/// is what a subject with many subscribers holds).
+/// The trace state of one C observer subscription. Kept by its end (the
+/// sink or the subscriber that calls the observer: CObserverSink,
+/// CObserverSubscriber), which the subscription calls one event at a time,
+/// so it needs no lock. One word: the record is made when the subscription
+/// is first reported, so an untraced subscription carries a nil pointer
+/// (the subscriber keeps not even that: an idle subscription's size is
+/// what a subject with many subscribers holds).
 struct TraceState {
     struct Record {
         /// The subscription's id in the trace.

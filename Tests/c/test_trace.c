@@ -397,6 +397,48 @@ static void test_trace_concurrent_subject(void) {
     conc_subject = NULL;
 }
 
+/* Subscriptions made before tracing began, to a subject several threads
+   send to: each one's trace record is made by whichever thread delivers to
+   it first, and read by the others (the subscriber keeps it out of its
+   object). Each reports NEXT for every send, then COMPLETED and DISPOSE,
+   under one id. */
+static void test_trace_late_concurrent_subject(void) {
+    per_sender = test_scale(5000, 500);
+    conc_subject = rpl_subject_create();
+    rpl_disposable_t *d[2];
+    for (int i = 0; i < 2; i++) d[i] = rpl_signal_subscribe_next((rpl_signal_t *)conc_subject, on_next_noop, NULL);
+    trace_start((size_t)(SENDERS * per_sender * 2 + 100));
+    pthread_t t[SENDERS];
+    for (intptr_t i = 0; i < SENDERS; i++) pthread_create(&t[i], NULL, sender_thread, (void *)i);
+    for (int i = 0; i < SENDERS; i++) pthread_join(t[i], NULL);
+    rpl_subject_send_completed(conc_subject);
+    trace_stop();
+    uint64_t ids[2] = {0, 0};
+    long nexts[2] = {0, 0}, ends[2] = {0, 0};
+    int bad = 0;
+    for (size_t k = 0; k < nrecs; k++) {
+        int j = recs[k].id == ids[0] ? 0 : recs[k].id == ids[1] ? 1 : !ids[0] ? 0 : !ids[1] ? 1 : -1;
+        if (j < 0 || recs[k].id == 0) { bad++; continue; }
+        ids[j] = recs[k].id;
+        bad += strcmp(recs[k].name, "(subscribed before tracing)") != 0;
+        if (recs[k].kind == RPL_TRACE_NEXT) {
+            bad += ends[j] != 0;
+            nexts[j]++;
+        }
+        else if (recs[k].kind == RPL_TRACE_COMPLETED) bad += ends[j]++ != 0;
+        else if (recs[k].kind == RPL_TRACE_DISPOSE) bad += ends[j]++ != 1;
+        else bad++;
+    }
+    CHECK_EQ_INT(bad, 0);
+    for (int j = 0; j < 2; j++) {
+        CHECK_EQ_INT(nexts[j], SENDERS * per_sender);
+        CHECK_EQ_INT(ends[j], 2);
+    }
+    for (int i = 0; i < 2; i++) rpl_release(d[i]);
+    rpl_release(conc_subject);
+    conc_subject = NULL;
+}
+
 static void test_trace_concurrent_subscriber(void) {
     /* The subscriber's own fast path (rpl_subscriber_send_next), through an
        operator and directly. */
@@ -513,6 +555,7 @@ int main(void) {
     RUN(test_trace_off_no_calls);
     RUN(test_trace_late);
     RUN(test_trace_concurrent_subject);
+    RUN(test_trace_late_concurrent_subject);
     RUN(test_trace_concurrent_subscriber);
     RUN(test_live_objects);
     RUN(test_live_objects_threads);

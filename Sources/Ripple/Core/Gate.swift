@@ -36,12 +36,16 @@ open class Gate: Disposable {
     @usableFromInline static let pending: UInt32 = 1
     @usableFromInline static let waiters: UInt32 = 2
     @usableFromInline static let done: UInt32 = 4
+    /// The bits the gate itself uses; a subclass keeps its own flags in the
+    /// others (Subscriber), so a gate and its subscriber state share a word.
+    @usableFromInline static let gateBits: UInt32 = 7
     /// The owner of a finalized gate (thread tokens are 8-aligned).
     @usableFromInline static let finalToken: UInt = 1
 
     // `flags` first: 4 bytes, in the 4 the root class leaves after its
     // magic word (an idle subscription's size is what a subject with many
-    // subscribers holds).
+    // subscribers holds). Only `gateBits` are the gate's: a subclass may
+    // keep its own in the rest, changed only by read-modify-writes.
     @usableFromInline let flags = Atomic<UInt32>(0)
     @usableFromInline let owner = Atomic<UInt>(0)
     /// What lives under `slowLock`; nil until first needed.
@@ -105,7 +109,7 @@ open class Gate: Disposable {
         } else {
             owner.store(0, ordering: .sequentiallyConsistent)
         }
-        if flags.load(ordering: .sequentiallyConsistent) != 0 { releaseSlow() }
+        if flags.load(ordering: .sequentiallyConsistent) & Gate.gateBits != 0 { releaseSlow() }
     }
 
     /// Sends any message; consumes it. A thread that is not delivering
@@ -162,7 +166,7 @@ open class Gate: Disposable {
         // Closed by this delivery (a terminal event), nothing queued, nobody
         // waiting: close it for good still holding it, as `releaseSlow`
         // would after letting go and taking it back.
-        if flags.load(ordering: .sequentiallyConsistent) == Gate.done { return closeHeld() }
+        if flags.load(ordering: .sequentiallyConsistent) & Gate.gateBits == Gate.done { return closeHeld() }
         releaseOwnership()
     }
 
@@ -174,18 +178,20 @@ open class Gate: Disposable {
         finalize()
     }
 
-    /// Sets DONE; false if it was already set. The thread holding the gate
-    /// finalizes it when it lets go.
-    public final func markDone() -> Bool {
-        flags.bitwiseOr(Gate.done, ordering: .sequentiallyConsistent).oldValue & Gate.done == 0
+    /// Sets DONE (and a subclass's `also` bits, in the same step); false if
+    /// DONE was already set. The thread holding the gate finalizes it when
+    /// it lets go.
+    public final func markDone(also: UInt32 = 0) -> Bool {
+        flags.bitwiseOr(Gate.done | also, ordering: .sequentiallyConsistent).oldValue & Gate.done == 0
     }
 
-    /// Closes the gate from outside a delivery. Returns nil if it was closed
-    /// already; otherwise whether the caller must finalize (nobody owned it).
-    /// Inlined: the usual close (nobody owns it) is a bit set and a CAS.
+    /// Closes the gate from outside a delivery (setting `also` with DONE).
+    /// Returns nil if it was closed already; otherwise whether the caller
+    /// must finalize (nobody owned it). Inlined: the usual close (nobody
+    /// owns it) is a bit set and a CAS.
     @inline(__always)
-    final func close() -> Bool? {
-        if !markDone() { return nil }
+    final func close(also: UInt32 = 0) -> Bool? {
+        if !markDone(also: also) { return nil }
         if claimFinal() { return true }
         return closeOwned()
     }
@@ -349,7 +355,7 @@ open class Gate: Disposable {
             }
             owner.store(0, ordering: .sequentiallyConsistent)
             holding = false
-            if flags.load(ordering: .sequentiallyConsistent) == 0 { return }
+            if flags.load(ordering: .sequentiallyConsistent) & Gate.gateBits == 0 { return }
         }
     }
 }
@@ -362,4 +368,7 @@ final class LockedParts {
     @exclusivity(unchecked) var waiters: [UInt] = []
     /// A subscriber's resources (SubscriptionResources.swift).
     @exclusivity(unchecked) var resources = DisposableBag()
+    /// A rarely used word of a subscriber that is its own chain end
+    /// (`Subscriber.endWord`).
+    @exclusivity(unchecked) var endWord: UnsafeMutableRawPointer?
 }

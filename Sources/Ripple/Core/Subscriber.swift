@@ -44,41 +44,54 @@ open class Subscriber: Gate {
     /// subscriber, whose replay runs inside it) and a leave posted from the
     /// inner one must still wait for the outer.
     @exclusivity(unchecked) var hubDeliveries: UInt32 = 0
+    // Its own flags live in the gate's word, beside the gate's bits (an
+    // idle subscription's size is what a subject with many subscribers
+    // holds); each changes only by a read-modify-write of that word.
+    /// Set by `dispose`, even when the subscription is already ending: the
+    /// observer end of the chain drops everything after it (ObserverSink).
+    @usableFromInline static let cancelled: UInt32 = 8
+    /// Set once the consumer lets go of the subscription (its handle is
+    /// released, or the subscription consuming it lets go in turn): until
+    /// then its holds on upstreams are strong (docs/behaviour.md#lifetime-handle).
+    static let consumerGone: UInt32 = 16
+    /// `hasResources` (set under the stripe lock once a resource was ever
+    /// added) and `resourcesClosed` (set once the resources were disposed;
+    /// later ones are disposed at once): adding one and disposing them each
+    /// set their bit and read the other's in one read-modify-write, so one
+    /// of the two always sees the other (SubscriptionResources.swift).
+    static let hasResources: UInt32 = 32
+    static let resourcesClosed: UInt32 = 64
+    /// Joined its hub through an autoconnect side, whose connection core
+    /// counts it: the hub leaves it out of its counted subscribers
+    /// (Connection.swift). Set before its join is posted, then only read.
+    static let uncounted: UInt32 = 128
     /// Holds back `finish` while subscribe calls made for this subscription
     /// run: its own subscribe body, and an operator's upstream subscribe
     /// calls (rule 5: a resource such a call returns after a synchronous
     /// terminal event, or after the subscription ended meanwhile, is disposed
-    /// before the release). Calls running times `subscribeCall`, plus
-    /// `finishDue` once finish is held back.
-    @usableFromInline let finishGate = Atomic<UInt32>(0)
-    @usableFromInline static let subscribeCall: UInt32 = 2
-    @usableFromInline static let finishDue: UInt32 = 1
+    /// before the release). The top bits count the calls running (in units
+    /// of `subscribeCall`), `finishDue` is set once finish is held back.
+    @usableFromInline static let finishDue: UInt32 = 256
     /// Set once a subscriber that is its own chain end has finished (one
     /// with a sink chain knows by its `sinkRef`, cleared then): a second
     /// finalize (a leave after the join of one disposed before it joined)
     /// finishes nothing, and a late subscribe call never matches `finishDue`.
-    /// (Not the sign bit: setting and testing this one is a `lock bts`.)
-    static let finished: UInt32 = 1 << 30
-    /// Joined its hub through an autoconnect side, whose connection core
-    /// counts it: the hub leaves it out of its counted subscribers
-    /// (Connection.swift). Set before its join is posted, then only read.
-    @exclusivity(unchecked) var hubUncounted = false
-    /// True until the consumer lets go of the subscription (its handle is
-    /// released, or the subscription consuming it lets go in turn): while
-    /// true, its holds on upstreams are strong (docs/behaviour.md#lifetime-handle).
-    let consumerHeld = Atomic<Bool>(true)
-    /// Set by `dispose`, even when the subscription is already ending: the
-    /// observer end of the chain drops everything after it (ObserverSink).
-    @usableFromInline let cancelled = Atomic<Bool>(false)
-    /// `hasResources` (set under the stripe lock once a resource was ever
-    /// added) and `resourcesClosed` (set once the resources were disposed;
-    /// later ones are disposed at once), in one word: adding one and
-    /// disposing them each set their bit and read the other's in one
-    /// read-modify-write, so one of the two always sees the other
-    /// (SubscriptionResources.swift).
-    let resourceState = Atomic<UInt8>(0)
-    static let hasResources: UInt8 = 1
-    static let resourcesClosed: UInt8 = 2
+    /// (One bit: setting and testing it is a `lock bts`.)
+    static let finished: UInt32 = 512
+    /// Set once `endWord` was set (it lives in the locked parts since).
+    @usableFromInline static let hasEndWord: UInt32 = 1024
+    @usableFromInline static let subscribeCall: UInt32 = 1 << 11
+    /// The bits `finish` being held back, due or done depends on.
+    static let finishGate: UInt32 = ~(Subscriber.subscribeCall &- 1) | Subscriber.finishDue | Subscriber.finished
+
+    /// See `uncounted`.
+    var hubUncounted: Bool {
+        get { flags.load(ordering: .relaxed) & Subscriber.uncounted != 0 }
+        set { if newValue { flags.bitwiseOr(Subscriber.uncounted, ordering: .relaxed) } }
+    }
+
+    /// True until the consumer lets go (`consumerGone`).
+    var isConsumerHeld: Bool { flags.load(ordering: .sequentiallyConsistent) & Subscriber.consumerGone == 0 }
 
     /// Runs one of the hub's deliveries to it (hub owner only): its leave
     /// waits meanwhile (`hubDeliveries`).
@@ -122,6 +135,29 @@ open class Subscriber: Gate {
     /// chain end (`init(observing:next:context:)`).
     public final var endNext: Sink.DirectNext? { directNext }
     public final var endContext: UnsafeMutableRawPointer? { directContext }
+
+    /// A word such a chain end keeps for a rare use (the C observer's trace
+    /// record) outside the object, in the locked parts, so a subscription
+    /// that never uses it carries no field for it; nil until set
+    /// (`setEndWord`). Only the chain end uses it: before the subscriber is
+    /// shared, then from its deliveries and its finish, one at a time. The
+    /// word is stored under the stripe lock and `hasEndWord` set after it
+    /// (releasing), and the locked parts are never replaced, so a read that
+    /// sees the bit needs no lock.
+    @inlinable
+    public final var endWord: UnsafeMutableRawPointer? {
+        if flags.load(ordering: .acquiring) & Subscriber.hasEndWord == 0 { return nil }
+        return keptEndWord
+    }
+    @usableFromInline final var keptEndWord: UnsafeMutableRawPointer? { locked.unsafelyUnwrapped.endWord }
+
+    public final func setEndWord(_ word: UnsafeMutableRawPointer?) {
+        let lock = slowLock
+        lock.lock()
+        madeLocked.endWord = word
+        lock.unlock()
+        flags.bitwiseOr(Subscriber.hasEndWord, ordering: .releasing)
+    }
 
     // MARK: The chain end of a subscriber without sinks (overridden)
 
@@ -230,7 +266,7 @@ open class Subscriber: Gate {
 
     /// True once `dispose` was called.
     @inlinable @inline(__always)
-    public final var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+    public final var isCancelled: Bool { flags.load(ordering: .acquiring) & Subscriber.cancelled != 0 }
 
     /// Delivers one message while its gate is owned (by this subscriber's
     /// own owner, or by its hub); consumes it.
@@ -297,18 +333,18 @@ open class Subscriber: Gate {
     /// callback running on another thread: that thread finalizes when it
     /// returns.
     public final override func dispose() {
-        cancelled.store(true, ordering: .releasing)
-        guard let mustFinalize = close() else { return }
+        guard let mustFinalize = close(also: Subscriber.cancelled) else { return }
         disposeResourcesInline(leavingHub: true)  // for a hub's subscriber this also tells the hub
         if hubRef == nil && mustFinalize { finalize() }
     }
 
     /// Call before running the subscribe body of a new subscriber that may
     /// end the subscription synchronously and then return a resource; pair
-    /// with `endSubscribeBody` (or `endSubscribeCall`). A plain store: no
-    /// other subscribe call for this subscriber may be running (nor begin
-    /// before this one), so nothing else can be in the gate.
-    public final func beginSubscribeBody() { finishGate.store(Subscriber.subscribeCall, ordering: .relaxed) }
+    /// with `endSubscribeBody` (or `endSubscribeCall`). Relaxed: no other
+    /// subscribe call for this subscriber may be running (nor begin before
+    /// this one), so nothing else can be in the gate (an add, not a store:
+    /// the word holds the other flags too).
+    public final func beginSubscribeBody() { flags.wrappingAdd(Subscriber.subscribeCall, ordering: .relaxed) }
 
     /// Adds the body's resource and runs a `finish` held back meanwhile.
     public final func endSubscribeBody(adding resource: Disposable?) {
@@ -319,17 +355,19 @@ open class Subscriber: Gate {
     /// Holds back `finish` until the matching `endSubscribeCall` (any thread,
     /// any time: a late call after `finish` has run changes nothing).
     public final func beginSubscribeCall() {
-        finishGate.wrappingAdd(Subscriber.subscribeCall, ordering: .acquiringAndReleasing)
+        flags.wrappingAdd(Subscriber.subscribeCall, ordering: .acquiringAndReleasing)
     }
 
     /// The last running call runs a `finish` held back meanwhile (exactly
-    /// once: a call begun meanwhile makes the exchange fail, and its own end
-    /// retries).
+    /// once: a call begun meanwhile ends the loop, and its own end retries;
+    /// the word's other bits changing only makes it look again).
     public final func endSubscribeCall() {
-        let g = finishGate.wrappingSubtract(Subscriber.subscribeCall, ordering: .acquiringAndReleasing).newValue
-        if g == Subscriber.finishDue
-            && finishGate.compareExchange(expected: g, desired: 0, ordering: .acquiringAndReleasing).exchanged {
-            finish()
+        var g = flags.wrappingSubtract(Subscriber.subscribeCall, ordering: .acquiringAndReleasing).newValue
+        while g & Subscriber.finishGate == Subscriber.finishDue {
+            let (ok, cur) = flags.compareExchange(expected: g, desired: g & ~Subscriber.finishDue,
+                                                  ordering: .acquiringAndReleasing)
+            if ok { return finish() }
+            g = cur
         }
     }
 
@@ -338,8 +376,8 @@ open class Subscriber: Gate {
     /// and it ends once nothing else can reach it. Once; never ends it
     /// (docs/behaviour.md#lifetime-handle).
     public final override func letGo() {
-        if !consumerHeld.exchange(false, ordering: .sequentiallyConsistent) { return }
-        if resourceState.load(ordering: .sequentiallyConsistent) & Subscriber.hasResources == 0 { return }
+        let old = flags.bitwiseOr(Subscriber.consumerGone, ordering: .sequentiallyConsistent).oldValue
+        if old & (Subscriber.consumerGone | Subscriber.hasResources) != Subscriber.hasResources { return }
         let lock = slowLock
         lock.lock()
         let held = locked?.resources.all ?? []
@@ -352,10 +390,19 @@ open class Subscriber: Gate {
         // A plain load first: the gate is almost always open, and a failed
         // compare-exchange costs as much as a successful one. While
         // subscribe calls run, the last one to return finishes.
-        var gate = finishGate.load(ordering: .acquiring)
-        while gate != 0 {
-            let (ok, cur) = finishGate.compareExchange(expected: gate, desired: gate | Subscriber.finishDue,
-                                                       ordering: .acquiringAndReleasing)
+        let gate = flags.load(ordering: .acquiring)
+        if gate & Subscriber.finishGate != 0 { return finalizeHeld(gate) }
+        finish()
+    }
+
+    /// `finalize` while the finish gate was not open (rare): out of line,
+    /// so the usual finalize stays small enough to inline.
+    @inline(never)
+    private func finalizeHeld(_ seen: UInt32) {
+        var gate = seen
+        while gate & Subscriber.finishGate != 0 {
+            let (ok, cur) = flags.compareExchange(expected: gate, desired: gate | Subscriber.finishDue,
+                                                  ordering: .acquiringAndReleasing)
             if ok { return }
             gate = cur
         }
@@ -368,7 +415,7 @@ open class Subscriber: Gate {
         if let s = sinkRef {
             sinkRef = nil
             s.takeRetainedValue().finish()
-        } else if finishGate.bitwiseOr(Subscriber.finished, ordering: .acquiringAndReleasing).oldValue
+        } else if flags.bitwiseOr(Subscriber.finished, ordering: .acquiringAndReleasing).oldValue
                     & Subscriber.finished == 0 {
             observeFinish()
         }

@@ -15,7 +15,7 @@ extension Subscriber {
         // Announce and look in one step: either disposeResources sees the
         // announcement and takes the lock, or we see that it has run and
         // dispose `d` ourselves.
-        if resourceState.bitwiseOr(Subscriber.hasResources, ordering: .sequentiallyConsistent).oldValue
+        if flags.bitwiseOr(Subscriber.hasResources, ordering: .sequentiallyConsistent).oldValue
             & Subscriber.resourcesClosed != 0 {
             lock.unlock()
             d.dispose()
@@ -23,7 +23,7 @@ extension Subscriber {
         }
         madeLocked.resources.add(d)
         lock.unlock()
-        if !consumerHeld.load(ordering: .sequentiallyConsistent) { d.letGo() }
+        if !isConsumerHeld { d.letGo() }
     }
 
     /// Removes a resource without disposing it.
@@ -34,7 +34,7 @@ extension Subscriber {
 
     /// Whether the resources have been disposed: after a dispose, or after a
     /// terminal event has been delivered (not while it is being delivered).
-    var resourcesAreDisposed: Bool { resourceState.load(ordering: .acquiring) & Subscriber.resourcesClosed != 0 }
+    var resourcesAreDisposed: Bool { flags.load(ordering: .acquiring) & Subscriber.resourcesClosed != 0 }
 
     /// Disposes every resource, once; a hub's subscriber then leaves its hub.
     /// A subscription that never had a resource (the common case) costs one
@@ -44,8 +44,8 @@ extension Subscriber {
     /// `disposeResources`, inlined into `dispose` (the hub's leave with it).
     @inline(__always)
     func disposeResourcesInline(leavingHub: Bool) {
-        let old = resourceState.bitwiseOr(Subscriber.resourcesClosed, ordering: .sequentiallyConsistent).oldValue
-        if old != 0 {
+        let old = flags.bitwiseOr(Subscriber.resourcesClosed, ordering: .sequentiallyConsistent).oldValue
+        if old & (Subscriber.resourcesClosed | Subscriber.hasResources) != 0 {
             if old & Subscriber.resourcesClosed != 0 { return }
             disposeHeldResources()
         }

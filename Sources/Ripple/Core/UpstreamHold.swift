@@ -54,13 +54,13 @@ extension Subscriber {
     /// holds it. Put it where the subscription keeps it, then call
     /// `settle(_:)`.
     public func makeHold(_ upstream: Disposable) -> UpstreamHold {
-        UpstreamHold(upstream, strong: consumerHeld.load(ordering: .sequentiallyConsistent))
+        UpstreamHold(upstream, strong: isConsumerHeld)
     }
 
     /// Call after storing `hold`: if the consumer let go meanwhile (its
     /// `letGo` may have missed the new hold), the hold lets go now.
     public func settle(_ hold: UpstreamHold) {
-        if !consumerHeld.load(ordering: .sequentiallyConsistent) { hold.letGo() }
+        if !isConsumerHeld { hold.letGo() }
     }
 
     /// Makes `upstream` end with this subscription (rule 3a: operators call

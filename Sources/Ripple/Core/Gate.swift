@@ -46,12 +46,22 @@ open class Gate: Disposable {
     // magic word (an idle subscription's size is what a subject with many
     // subscribers holds). Only `gateBits` are the gate's: a subclass may
     // keep its own in the rest, changed only by read-modify-writes.
-    @usableFromInline let flags = Atomic<UInt32>(0)
+    @usableFromInline let flags: Atomic<UInt32>
     @usableFromInline let owner = Atomic<UInt>(0)
     /// What lives under `slowLock`; nil until first needed.
     @exclusivity(unchecked) final var locked: LockedParts?
 
-    public override init(kind: ObjectKind) { super.init(kind: kind) }
+    public override init(kind: ObjectKind) {
+        flags = Atomic(0)
+        super.init(kind: kind)
+    }
+
+    /// A gate whose word starts with a subclass's own bits (never the gate's):
+    /// set at birth, nothing else can see it yet, so no atomic operation.
+    public init(kind: ObjectKind, bits: UInt32) {
+        flags = Atomic(bits)
+        super.init(kind: kind)
+    }
 
     /// `locked`, made now if need be; under `slowLock`.
     final var madeLocked: LockedParts {

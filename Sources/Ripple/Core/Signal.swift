@@ -74,8 +74,7 @@ public final class CreateSignal: Signal {
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
-        let s = Subscriber(sink)  // the disposable exists before the body runs (rule 3)
-        s.beginSubscribeBody()
+        let s = Subscriber(sink, subscribing: true)  // the disposable exists before the body runs (rule 3)
         s.endSubscribeBody(adding: body(callback, s))
         return s
     }

@@ -107,14 +107,19 @@ open class Subscriber: Gate {
     /// `sender` false: a source that never hands it out to send to (return,
     /// empty, error, from_array: they send inside `subscribe`) makes it with
     /// a disposable's kind, so once it has ended it can be the consumer's
-    /// handle itself (`Signal.subscription`).
-    public init(_ sink: __shared Sink, hub: __shared SubjectHub? = nil, sender: Bool = true) {
+    /// handle itself (`Signal.subscription`). `subscribing`: the subscribe
+    /// call that makes it holds back `finish` from birth (one subscribe call
+    /// running, rule 5), ended by `endSubscribeBody`, or by the
+    /// `whileSubscribing(held: true)` / `subscribeUpstream(held: true)` it
+    /// makes next: no atomic add to open the hold.
+    public init(_ sink: __shared Sink, hub: __shared SubjectHub? = nil, sender: Bool = true, subscribing: Bool = false) {
         let direct = sink.directNext()
         directNext = direct?.function
         directContext = direct?.context
         sinkRef = Unmanaged.passRetained(sink)
         hubRef = hub.map { Unmanaged.passRetained($0) }
-        super.init(kind: hub == nil && sender ? .subscriber : .disposable)
+        super.init(kind: hub == nil && sender ? .subscriber : .disposable,
+                   bits: subscribing ? Subscriber.subscribeCall : 0)
         // `self` is guaranteed alive for the call: no retain/release pair.
         Unmanaged.passUnretained(self)._withUnsafeGuaranteedRef { sink.attach($0) }
     }
@@ -337,14 +342,6 @@ open class Subscriber: Gate {
         disposeResourcesInline(leavingHub: true)  // for a hub's subscriber this also tells the hub
         if hubRef == nil && mustFinalize { finalize() }
     }
-
-    /// Call before running the subscribe body of a new subscriber that may
-    /// end the subscription synchronously and then return a resource; pair
-    /// with `endSubscribeBody` (or `endSubscribeCall`). Relaxed: no other
-    /// subscribe call for this subscriber may be running (nor begin before
-    /// this one), so nothing else can be in the gate (an add, not a store:
-    /// the word holds the other flags too).
-    public final func beginSubscribeBody() { flags.wrappingAdd(Subscriber.subscribeCall, ordering: .relaxed) }
 
     /// Adds the body's resource and runs a `finish` held back meanwhile.
     public final func endSubscribeBody(adding resource: Disposable?) {

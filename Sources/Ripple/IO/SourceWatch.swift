@@ -161,8 +161,8 @@ open class SourceSignal: Signal {
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
-        let s = Subscriber(sink)
-        s.whileSubscribing(first: true) {
+        let s = Subscriber(sink, subscribing: true)
+        s.whileSubscribing(held: true) {
             do throws(OSFailure) {
                 var watcher: Watcher? = nil
                 if needsWatcher {

@@ -13,8 +13,8 @@ public final class CatchSignal: Signal {
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
-        let relay = Subscriber(sink)
-        relay.subscribeUpstream(source, CatchSink(relay, handler), first: true)
+        let relay = Subscriber(sink, subscribing: true)
+        relay.subscribeUpstream(source, CatchSink(relay, handler), held: true)
         return relay
     }
 }

@@ -23,8 +23,8 @@ public final class ConcatSignal: Signal {
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
-        let relay = Subscriber(sink)
-        relay.subscribeUpstream(first, ConcatFirstSink(relay, second, mode), first: true)
+        let relay = Subscriber(sink, subscribing: true)
+        relay.subscribeUpstream(first, ConcatFirstSink(relay, second, mode), held: true)
         return relay
     }
 }
@@ -77,9 +77,13 @@ public final class StartWithSignal: Signal {
     deinit { value.release() }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
-        let relay = Subscriber(sink)
+        let relay = Subscriber(sink, subscribing: true)
         relay.sendNext(value.retained())
-        if !relay.isDisposed { relay.subscribeUpstream(source, RelaySink(relay), first: true) }
+        if relay.isDisposed {
+            relay.endSubscribeCall()
+        } else {
+            relay.subscribeUpstream(source, RelaySink(relay), held: true)
+        }
         return relay
     }
 }

@@ -12,8 +12,8 @@ final class SecondSignalOperator<Core: PairCore>: MultiInputSignal {
 
     override func subscribe(_ sink: Sink) -> Subscriber {
         let core = Core(sink)
-        let relay = Subscriber(core)
-        relay.whileSubscribing(first: true) {
+        let relay = Subscriber(core, subscribing: true)
+        relay.whileSubscribing(held: true) {
             for (i, s) in sources.enumerated() {
                 if relay.isDisposed { break }
                 if core.inputs[i].isDisposed { continue }

@@ -25,10 +25,10 @@ public final class SwitchToLatestSignal: Signal {
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
-        let relay = Subscriber(sink)
+        let relay = Subscriber(sink, subscribing: true)
         let state = SwitchState(relay)
         relay.addResource(state.current)
-        relay.subscribeUpstream(source, SwitchOuterSink(state, select), first: true)
+        relay.subscribeUpstream(source, SwitchOuterSink(state, select), held: true)
         return relay
     }
 }

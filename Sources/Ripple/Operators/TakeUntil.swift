@@ -12,8 +12,8 @@ public final class TakeUntilSignal: Signal {
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
-        let relay = Subscriber(sink)
-        relay.whileSubscribing(first: true) {
+        let relay = Subscriber(sink, subscribing: true)
+        relay.whileSubscribing(held: true) {
             _ = trigger.subscribe(TakeUntilTriggerSink(relay))
             if !relay.isDisposed { _ = source.subscribe(RelaySink(relay)) }
         }

@@ -6,13 +6,13 @@
 public final class TimeoutSignal: ScheduledOperatorSignal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
-        let relay = Subscriber(sink)
+        let relay = Subscriber(sink, subscribing: true)  // a timeout before the upstream subscribe returns is released after it
         let interval = self.interval
         relay.hold(scheduler.schedule(after: interval) {
             // Ends the subscription, which disposes upstream.
             relay.sendError(.runtime(.timeout, "timeout: the signal did not terminate within \(interval) ns"))
         })
-        relay.subscribeUpstream(source, RelaySink(relay), first: true)
+        relay.subscribeUpstream(source, RelaySink(relay), held: true)
         return relay
     }
 }

@@ -71,14 +71,15 @@ public class MultiInputSignal: Signal {
     func makeCore(_ sink: Sink) -> InputCore { fatalError("makeCore must be overridden") }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
-        let relay = Subscriber(makeCore(sink))
+        let relay = Subscriber(makeCore(sink), subscribing: true)
         if sources.isEmpty {
             relay.sendCompleted()
+            relay.endSubscribeCall()
             return relay
         }
         // In order, stopping once the relay has ended (an input failed
         // synchronously; RAC's merge rule).
-        relay.whileSubscribing(first: true) {
+        relay.whileSubscribing(held: true) {
             for (i, s) in sources.enumerated() {
                 if relay.isDisposed { break }
                 _ = s.subscribe(RelaySink(relay, input: i))
@@ -113,13 +114,13 @@ class InputCore: Sink {
 
 extension Subscriber {
     /// Runs `body`, which makes upstream subscribe calls for this
-    /// subscription: its release waits until they have returned. `first`:
-    /// no other subscribe call for it can be running (the operator's own
-    /// `subscribe`, before its first upstream call), so a plain store
-    /// opens the hold instead of an atomic add.
+    /// subscription: its release waits until they have returned. `held`:
+    /// the hold is already open, since the subscriber was made with
+    /// `subscribing: true` (the operator's own `subscribe`, before its first
+    /// upstream call), and this call ends it.
     @inline(__always)
-    public func whileSubscribing<T>(first: Bool = false, _ body: () -> T) -> T {
-        if first { beginSubscribeBody() } else { beginSubscribeCall() }
+    public func whileSubscribing<T>(held: Bool = false, _ body: () -> T) -> T {
+        if !held { beginSubscribeCall() }
         defer { endSubscribeCall() }
         return body()
     }
@@ -127,7 +128,7 @@ extension Subscriber {
     /// Subscribes `sink` to `upstream` for this subscription (see
     /// `whileSubscribing`).
     @discardableResult @inline(__always)
-    public func subscribeUpstream(_ upstream: Signal, _ sink: Sink, first: Bool = false) -> Subscriber {
-        whileSubscribing(first: first) { upstream.subscribe(sink) }
+    public func subscribeUpstream(_ upstream: Signal, _ sink: Sink, held: Bool = false) -> Subscriber {
+        whileSubscribing(held: held) { upstream.subscribe(sink) }
     }
 }

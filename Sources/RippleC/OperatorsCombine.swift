@@ -13,7 +13,7 @@ public func rpl_signal_bind(_ sig: OpaquePointer?, _ bind: rpl_bind_fn?, _ ctx: 
         withCValue(v) { p in
             withUnsafeMutablePointer(to: &stop) { returnedSignal(bind.function(bind.ctx, cValue(p), $0), "rpl_signal_bind") }
         }
-    }, .unary(source, "-bind:"))
+    }, .onSource("-bind:"))
 }
 
 @c @implementation
@@ -22,19 +22,19 @@ public func rpl_signal_flatten_map(_ sig: OpaquePointer?, _ fn: rpl_flatten_map_
     guard let (source, fn) = checkedCallback(sig, fn, ctx, release, "rpl_signal_flatten_map") else { return nil }
     return named(BindSignal(source, flatMap: { v in
         withCValue(v) { returnedSignal(fn.function(fn.ctx, cValue($0)), "rpl_signal_flatten_map") }
-    }), .unary(source, "-flattenMap:"))
+    }), .onSource("-flattenMap:"))
 }
 
 @c @implementation
 public func rpl_signal_flatten(_ sig: OpaquePointer?) -> OpaquePointer? {
     guard let source = signalArg(sig, "rpl_signal_flatten") else { return nil }
-    return named(BindSignal(source, flatMap: { v in v.innerSignal("rpl_signal_flatten") }), .unary(source, "-flatten"))
+    return named(BindSignal(source, flatMap: { v in v.innerSignal("rpl_signal_flatten") }), .onSource("-flatten"))
 }
 
 @c @implementation
 public func rpl_signal_switch_to_latest(_ sig: OpaquePointer?) -> OpaquePointer? {
     guard let source = signalArg(sig, "rpl_signal_switch_to_latest") else { return nil }
-    return named(SwitchToLatestSignal(source), .unary(source, "-switchToLatest"))
+    return named(SwitchToLatestSignal(source), .onSource("-switchToLatest"))
 }
 
 @c @implementation
@@ -65,7 +65,7 @@ public func rpl_signal_start_with(_ sig: OpaquePointer?, _ v: rpl_value) -> Opaq
         dropValue(v)
         return nil
     }
-    return valueArg(v, "rpl_signal_start_with").flatMap { named(StartWithSignal(source, $0), .unary(source, "-startWith:")) }
+    return valueArg(v, "rpl_signal_start_with").flatMap { named(StartWithSignal(source, $0), .onSource("-startWith:")) }
 }
 
 @c @implementation
@@ -87,7 +87,7 @@ public func rpl_signal_catch(_ sig: OpaquePointer?, _ fn: rpl_catch_fn?, _ ctx: 
                              _ release: rpl_release_fn?) -> OpaquePointer? {
     guard let (source, fn) = checkedCallback(sig, fn, ctx, release, "rpl_signal_catch") else { return nil }
     return named(CatchSignal(source) { e in returnedSignal(fn.function(fn.ctx, handle(e)), "rpl_signal_catch") },
-                 .unary(source, "-catch:"))
+                 .onSource("-catch:"))
 }
 
 @c @implementation
@@ -100,11 +100,11 @@ public func rpl_signal_catch_to(_ sig: OpaquePointer?, _ replacement: OpaquePoin
 @c @implementation
 public func rpl_signal_retry(_ sig: OpaquePointer?, _ n: Int) -> OpaquePointer? {
     guard let source = signalArg(sig, "rpl_signal_retry") else { return nil }
-    return named(RepeatSignal(source, .retry, limit: UInt(bitPattern: n)), .unaryArg(source, "-retry:", UInt64(UInt(bitPattern: n))))
+    return named(RepeatSignal(source, .retry, limit: UInt(bitPattern: n)), .onSourceArg("-retry:", UInt64(UInt(bitPattern: n))))
 }
 
 @c @implementation
 public func rpl_signal_repeat(_ sig: OpaquePointer?, _ n: Int) -> OpaquePointer? {
     guard let source = signalArg(sig, "rpl_signal_repeat") else { return nil }
-    return named(RepeatSignal(source, .repeat, limit: UInt(bitPattern: n)), .unaryArg(source, "-repeat:", UInt64(UInt(bitPattern: n))))
+    return named(RepeatSignal(source, .repeat, limit: UInt(bitPattern: n)), .onSourceArg("-repeat:", UInt64(UInt(bitPattern: n))))
 }

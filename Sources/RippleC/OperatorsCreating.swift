@@ -83,14 +83,14 @@ public func rpl_signal_share(_ sig: OpaquePointer?, _ replay: Int) -> OpaquePoin
 @c @implementation
 public func rpl_signal_delay_subscription(_ sig: OpaquePointer?, _ ns: UInt64, _ s: OpaquePointer?) -> OpaquePointer? {
     operands(sig, s, "rpl_signal_delay_subscription", timers: true).flatMap {
-        named(DelaySubscriptionSignal($0, ns, $1), .unaryArg($0, "-delaySubscription:", ns))
+        named(DelaySubscriptionSignal($0, ns, $1), .onSourceArg("-delaySubscription:", ns))
     }
 }
 
 @c @implementation
 public func rpl_signal_throttle_first(_ sig: OpaquePointer?, _ ns: UInt64, _ s: OpaquePointer?) -> OpaquePointer? {
     operands(sig, s, "rpl_signal_throttle_first").flatMap {
-        named(ThrottleFirstSignal($0, ns, $1), .unaryArg($0, "-throttleFirst:", ns))
+        named(ThrottleFirstSignal($0, ns, $1), .onSourceArg("-throttleFirst:", ns))
     }
 }
 
@@ -108,12 +108,12 @@ public func rpl_signal_throttle_if(_ sig: OpaquePointer?, _ ns: UInt64, _ s: Opa
     }
     guard timerScheduler(scheduler, name) else { return rejected(releasing: ctx, release) }
     let signal = ThrottleIfSignal(source, ns, scheduler, Callback(predicateFunction(predicate), ctx: ctx, release: release))
-    return named(signal, .unaryArg(source, "-throttle:valuesPassingTest:", ns))
+    return named(signal, .onSourceArg("-throttle:valuesPassingTest:", ns))
 }
 
 @c @implementation
 public func rpl_signal_buffer_with_time(_ sig: OpaquePointer?, _ ns: UInt64, _ s: OpaquePointer?) -> OpaquePointer? {
     operands(sig, s, "rpl_signal_buffer_with_time", timers: true).flatMap {
-        named(BufferWithTimeSignal($0, ns, $1), .unaryArg($0, "-bufferWithTime:", ns))
+        named(BufferWithTimeSignal($0, ns, $1), .onSourceArg("-bufferWithTime:", ns))
     }
 }

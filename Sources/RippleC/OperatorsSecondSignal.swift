@@ -29,5 +29,5 @@ public func rpl_signal_group_by(_ sig: OpaquePointer?, _ key: rpl_map_fn?, _ ctx
                                 _ release: rpl_release_fn?) -> OpaquePointer? {
     guard let (source, key) = checkedCallback(sig, key, ctx, release, "rpl_signal_group_by",
                                               callback: "key") else { return nil }
-    return named(GroupBySignal(source, key.cast(mapFunction)), .unary(source, "-groupBy:"))
+    return named(GroupBySignal(source, key.cast(mapFunction)), .onSource("-groupBy:"))
 }

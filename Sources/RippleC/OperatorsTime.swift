@@ -5,12 +5,12 @@ import Ripple
 
 @c @implementation
 public func rpl_signal_subscribe_on(_ sig: OpaquePointer?, _ s: OpaquePointer?) -> OpaquePointer? {
-    operands(sig, s, "rpl_signal_subscribe_on").flatMap { named(SubscribeOnSignal($0, $1), .unary($0, "-subscribeOn:")) }
+    operands(sig, s, "rpl_signal_subscribe_on").flatMap { named(SubscribeOnSignal($0, $1), .onSource("-subscribeOn:")) }
 }
 
 @c @implementation
 public func rpl_signal_deliver_on(_ sig: OpaquePointer?, _ s: OpaquePointer?) -> OpaquePointer? {
-    operands(sig, s, "rpl_signal_deliver_on").flatMap { named(DeliverOnSignal($0, $1), .unary($0, "-deliverOn:")) }
+    operands(sig, s, "rpl_signal_deliver_on").flatMap { named(DeliverOnSignal($0, $1), .onSource("-deliverOn:")) }
 }
 
 @c @implementation
@@ -27,22 +27,22 @@ public func rpl_signal_deliver_on_bounded(_ sig: OpaquePointer?, _ s: OpaquePoin
         return nil
     }
     let bound = DeliveryBound(capacity: capacity, policy: p)
-    return named(DeliverOnSignal(source, scheduler, bound: bound), .unaryArg(source, "-deliverOn: bounded", UInt64(capacity)))
+    return named(DeliverOnSignal(source, scheduler, bound: bound), .onSourceArg("-deliverOn: bounded", UInt64(capacity)))
 }
 
 @c @implementation
 public func rpl_signal_delay(_ sig: OpaquePointer?, _ ns: UInt64, _ s: OpaquePointer?) -> OpaquePointer? {
-    operands(sig, s, "rpl_signal_delay").flatMap { named(DelaySignal($0, ns, $1), .unaryArg($0, "-delay:", ns)) }
+    operands(sig, s, "rpl_signal_delay").flatMap { named(DelaySignal($0, ns, $1), .onSourceArg("-delay:", ns)) }
 }
 
 @c @implementation
 public func rpl_signal_throttle(_ sig: OpaquePointer?, _ ns: UInt64, _ s: OpaquePointer?) -> OpaquePointer? {
-    operands(sig, s, "rpl_signal_throttle", timers: true).flatMap { named(ThrottleIfSignal($0, ns, $1), .unaryArg($0, "-throttle:", ns)) }
+    operands(sig, s, "rpl_signal_throttle", timers: true).flatMap { named(ThrottleIfSignal($0, ns, $1), .onSourceArg("-throttle:", ns)) }
 }
 
 @c @implementation
 public func rpl_signal_timeout(_ sig: OpaquePointer?, _ ns: UInt64, _ s: OpaquePointer?) -> OpaquePointer? {
-    operands(sig, s, "rpl_signal_timeout", timers: true).flatMap { named(TimeoutSignal($0, ns, $1), .unaryArg($0, "-timeout:", ns)) }
+    operands(sig, s, "rpl_signal_timeout", timers: true).flatMap { named(TimeoutSignal($0, ns, $1), .onSourceArg("-timeout:", ns)) }
 }
 
 @c @implementation

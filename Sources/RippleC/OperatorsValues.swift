@@ -61,7 +61,7 @@ public func rpl_signal_buffer(_ sig: OpaquePointer?, _ count: Int) -> OpaquePoin
         return nil
     }
     let n = UInt(bitPattern: count)
-    return named(BufferSignal(source, n), .unaryArg(source, "-buffer:", UInt64(n)))
+    return named(BufferSignal(source, n), .onSourceArg("-buffer:", UInt64(n)))
 }
 
 @c @implementation

@@ -36,9 +36,16 @@ public enum SignalOrigin {
     case constructor(OriginLabel)
     /// A constructor with a number: `+interval: 1000000`.
     case constructorArg(OriginLabel, UInt64)
-    /// An operator on one signal: `[input] -map:`.
+    /// An operator on its `source` (only a UnaryOperatorSignal's origin):
+    /// `[source] -map:`. The input is read from `source`, so the origin
+    /// holds no second reference to it.
+    case onSource(OriginLabel)
+    /// The same with a number: `[source] -take: 3`.
+    case onSourceArg(OriginLabel, UInt64)
+    /// An operator on one signal that is not its `source` (an operator that
+    /// is no UnaryOperatorSignal): `[input] -bind:`.
     case unary(Signal, OriginLabel)
-    /// An operator on one signal with a number: `[input] -take: 3`.
+    /// The same with a number: `[input] -retry: 3`.
     case unaryArg(Signal, OriginLabel, UInt64)
     /// An operator on two signals: `[a] -concat: [b]`.
     case binary(Signal, OriginLabel, Signal)
@@ -51,21 +58,11 @@ extension SignalOrigin {
     /// never keeps a subject as a sender (docs/behaviour.md#lifetime-subject).
     @usableFromInline var subscribeOnly: SignalOrigin {
         switch self {
-        case .none, .constructor, .constructorArg: self
+        case .none, .constructor, .constructorArg, .onSource, .onSourceArg: self
         case .unary(let s, let n): .unary(s.asSource, n)
         case .unaryArg(let s, let n, let a): .unaryArg(s.asSource, n, a)
         case .binary(let a, let n, let b): .binary(a.asSource, n, b.asSource)
         case .list(let n, let l): .list(n, l.map(\.asSource))
-        }
-    }
-
-    /// The depth of the deepest input (0 for a constructor).
-    public var inputDepth: Int32 {
-        switch self {
-        case .none, .constructor, .constructorArg: return 0
-        case .unary(let s, _), .unaryArg(let s, _, _): return s.depth
-        case .binary(let a, _, let b): return max(a.depth, b.depth)
-        case .list(_, let l): return l.reduce(0) { max($0, $1.depth) }
         }
     }
 }
@@ -102,18 +99,31 @@ extension Signal {
             let holder = asSource
             holder.replaceOrigin(o)
             holder.depth = max(holder.depth, 1)
-        case .unary(let input, let n):
-            // The usual operator, on one input: built in place, without the
-            // general conversion's copies of the whole origin.
-            let source = input.asSource
-            let holder = asSource
-            holder.depth = max(holder.depth, source.depth + 1)
-            holder.replaceOrigin(.unary(source, n))
+        case .onSource, .onSourceArg:
+            // The usual operator: its input is its `source`, already kept
+            // (subscribe-only); an operator is its own subscribe-only side.
+            depth = max(depth, operatorSource.depth + 1)
+            replaceOrigin(o)
         default:
             let holder = asSource
-            let converted = o.subscribeOnly
-            holder.depth = max(holder.depth, converted.inputDepth + 1)
-            holder.replaceOrigin(converted)
+            holder.replaceOrigin(o.subscribeOnly)
+            holder.depth = max(holder.depth, holder.inputDepth + 1)
+        }
+    }
+
+    /// The input of an `.onSource` origin: the signal's `source` (only a
+    /// UnaryOperatorSignal takes that origin).
+    @usableFromInline @inline(__always)
+    final var operatorSource: Signal { unsafeDowncast(self, to: UnaryOperatorSignal.self).source }
+
+    /// The depth of the origin's deepest input (0 for a constructor).
+    @usableFromInline final var inputDepth: Int32 {
+        switch origin {
+        case .none, .constructor, .constructorArg: return 0
+        case .onSource, .onSourceArg: return operatorSource.depth
+        case .unary(let s, _), .unaryArg(let s, _, _): return s.depth
+        case .binary(let a, _, let b): return max(a.depth, b.depth)
+        case .list(_, let l): return l.reduce(0) { max($0, $1.depth) }
         }
     }
 
@@ -180,6 +190,7 @@ extension Signal {
     /// The single input whose name starts this one's, if any.
     private var primaryInput: Signal? {
         switch origin {
+        case .onSource, .onSourceArg: operatorSource
         case .unary(let s, _), .unaryArg(let s, _, _), .binary(let s, _, _): s.asSource
         default: nil
         }
@@ -214,6 +225,10 @@ extension Signal {
             return l.text
         case .constructorArg(let l, let n):
             return l.text + " " + String(n)
+        case .onSource(let l):
+            return Signal.embedded(operatorSource) + " " + l.text
+        case .onSourceArg(let l, let n):
+            return Signal.embedded(operatorSource) + " " + l.text + " " + String(n)
         case .unary(let s, let l):
             return Signal.embedded(s) + " " + l.text
         case .unaryArg(let s, let l, let n):

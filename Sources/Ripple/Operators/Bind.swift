@@ -17,33 +17,30 @@ import Synchronization
 /// inner signals run at once; the others wait in arrival order and start as
 /// running ones complete (FlattenLimited.swift). Without one (0), inners are
 /// subscribed as they arrive, on a lock-free path.
-public final class BindSignal: Signal {
+public final class BindSignal: UnaryOperatorSignal {
     /// Borrowed value; may set `stop`; returns a signal to subscribe, or nil.
     public typealias Binder = (borrowing Value, inout Bool) -> Signal?
 
     public typealias Transform = (borrowing Value) -> Signal?
 
-    let source: Signal
     let function: BindFunction
     /// At most this many inners at once; 0: no limit.
     let limit: Int
 
     /// bind: nil from `binder` stops the source.
     public init(_ source: Signal, _ binder: @escaping Binder) {
-        self.source = source.asSource
         self.function = .bind(binder)
         self.limit = 0
-        super.init()
+        super.init(source)
     }
 
     /// flattenMap: `transform` returns the signal for each value (nil:
     /// empty); at most `limit` of them run at once (0: no limit).
     /// `transform` runs when the value arrives, also for an inner that waits.
     public init(_ source: Signal, flatMap transform: @escaping Transform, limit: Int = 0) {
-        self.source = source.asSource
         self.function = .flatMap(transform)
         self.limit = max(limit, 0)
-        super.init()
+        super.init(source)
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {

@@ -1,15 +1,13 @@
 /// On the source's error, subscribes the signal `handler` returns for it and
 /// passes that signal's events on; the source's error is not forwarded. A nil
 /// from `handler` forwards the original error.
-public final class CatchSignal: Signal {
+public final class CatchSignal: UnaryOperatorSignal {
     public typealias Handler = (RippleError) -> Signal?
-    let source: Signal
     let handler: Handler
 
     public init(_ source: Signal, _ handler: @escaping Handler) {
-        self.source = source.asSource
         self.handler = handler
-        super.init()
+        super.init(source)
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {

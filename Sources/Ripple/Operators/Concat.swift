@@ -65,14 +65,12 @@ final class ConcatFirstSink: RelaySink {
 }
 
 /// `value`, then the source's events.
-public final class StartWithSignal: Signal {
-    let source: Signal
+public final class StartWithSignal: UnaryOperatorSignal {
     let value: Value
     /// Consumes `value`.
     public init(_ source: Signal, _ value: Value) {
-        self.source = source.asSource
         self.value = value
-        super.init()
+        super.init(source)
     }
     deinit { value.release() }
 

@@ -8,17 +8,15 @@ import Synchronization
 /// Resubscription is a loop, not a recursion: a source that ends
 /// synchronously inside `subscribe` only asks the loop already running below
 /// it for one more turn, so the stack never grows.
-public final class RepeatSignal: Signal {
+public final class RepeatSignal: UnaryOperatorSignal {
     public enum Mode: Sendable { case retry, `repeat` }
-    let source: Signal
     let limit: UInt
     let mode: Mode
 
     public init(_ source: Signal, _ mode: Mode, limit: UInt) {
-        self.source = source.asSource
         self.mode = mode
         self.limit = limit
-        super.init()
+        super.init(source)
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {

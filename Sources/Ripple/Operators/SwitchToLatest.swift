@@ -11,17 +11,15 @@ import Synchronization
 /// With a selector, each outer value is mapped to the signal to switch to
 /// (RAC's `+if:then:else:` and `+switch:cases:default:` are map +
 /// switchToLatest; SwitchCases.swift).
-public final class SwitchToLatestSignal: Signal {
+public final class SwitchToLatestSignal: UnaryOperatorSignal {
     /// The signal to switch to for a value (borrowed); nil: an empty inner.
     public typealias Selector = (borrowing Value) -> Signal?
 
-    let source: Signal
     let select: Selector?
 
     public init(_ source: Signal, select: Selector? = nil) {
-        self.source = source.asSource
         self.select = select
-        super.init()
+        super.init(source)
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {

@@ -16,8 +16,8 @@ public class UnaryOperatorSignal: Signal {
 public class CallbackOperatorSignal<Function>: UnaryOperatorSignal {
     let callback: Callback<Function>
 
-    public init(_ source: __shared Signal, _ callback: __owned Callback<Function>) {
-        self.callback = callback
+    public init(_ source: __shared Signal, _ callback: consuming Callback<Function>) {
+        self.callback = consume callback  // moved: no retain of its context here, no release after super.init
         super.init(source)
     }
 

@@ -145,7 +145,7 @@ final class ConnectingSignal: Signal, @unchecked Sendable {
         super.init()
     }
 
-    override var asSource: Signal { side }
+    override var subscribeOnlySide: Signal? { side }
     override func subscribe(_ sink: Sink) -> Subscriber { side.subscribe(sink) }
 }
 

@@ -10,10 +10,10 @@ import Ripple
 @inline(__always)
 func callbackOperator<F>(
     _ sig: OpaquePointer?, _ fn: F?, _ ctx: UnsafeMutableRawPointer?, _ release: rpl_release_fn?,
-    _ name: StaticString, _ op: StaticString, _ make: (Signal, consuming Callback<F>) -> UnaryOperatorSignal
+    _ name: StaticString, _ op: StaticString, _ make: (__owned Signal, consuming Callback<F>) -> UnaryOperatorSignal
 ) -> OpaquePointer? {
     guard let (source, callback) = checkedCallback(sig, fn, ctx, release, name) else { return nil }
-    return named(make(source, consume callback), .onSource(OriginLabel(op)))
+    return named(make(consume source, consume callback), .onSource(OriginLabel(op)))
 }
 
 /// An operator over (sig, v) (map_replace, ignore, default_if_empty, and

@@ -26,7 +26,10 @@ open class Signal: RippleObject {
     /// connecting signal's) lives on its subscribe-only side. (Read through
     /// this call from other modules: a direct read of `depth` there pays a
     /// dynamic exclusivity check.)
-    public final var sourceDepth: Int32 { asSource.depth }
+    public final var sourceDepth: Int32 {
+        if let side = subscribeOnlySide { return side.depth }
+        return depth
+    }
 
     public init() { super.init(kind: .signal) }
     public override init(kind: ObjectKind) { super.init(kind: kind) }
@@ -40,7 +43,13 @@ open class Signal: RippleObject {
     /// What an operator keeps of this signal to subscribe to it later: the
     /// signal itself, except for a subject, whose subscribe-only side keeps
     /// its subscribers reachable but not the subject (see `SubjectSource`).
-    open var asSource: Signal { self }
+    public final var asSource: Signal { subscribeOnlySide ?? self }
+
+    /// The signal operators keep instead of this one (a subject's
+    /// `SubjectSource`, a connecting signal's side), or nil when they keep
+    /// this one. (Nil rather than `self`: an operator given its input's
+    /// reference keeps that reference, without a retain/release pair.)
+    open var subscribeOnlySide: Signal? { nil }
 }
 
 extension Signal {

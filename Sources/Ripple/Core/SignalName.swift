@@ -89,19 +89,17 @@ extension Signal {
         switch o {
         case .none, .constructor, .constructorArg:
             // No input: nothing to convert. (A subject's name lives on its
-            // subscribe-only side; a constructor makes no other kind of
-            // signal whose `asSource` is not itself.)
-            if magic != ObjectKind.subject.rawValue {
+            // subscribe-only side.)
+            if let holder = subscribeOnlySide {
+                holder.replaceOrigin(o)
+                holder.depth = max(holder.depth, 1)
+            } else {
                 replaceOrigin(o)
                 if depth < 1 { depth = 1 }
-                return
             }
-            let holder = asSource
-            holder.replaceOrigin(o)
-            holder.depth = max(holder.depth, 1)
         case .onSource, .onSourceArg:
-            // The usual operator: its input is its `source`, already kept
-            // (subscribe-only); an operator is its own subscribe-only side.
+            // The usual operator: its input is its `source`, kept already;
+            // an operator is its own subscribe-only side.
             depth = max(depth, operatorSource.depth + 1)
             replaceOrigin(o)
         default:

@@ -21,7 +21,7 @@ public class Subject: Signal, @unchecked Sendable {
         super.init(kind: .subject)
     }
 
-    public final override var asSource: Signal { source }
+    public final override var subscribeOnlySide: Signal? { source }
 
     deinit { hub.post(.close) }
 

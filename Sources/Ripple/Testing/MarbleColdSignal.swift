@@ -50,7 +50,7 @@ public final class MarbleColdSignal: Signal, @unchecked Sendable {
     }
 
     public var log: MarbleSubscriptionLog { source.log }
-    public override var asSource: Signal { source }
+    public override var subscribeOnlySide: Signal? { source }
     public override func subscribe(_ sink: Sink) -> Subscriber { source.subscribe(sink) }
 
     func keep(_ s: Subscriber) { lock.withLock { open[ObjectIdentifier(s)] = s } }

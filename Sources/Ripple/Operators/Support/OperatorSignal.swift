@@ -1,10 +1,15 @@
 /// Base of the operator signals built on one source.
 public class UnaryOperatorSignal: Signal {
     public let source: Signal
-    // (Borrowed: what is kept is `source.asSource`, so the caller's
-    // reference needs no retain for the call.)
-    init(_ source: __shared Signal) {
-        self.source = source.asSource  // never a sender (docs/behaviour.md#lifetime-subject)
+    // (Consumed: a caller that hands its reference over gives the operator
+    // the one it keeps, without a retain/release pair.)
+    init(_ source: consuming Signal) {
+        // `source.asSource`, never a sender (docs/behaviour.md#lifetime-subject).
+        if let side = source.subscribeOnlySide {
+            self.source = side
+        } else {
+            self.source = consume source
+        }
         super.init()
     }
 }
@@ -16,9 +21,9 @@ public class UnaryOperatorSignal: Signal {
 public class CallbackOperatorSignal<Function>: UnaryOperatorSignal {
     let callback: Callback<Function>
 
-    public init(_ source: __shared Signal, _ callback: consuming Callback<Function>) {
+    public init(_ source: consuming Signal, _ callback: consuming Callback<Function>) {
         self.callback = consume callback  // moved: no retain of its context here, no release after super.init
-        super.init(source)
+        super.init(consume source)
     }
 
     func makeSink(_ downstream: Sink) -> Sink { fatalError("makeSink must be overridden") }

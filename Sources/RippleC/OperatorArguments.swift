@@ -21,12 +21,12 @@ func callbackOperator<F>(
 /// consumed on every path.
 @inline(__always)
 func valueOperator(_ sig: OpaquePointer?, _ v: rpl_value, _ name: StaticString, _ op: StaticString,
-                   _ make: (Signal, Value) -> UnaryOperatorSignal) -> OpaquePointer? {
+                   _ make: (__owned Signal, Value) -> UnaryOperatorSignal) -> OpaquePointer? {
     guard let source = signalArg(sig, name) else {
         dropValue(v)
         return nil
     }
-    return valueArg(v, name).flatMap { named(make(source, $0), .onSource(OriginLabel(op))) }
+    return valueArg(v, name).flatMap { named(make(consume source, $0), .onSource(OriginLabel(op))) }
 }
 
 /// A callback operator with a value argument (scan, aggregate,
@@ -37,29 +37,29 @@ func valueOperator(_ sig: OpaquePointer?, _ v: rpl_value, _ name: StaticString, 
 func valueCallbackOperator<F>(
     _ sig: OpaquePointer?, _ v: rpl_value, what: StaticString, _ fn: F?, _ ctx: UnsafeMutableRawPointer?,
     _ release: rpl_release_fn?, _ name: StaticString, _ op: StaticString,
-    _ make: (Signal, Value, consuming Callback<F>) -> UnaryOperatorSignal
+    _ make: (__owned Signal, Value, consuming Callback<F>) -> UnaryOperatorSignal
 ) -> OpaquePointer? {
     guard let (source, callback) = checkedCallback(sig, fn, ctx, release, name,
                                                    then: { valueArg(v, name, what: what) != nil }) else {
         dropValue(v)
         return nil
     }
-    return named(make(source, toValue(v), consume callback), .onSource(OriginLabel(op)))
+    return named(make(consume source, toValue(v), consume callback), .onSource(OriginLabel(op)))
 }
 
 @inline(__always)
 func plainOperator(_ sig: OpaquePointer?, _ name: StaticString, _ op: StaticString,
-                           _ make: (Signal) -> UnaryOperatorSignal) -> OpaquePointer? {
+                           _ make: (__owned Signal) -> UnaryOperatorSignal) -> OpaquePointer? {
     guard let source = signalArg(sig, name) else { return nil }
-    return named(make(source), .onSource(OriginLabel(op)))
+    return named(make(consume source), .onSource(OriginLabel(op)))
 }
 
 /// A plainOperator whose name shows its count argument.
 @inline(__always)
 func countOperator(_ sig: OpaquePointer?, _ n: Int, _ name: StaticString, _ op: StaticString,
-                           _ make: (Signal, UInt) -> UnaryOperatorSignal) -> OpaquePointer? {
+                           _ make: (__owned Signal, UInt) -> UnaryOperatorSignal) -> OpaquePointer? {
     guard let source = signalArg(sig, name) else { return nil }
-    return named(make(source, UInt(bitPattern: n)), .onSourceArg(OriginLabel(op), UInt64(UInt(bitPattern: n))))
+    return named(make(consume source, UInt(bitPattern: n)), .onSourceArg(OriginLabel(op), UInt64(UInt(bitPattern: n))))
 }
 
 @inline(__always) func mapFunction(_ f: rpl_map_fn) -> MapFunction { unsafeBitCast(f, to: MapFunction.self) }

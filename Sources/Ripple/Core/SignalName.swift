@@ -42,10 +42,10 @@ public enum SignalOrigin {
     case onSource(OriginLabel)
     /// The same with a number: `[source] -take: 3`.
     case onSourceArg(OriginLabel, UInt64)
-    /// An operator on one signal that is not its `source` (an operator that
-    /// is no UnaryOperatorSignal): `[input] -bind:`.
+    /// An operator on one signal, for an operator that is no
+    /// UnaryOperatorSignal: `[input] -logAll`.
     case unary(Signal, OriginLabel)
-    /// The same with a number: `[input] -retry: 3`.
+    /// The same with a number: `[input] -write: 3`.
     case unaryArg(Signal, OriginLabel, UInt64)
     /// An operator on two signals: `[a] -concat: [b]`.
     case binary(Signal, OriginLabel, Signal)

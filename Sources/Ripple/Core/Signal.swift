@@ -71,10 +71,11 @@ public final class CreateSignal: Signal {
     let callback: Callback<SubscribeFunction?>
     let body: (borrowing Callback<SubscribeFunction?>, Subscriber) -> Disposable?
 
-    public init(_ callback: Callback<SubscribeFunction?>,
-                _ body: @escaping (borrowing Callback<SubscribeFunction?>, Subscriber) -> Disposable?) {
-        self.callback = callback
-        self.body = body
+    public init(_ callback: consuming Callback<SubscribeFunction?>,
+                _ body: consuming @escaping (borrowing Callback<SubscribeFunction?>, Subscriber) -> Disposable?) {
+        // Moved: no retain/release pair of either context.
+        self.callback = consume callback
+        self.body = consume body
         super.init()
     }
 

@@ -65,17 +65,19 @@ extension Signal {
 /// A cold signal: `body` runs once per subscription, with the subscriber to
 /// send to, and may return a resource to dispose when the subscription ends.
 public final class CreateSignal: Signal {
-    /// A C body's function, ctx and release, which `body` is called with:
-    /// held inline, so a C signal made without a release is one allocation
-    /// (`body` then captures nothing). Empty for a Swift body.
-    let callback: Callback<SubscribeFunction?>
-    let body: (borrowing Callback<SubscribeFunction?>, Subscriber) -> Disposable?
+    /// `body`, and the `callback` it is called with: a C body's function,
+    /// ctx and release, held inline, so a C signal made without a release
+    /// is one allocation (`body` then captures nothing); empty for a Swift
+    /// body. (One stored tuple: freed as one value, without the
+    /// retain/release pair of the signal that freeing two fields in turn
+    /// costs.)
+    let parts: (callback: Callback<SubscribeFunction?>,
+                body: (borrowing Callback<SubscribeFunction?>, Subscriber) -> Disposable?)
 
     public init(_ callback: consuming Callback<SubscribeFunction?>,
                 _ body: consuming @escaping (borrowing Callback<SubscribeFunction?>, Subscriber) -> Disposable?) {
         // Moved: no retain/release pair of either context.
-        self.callback = consume callback
-        self.body = consume body
+        self.parts = (consume callback, consume body)
         super.init()
     }
 
@@ -85,7 +87,7 @@ public final class CreateSignal: Signal {
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         let s = Subscriber(sink, subscribing: true)  // the disposable exists before the body runs (rule 3)
-        s.endSubscribeBody(adding: body(callback, s))
+        s.endSubscribeBody(adding: parts.body(parts.callback, s))
         return s
     }
 }

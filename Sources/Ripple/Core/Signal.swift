@@ -74,7 +74,7 @@ public final class CreateSignal: Signal {
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
-        let s = Subscriber(sink, subscribing: true)  // the disposable exists before the body runs (rule 3)
+        let s = Subscriber.make(sink, subscribing: true)  // the disposable exists before the body runs (rule 3)
         s.endSubscribeBody(adding: body(callback, s))
         return s
     }
@@ -91,7 +91,7 @@ public final class ReturnSignal: Signal {
     deinit { value.release() }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
-        let s = Subscriber(sink, sender: false)
+        let s = Subscriber.make(sink, sender: false)
         s.sendNext(value.retained())
         s.sendCompleted()
         return s
@@ -101,7 +101,7 @@ public final class ReturnSignal: Signal {
 /// Completes at once.
 public final class EmptySignal: Signal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
-        let s = Subscriber(sink, sender: false)
+        let s = Subscriber.make(sink, sender: false)
         s.sendCompleted()
         return s
     }
@@ -115,7 +115,7 @@ public final class ErrorSignal: Signal {
         super.init()
     }
     public override func subscribe(_ sink: Sink) -> Subscriber {
-        let s = Subscriber(sink, sender: false)
+        let s = Subscriber.make(sink, sender: false)
         s.sendError(error)
         return s
     }
@@ -124,7 +124,7 @@ public final class ErrorSignal: Signal {
 /// Never sends anything.
 public final class NeverSignal: Signal {
     public override func subscribe(_ sink: Sink) -> Subscriber {
-        let s = Subscriber(sink, sender: false)
+        let s = Subscriber.make(sink, sender: false)
         return s
     }
 }
@@ -138,7 +138,7 @@ public final class DeferSignal: Signal {
     }
     public override func subscribe(_ sink: Sink) -> Subscriber {
         if let inner = factory() { return inner.subscribe(sink) }
-        let s = Subscriber(sink, sender: false)
+        let s = Subscriber.make(sink, sender: false)
         s.sendError(.runtime(.callback, "defer: the factory returned no signal"))
         return s
     }

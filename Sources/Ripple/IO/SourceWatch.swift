@@ -161,7 +161,7 @@ open class SourceSignal: Signal {
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
-        let s = Subscriber(sink, subscribing: true)
+        let s = Subscriber.make(sink, subscribing: true)
         s.whileSubscribing(held: true) {
             do throws(OSFailure) {
                 var watcher: Watcher? = nil

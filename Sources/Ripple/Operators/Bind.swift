@@ -47,7 +47,7 @@ public final class BindSignal: Signal {
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
-        let relay = Subscriber(sink, subscribing: true)
+        let relay = Subscriber.make(sink, subscribing: true)
         let state = BindState(relay, limit: limit)
         relay.subscribeUpstream(source, BindSourceSink(state, function), held: true)
         return relay

@@ -13,7 +13,7 @@ public final class CatchSignal: Signal {
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
-        let relay = Subscriber(sink, subscribing: true)
+        let relay = Subscriber.make(sink, subscribing: true)
         relay.subscribeUpstream(source, CatchSink(relay, handler), held: true)
         return relay
     }

@@ -23,7 +23,7 @@ public final class ConcatSignal: Signal {
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
-        let relay = Subscriber(sink, subscribing: true)
+        let relay = Subscriber.make(sink, subscribing: true)
         relay.subscribeUpstream(first, ConcatFirstSink(relay, second, mode), held: true)
         return relay
     }
@@ -77,7 +77,7 @@ public final class StartWithSignal: Signal {
     deinit { value.release() }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
-        let relay = Subscriber(sink, subscribing: true)
+        let relay = Subscriber.make(sink, subscribing: true)
         relay.sendNext(value.retained())
         if relay.isDisposed {
             relay.endSubscribeCall()

@@ -17,7 +17,7 @@ public final class FromArraySignal: Signal {
     deinit { for v in values { v.release() } }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
-        let s = Subscriber(sink, sender: false)
+        let s = Subscriber.make(sink, sender: false)
         for v in values {
             if s.isDisposed { return s }
             s.sendNext(v.retained())
@@ -47,7 +47,7 @@ public final class RangeSignal: Signal {
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
-        let s = Subscriber(sink, sender: false)
+        let s = Subscriber.make(sink, sender: false)
         var i: UInt64 = 0
         while i < count {
             if s.isDisposed { return s }

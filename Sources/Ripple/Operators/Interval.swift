@@ -14,7 +14,7 @@ public final class IntervalSignal: Signal {
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
-        let s = Subscriber(sink)
+        let s = Subscriber.make(sink)
         var tick: Int64 = 0
         // Occurrences of one repeating action never overlap, so `tick` needs
         // no lock. The scheduler holds the action, which holds the

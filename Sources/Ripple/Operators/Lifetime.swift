@@ -16,7 +16,7 @@ public final class InitiallySignal: CallbackOperatorSignal<RawCallback> {
         let failure = callback.run()
         t.pointee.delivering &-= 1
         guard let failure else { return source.subscribe(sink) }
-        let s = Subscriber(sink)
+        let s = Subscriber.make(sink)
         s.sendError(failure)
         return s
     }

@@ -22,7 +22,7 @@ public final class RepeatSignal: Signal {
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
-        let relay = Subscriber(sink)
+        let relay = Subscriber.make(sink)
         if mode == .repeat && limit == 0 {
             relay.sendCompleted()
             return relay

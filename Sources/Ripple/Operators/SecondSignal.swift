@@ -12,7 +12,7 @@ final class SecondSignalOperator<Core: PairCore>: MultiInputSignal {
 
     override func subscribe(_ sink: Sink) -> Subscriber {
         let core = Core(sink)
-        let relay = Subscriber(core, subscribing: true)
+        let relay = Subscriber.make(core, subscribing: true)
         relay.whileSubscribing(held: true) {
             for (i, s) in sources.enumerated() {
                 if relay.isDisposed { break }

@@ -25,7 +25,7 @@ public final class SwitchToLatestSignal: Signal {
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
-        let relay = Subscriber(sink, subscribing: true)
+        let relay = Subscriber.make(sink, subscribing: true)
         let state = SwitchState(relay)
         relay.addResource(state.current)
         relay.subscribeUpstream(source, SwitchOuterSink(state, select), held: true)

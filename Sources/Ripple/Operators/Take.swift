@@ -17,7 +17,7 @@ public final class TakeSignal: UnaryOperatorSignal {
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         if count == 0 {
-            let s = Subscriber(sink, sender: false)
+            let s = Subscriber.make(sink, sender: false)
             s.sendCompleted()
             return s
         }

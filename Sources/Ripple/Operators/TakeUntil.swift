@@ -12,7 +12,7 @@ public final class TakeUntilSignal: Signal {
     }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
-        let relay = Subscriber(sink, subscribing: true)
+        let relay = Subscriber.make(sink, subscribing: true)
         relay.whileSubscribing(held: true) {
             _ = trigger.subscribe(TakeUntilTriggerSink(relay))
             if !relay.isDisposed { _ = source.subscribe(RelaySink(relay)) }

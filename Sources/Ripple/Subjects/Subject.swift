@@ -107,7 +107,7 @@ public final class SubjectSource: Signal, @unchecked Sendable {
     /// `counted` false: a subscription through an autoconnect side, which
     /// its connection core counts itself (`Subscriber.hubUncounted`).
     func subscribe(_ sink: Sink, counted: Bool) -> Subscriber {
-        let x = Subscriber(sink, hub: hub)
+        let x = Subscriber.make(sink, hub: hub)
         join(x, counted: counted)
         return x
     }

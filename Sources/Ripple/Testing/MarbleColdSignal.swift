@@ -73,7 +73,7 @@ public final class MarbleColdSource: Signal, @unchecked Sendable {
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
         guard let sched = scheduler.scheduler else { return Subscriber.ended(sink) }
-        let s = Subscriber(sink, subscribing: true)
+        let s = Subscriber.make(sink, subscribing: true)
         let logged = log.subscribed(on: scheduler)
         let keeper = self.keeper
         keeper?.keep(s)

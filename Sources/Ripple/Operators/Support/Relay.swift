@@ -71,7 +71,7 @@ public class MultiInputSignal: Signal {
     func makeCore(_ sink: Sink) -> InputCore { fatalError("makeCore must be overridden") }
 
     public override func subscribe(_ sink: Sink) -> Subscriber {
-        let relay = Subscriber(makeCore(sink), subscribing: true)
+        let relay = Subscriber.make(makeCore(sink), subscribing: true)
         if sources.isEmpty {
             relay.sendCompleted()
             relay.endSubscribeCall()

@@ -159,7 +159,7 @@ open class SourceSignal: Signal {
     /// Whether the source needs a watcher (os_signal does not).
     open var needsWatcher: Bool { true }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let s = Subscriber.make(sink, subscribing: true)
         s.whileSubscribing(held: true) {

@@ -46,7 +46,7 @@ public final class BindSignal: Signal {
         super.init()
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         let relay = Subscriber.make(sink, subscribing: true)
         let state = BindState(relay, limit: limit)
         relay.subscribeUpstream(source, BindSourceSink(state, function), held: true)

@@ -4,7 +4,7 @@
 // the pending subscription, so the source is never subscribed.
 
 public final class DelaySubscriptionSignal: ScheduledOperatorSignal {
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let relay = Subscriber.make(sink)
         let source = self.source

@@ -51,7 +51,7 @@ public final class DeliverOnSignal: ScheduledOperatorSignal {
         super.init(source, 0, scheduler)
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let relay = Subscriber.make(sink, subscribing: true)
         let core = DeliverOnCore(relay, scheduler, bound)

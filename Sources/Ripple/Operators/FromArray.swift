@@ -16,7 +16,7 @@ public final class FromArraySignal: Signal {
 
     deinit { for v in values { v.release() } }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         let s = Subscriber.make(sink, sender: false)
         for v in values {
             if s.isDisposed { return s }
@@ -46,7 +46,7 @@ public final class RangeSignal: Signal {
         count == 0 || count - 1 <= UInt64(bitPattern: Int64.max) &- UInt64(bitPattern: start)
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         let s = Subscriber.make(sink, sender: false)
         var i: UInt64 = 0
         while i < count {

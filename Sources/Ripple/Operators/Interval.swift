@@ -12,7 +12,7 @@ public final class IntervalSignal: Signal {
         super.init()
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let s = Subscriber.make(sink)
         var tick: Int64 = 0

@@ -21,7 +21,7 @@ public final class RepeatSignal: Signal {
         super.init()
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         let relay = Subscriber.make(sink)
         if mode == .repeat && limit == 0 {
             relay.sendCompleted()

@@ -10,7 +10,7 @@
 final class SecondSignalOperator<Core: PairCore>: MultiInputSignal {
     init(first: Signal, second: Signal) { super.init([first, second]) }
 
-    override func subscribe(_ sink: Sink) -> Subscriber {
+    override func subscribe(_ sink: consuming Sink) -> Subscriber {
         let core = Core(sink)
         let relay = Subscriber.make(core, subscribing: true)
         relay.whileSubscribing(held: true) {

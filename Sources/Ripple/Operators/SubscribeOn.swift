@@ -3,7 +3,7 @@
 // Disposing before the scheduled subscription has run cancels it.
 
 public final class SubscribeOnSignal: ScheduledOperatorSignal {
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let relay = Subscriber.make(sink)
         let source = self.source

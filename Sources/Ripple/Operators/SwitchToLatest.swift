@@ -24,7 +24,7 @@ public final class SwitchToLatestSignal: Signal {
         super.init()
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         let relay = Subscriber.make(sink, subscribing: true)
         let state = SwitchState(relay)
         relay.addResource(state.current)

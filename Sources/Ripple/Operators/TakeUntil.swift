@@ -11,7 +11,7 @@ public final class TakeUntilSignal: Signal {
         super.init()
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         let relay = Subscriber.make(sink, subscribing: true)
         relay.whileSubscribing(held: true) {
             _ = trigger.subscribe(TakeUntilTriggerSink(relay))

@@ -70,7 +70,7 @@ public class MultiInputSignal: Signal {
     /// The sink at the head of the relay, holding the operator's state.
     func makeCore(_ sink: Sink) -> InputCore { fatalError("makeCore must be overridden") }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         let relay = Subscriber.make(makeCore(sink), subscribing: true)
         if sources.isEmpty {
             relay.sendCompleted()

@@ -125,10 +125,12 @@ extension Subscriber {
         return body()
     }
 
-    /// Subscribes `sink` to `upstream` for this subscription (see
+    /// Subscribes `sink` (consumed) to `upstream` for this subscription (see
     /// `whileSubscribing`).
     @discardableResult @inline(__always)
-    public func subscribeUpstream(_ upstream: Signal, _ sink: Sink, held: Bool = false) -> Subscriber {
-        whileSubscribing(held: held) { upstream.subscribe(sink) }
+    public func subscribeUpstream(_ upstream: Signal, _ sink: consuming Sink, held: Bool = false) -> Subscriber {
+        // Moved into the call (a closure could only lend it): no retain/release pair.
+        var sink = Optional(sink)
+        return whileSubscribing(held: held) { upstream.subscribe(sink.take().unsafelyUnwrapped) }
     }
 }

@@ -126,7 +126,7 @@ open class Subscriber: Gate {
     }
 
     /// The object `make` attaches `sink` to.
-    private init(_ sink: __owned Sink, hub: __shared SubjectHub?, sender: Bool, subscribing: Bool) {
+    private init(_ sink: consuming Sink, hub: __shared SubjectHub?, sender: Bool, subscribing: Bool) {
         let direct = sink.directNext()
         directNext = direct?.function
         directContext = direct?.context

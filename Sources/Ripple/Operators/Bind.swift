@@ -153,7 +153,6 @@ final class BindSourceSink: RelaySink {
     override func onNext(_ value: borrowing Value) {
         if stopped || relay.isDisposed { return }
         var stop = false
-        let signal: Signal?
         let v = copy value  // 16 bytes; the box stays borrowed
         let (returned, failure) = withFailureChannel { () -> Signal? in
             switch function {
@@ -167,16 +166,12 @@ final class BindSourceSink: RelaySink {
             relay.sendError(failure)
             return
         }
-        switch function {
-        case .flatMap:
-            // The hot path: flatten_map to a signal that ends at once.
-            guard let s = returned else { return }  // nil: empty
-            signal = s
-        case .bind:
-            signal = returned
-            if signal == nil { stop = true }
+        // (Moved out of `returned`: no retain/release pair per value.)
+        if let signal = consume returned {
+            state.subscribeInner(signal)
+        } else if case .bind = function {
+            stop = true  // nil from a binder stops the source (flatten_map: nil is empty)
         }
-        if let signal { state.subscribeInner(signal) }
         if stop {
             stopped = true
             source?.dispose()

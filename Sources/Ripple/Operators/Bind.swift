@@ -31,7 +31,7 @@ public final class BindSignal: Signal {
     /// bind: nil from `binder` stops the source.
     public init(_ source: Signal, _ binder: @escaping Binder) {
         self.source = source.asSource
-        self.function = .bind(binder)
+        self.function = BindFunction(bind: binder, flatMap: nil)
         self.limit = 0
         super.init()
     }
@@ -41,7 +41,7 @@ public final class BindSignal: Signal {
     /// `transform` runs when the value arrives, also for an inner that waits.
     public init(_ source: Signal, flatMap transform: @escaping Transform, limit: Int = 0) {
         self.source = source.asSource
-        self.function = .flatMap(transform)
+        self.function = BindFunction(bind: nil, flatMap: transform)
         self.limit = max(limit, 0)
         super.init()
     }
@@ -54,10 +54,13 @@ public final class BindSignal: Signal {
     }
 }
 
-/// What a bind calls for each source value (flattenMap skips the stop flag).
-enum BindFunction {
-    case bind(BindSignal.Binder)
-    case flatMap(BindSignal.Transform)
+/// What a bind calls for each source value: one of the two (flattenMap
+/// skips the stop flag). Two optionals, not an enum: a call through optional
+/// chaining borrows the closure, where binding an enum's payload copies it (a
+/// retain/release pair per value).
+struct BindFunction {
+    let bind: BindSignal.Binder?
+    let flatMap: BindSignal.Transform?
 }
 
 /// Per subscription: what every sink of one bind shares.
@@ -155,10 +158,8 @@ final class BindSourceSink: RelaySink {
         var stop = false
         let v = copy value  // 16 bytes; the box stays borrowed
         let (returned, failure) = withFailureChannel { () -> Signal? in
-            switch function {
-            case .flatMap(let transform): return transform(v)
-            case .bind(let binder): return binder(v, &stop)
-            }
+            if function.bind == nil { return function.flatMap?(v) ?? nil }
+            return function.bind?(v, &stop) ?? nil
         }
         if let failure {
             // The callback failed: its signal is dropped and everything ends (rule 24).
@@ -169,7 +170,7 @@ final class BindSourceSink: RelaySink {
         // (Moved out of `returned`: no retain/release pair per value.)
         if let signal = consume returned {
             state.subscribeInner(signal)
-        } else if case .bind = function {
+        } else if function.bind != nil {
             stop = true  // nil from a binder stops the source (flatten_map: nil is empty)
         }
         if stop {

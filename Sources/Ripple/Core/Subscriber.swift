@@ -112,16 +112,30 @@ open class Subscriber: Gate {
     /// running, rule 5), ended by `endSubscribeBody`, or by the
     /// `whileSubscribing(held: true)` / `subscribeUpstream(held: true)` it
     /// makes next: no atomic add to open the hold.
-    public init(_ sink: __shared Sink, hub: __shared SubjectHub? = nil, sender: Bool = true, subscribing: Bool = false) {
+    ///
+    /// The one way such a subscriber is made. A factory, not an initializer:
+    /// here the new object's own reference is lent to `attach`, where an
+    /// initializer pays a retain/release pair of `self` around the call.
+    /// `sink` is consumed: the caller's reference becomes the chain's.
+    @inline(__always)
+    public static func make(_ sink: consuming Sink, hub: __shared SubjectHub? = nil, sender: Bool = true,
+                            subscribing: Bool = false) -> Subscriber {
+        let s = Subscriber(sink, hub: hub, sender: sender, subscribing: subscribing)
+        s.sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.attach(s) }
+        return s
+    }
+
+    /// The object `make` attaches `sink` to.
+    private init(_ sink: consuming Sink, hub: __shared SubjectHub?, sender: Bool, subscribing: Bool) {
         let direct = sink.directNext()
         directNext = direct?.function
         directContext = direct?.context
-        sinkRef = Unmanaged.passRetained(sink)
         hubRef = hub.map { Unmanaged.passRetained($0) }
         super.init(kind: hub == nil && sender ? .subscriber : .disposable,
                    bits: subscribing ? Subscriber.subscribeCall : 0)
-        // `self` is guaranteed alive for the call: no retain/release pair.
-        Unmanaged.passUnretained(self)._withUnsafeGuaranteedRef { sink.attach($0) }
+        // The last use of `sink`, whose reference this takes over: the
+        // retain here and the release of the consumed argument cancel out.
+        sinkRef = Unmanaged.passRetained(sink)
     }
 
     /// A subscriber of `subject` that is its own chain end: `next(context,
@@ -190,8 +204,8 @@ open class Subscriber: Gate {
 
     /// A subscription that is over at once (its release runs): what an
     /// operator returns when nothing could ever deliver to it.
-    public static func ended(_ sink: Sink) -> Subscriber {
-        let r = Subscriber(sink, sender: false)
+    public static func ended(_ sink: consuming Sink) -> Subscriber {
+        let r = Subscriber.make(sink, sender: false)
         r.dispose()
         return r
     }

@@ -12,8 +12,8 @@ public final class CatchSignal: Signal {
         super.init()
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        let relay = Subscriber(sink, subscribing: true)
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
+        let relay = Subscriber.make(sink, subscribing: true)
         relay.subscribeUpstream(source, CatchSink(relay, handler), held: true)
         return relay
     }

@@ -21,8 +21,8 @@ public final class RepeatSignal: Signal {
         super.init()
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        let relay = Subscriber(sink)
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
+        let relay = Subscriber.make(sink)
         if mode == .repeat && limit == 0 {
             relay.sendCompleted()
             return relay

@@ -146,7 +146,7 @@ final class ConnectingSignal: Signal, @unchecked Sendable {
     }
 
     override var subscribeOnlySide: Signal? { side }
-    override func subscribe(_ sink: Sink) -> Subscriber { side.subscribe(sink) }
+    override func subscribe(_ sink: consuming Sink) -> Subscriber { side.subscribe(sink) }
 }
 
 /// The side of a connecting signal that operators keep: the core only.
@@ -167,7 +167,7 @@ final class AutoconnectSource: ConnectingSide, SharedConnection, @unchecked Send
     /// The connection it made (or adopted), while connected.
     @exclusivity(unchecked) var connection: Disposable?
 
-    override func subscribe(_ sink: Sink) -> Subscriber {
+    override func subscribe(_ sink: consuming Sink) -> Subscriber {
         // Held for the call: the subject stays alive while it connects.
         guard let subject = core.subject else {
             // Nothing can send into the subject any more: joining its hub
@@ -208,7 +208,7 @@ final class LazyReplaySource: ConnectingSide, SharedConnection, @unchecked Senda
     /// Unused: the core holds the connection, which never disconnects.
     @exclusivity(unchecked) var connection: Disposable?
 
-    override func subscribe(_ sink: Sink) -> Subscriber {
+    override func subscribe(_ sink: consuming Sink) -> Subscriber {
         if !started.exchange(true, ordering: .acquiringAndReleasing), let subject = core.subject {
             // Connected for good: from now on the source's subscription (and
             // the handles) keep the subject, not this side (see the top).

@@ -249,7 +249,7 @@ private func subscribeSink(_ sig: OpaquePointer, _ obs: UnsafePointer<rpl_observ
     borrowed(sig, as: Signal.self) {
         let sink = CObserverSink(obs.pointee)
         sink.trace.subscribe($0)
-        return retainedHandle($0.subscription(sink))
+        return retainedHandle($0.subscription(consume sink))
     }
 }
 

@@ -184,7 +184,7 @@ final class LogSignal: Signal {
         self.label = label
         super.init()
     }
-    override func subscribe(_ sink: Sink) -> Subscriber {
+    override func subscribe(_ sink: consuming Sink) -> Subscriber {
         source.subscribe(LogSink(label ?? source.name, sink))
     }
 }

@@ -104,7 +104,7 @@ final class Recorder: Sink {
     @Test func relaySubscriberForwards() {
         // The pattern multi-input operators use: a started relay, fed by hand.
         let r = Recorder()
-        let relay = Subscriber(r)
+        let relay = Subscriber.make(r)
         relay.send(.next(.int(5)))
         relay.send(.completed)
         #expect(r.log == ["n5", "c", "f"])
@@ -147,7 +147,7 @@ final class Recorder: Sink {
             }
         }
         let c = Counter()
-        let sub = Subscriber(c)
+        let sub = Subscriber.make(c)
         let threads = 4, per = 20000
         var ids: [pthread_t] = []
         final class Box: @unchecked Sendable { let s: Subscriber; let n: Int; init(_ s: Subscriber, _ n: Int) { self.s = s; self.n = n } }

@@ -375,6 +375,57 @@ static void test_ended_handle_is_not_a_subscriber(void) {
     CHECK_EQ_INT(rpl_live_objects(), start);
 }
 
+/* lifetime-call (defect: the subscriber was freed inside the call): a
+   producer keeps its subscriber and gives the reference back in the
+   disposable it returned; the consumer lets go of its handle, so the
+   producer's reference is the last. Each producer call below ends the
+   subscription, which runs that disposable while the call still runs on
+   the subscriber: a send through take(1) (also behind a map), a dispose of
+   the subscriber itself, a terminal event. Every call succeeds, the
+   disposable and the consumer's release run once, and nothing is left. */
+typedef struct {
+    rpl_subscriber_t *sub;
+    int gave_back;
+} lt_keeper;
+static void lt_give_back(void *ctx) {
+    lt_keeper *k = ctx;
+    rpl_release(k->sub);
+    k->sub = NULL;
+    k->gave_back++;
+}
+static rpl_disposable_t *lt_keep_until_disposed(void *ctx, rpl_subscriber_t *s) {
+    lt_keeper *k = ctx;
+    k->sub = rpl_retain(s);
+    return rpl_disposable_create(lt_give_back, k);
+}
+static void test_call_outlives_what_it_ends(void) {
+    size_t start = rpl_live_objects();
+    for (int mode = 0; mode < 5; mode++) {
+        lt_keeper k = {0};
+        rpl_signal_t *src = rpl_signal_create(lt_keep_until_disposed, &k, NULL);
+        rpl_signal_t *mid = mode == 1 ? rpl_signal_map(src, lt_identity, NULL, NULL) : rpl_retain(src);
+        rpl_signal_t *sig = mode <= 1 ? rpl_signal_take(mid, 1) : rpl_retain(mid);
+        rec_t r;
+        rpl_release(rec_subscribe(sig, &r));
+        CHECK(k.sub != NULL);
+        rpl_status st = mode <= 1   ? rpl_subscriber_send_next(k.sub, rpl_int(7))
+                        : mode == 2 ? rpl_disposable_dispose((rpl_disposable_t *)k.sub)
+                        : mode == 3 ? rpl_subscriber_send_completed(k.sub)
+                                    : rpl_subscriber_send_error(k.sub, NULL);
+        CHECK_EQ_INT(st, 0);
+        CHECK(k.sub == NULL);
+        CHECK_EQ_INT(k.gave_back, 1);
+        CHECK_EQ_INT(r.n, mode <= 1 ? 1 : 0);
+        CHECK_EQ_INT(r.completed, mode <= 1 || mode == 3 ? 1 : 0);
+        CHECK_EQ_INT(r.errors, mode == 4 ? 1 : 0);
+        CHECK_EQ_INT(r.released, 1);
+        rpl_release(sig);
+        rpl_release(mid);
+        rpl_release(src);
+    }
+    CHECK_EQ_INT(rpl_live_objects(), start);
+}
+
 /* lifetime-release (defect: a timer at UINT64_MAX kept the subscription after
    dispose): delay, throttle, timeout and interval with UINT64_MAX ns on a
    serial and on the background scheduler; after dispose and release nothing
@@ -546,6 +597,7 @@ int main(void) {
     RUN(test_multicast_source_that_keeps_nothing);
     RUN(test_handle_is_not_a_subscriber);
     RUN(test_ended_handle_is_not_a_subscriber);
+    RUN(test_call_outlives_what_it_ends);
     RUN(test_far_timers_freed_on_dispose);
     RUN(test_flatten_over_subjects_with_blocking);
     RUN(test_start_eagerly_keeps_nothing);

@@ -4,7 +4,10 @@ import Synchronization
 ///
 /// Subclasses implement `subscribe(_:)`: attach `sink` to a subscriber (new,
 /// or the one at the head of an upstream chain) and return that subscriber,
-/// which is also the subscription's disposable.
+/// which is also the subscription's disposable. `sink` is consumed: the
+/// caller's reference is handed on, through the operators' sinks, to the
+/// subscriber that keeps the chain, so building one costs no retain/release
+/// per sink.
 open class Signal: RippleObject {
     /// How many signals deep this one is built: 1 for a source, else one more
     /// than the deepest input its origin names (set with the origin).
@@ -35,8 +38,8 @@ open class Signal: RippleObject {
     public override init(kind: ObjectKind) { super.init(kind: kind) }
     deinit { freeNames() }
 
-    /// Subscribes `sink` and returns the subscription (its disposable).
-    open func subscribe(_ sink: Sink) -> Subscriber {
+    /// Subscribes `sink` (consumed) and returns the subscription (its disposable).
+    open func subscribe(_ sink: consuming Sink) -> Subscriber {
         fatalError("Signal.subscribe must be overridden")
     }
 
@@ -85,8 +88,8 @@ public final class CreateSignal: Signal {
         self.init(Callback(nil, ctx: nil, release: nil)) { _, s in body(s) }
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        let s = Subscriber(sink, subscribing: true)  // the disposable exists before the body runs (rule 3)
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
+        let s = Subscriber.make(sink, subscribing: true)  // the disposable exists before the body runs (rule 3)
         s.endSubscribeBody(adding: parts.body(parts.callback, s))
         return s
     }
@@ -102,8 +105,8 @@ public final class ReturnSignal: Signal {
     }
     deinit { value.release() }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        let s = Subscriber(sink, sender: false)
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
+        let s = Subscriber.make(sink, sender: false)
         s.sendNext(value.retained())
         s.sendCompleted()
         return s
@@ -112,8 +115,8 @@ public final class ReturnSignal: Signal {
 
 /// Completes at once.
 public final class EmptySignal: Signal {
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        let s = Subscriber(sink, sender: false)
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
+        let s = Subscriber.make(sink, sender: false)
         s.sendCompleted()
         return s
     }
@@ -126,8 +129,8 @@ public final class ErrorSignal: Signal {
         self.error = error
         super.init()
     }
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        let s = Subscriber(sink, sender: false)
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
+        let s = Subscriber.make(sink, sender: false)
         s.sendError(error)
         return s
     }
@@ -135,8 +138,8 @@ public final class ErrorSignal: Signal {
 
 /// Never sends anything.
 public final class NeverSignal: Signal {
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        let s = Subscriber(sink, sender: false)
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
+        let s = Subscriber.make(sink, sender: false)
         return s
     }
 }
@@ -148,9 +151,9 @@ public final class DeferSignal: Signal {
         self.factory = factory
         super.init()
     }
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         if let inner = factory() { return inner.subscribe(sink) }
-        let s = Subscriber(sink, sender: false)
+        let s = Subscriber.make(sink, sender: false)
         s.sendError(.runtime(.callback, "defer: the factory returned no signal"))
         return s
     }

@@ -72,15 +72,19 @@ open class Subscriber: Gate {
     /// before the release). The top bits count the calls running (in units
     /// of `subscribeCall`), `finishDue` is set once finish is held back.
     @usableFromInline static let finishDue: UInt32 = 256
-    /// Set once a subscriber that is its own chain end has finished (one
-    /// with a sink chain knows by its `sinkRef`, cleared then): a second
-    /// finalize (a leave after the join of one disposed before it joined)
-    /// finishes nothing, and a late subscribe call never matches `finishDue`.
-    /// (One bit: setting and testing it is a `lock bts`.)
+    /// Set once it has finished: a second finalize (a leave after the join
+    /// of one disposed before it joined) finishes nothing, a late subscribe
+    /// call never matches `finishDue`, and a later `disposeHeldResources`
+    /// gives back the reference it took itself.
     static let finished: UInt32 = 512
     /// Set once `endWord` was set (it lives in the locked parts since).
     @usableFromInline static let hasEndWord: UInt32 = 1024
-    @usableFromInline static let subscribeCall: UInt32 = 1 << 11
+    /// Set once disposing its resources took a reference to it for its
+    /// finish to give back (`disposeHeldResources`): a resource may drop the
+    /// last reference of a caller still running on it
+    /// (docs/behaviour.md#lifetime-call).
+    static let keptForFinish: UInt32 = 2048
+    @usableFromInline static let subscribeCall: UInt32 = 1 << 12
     /// The bits `finish` being held back, due or done depends on.
     static let finishGate: UInt32 = ~(Subscriber.subscribeCall &- 1) | Subscriber.finishDue | Subscriber.finished
 
@@ -112,16 +116,30 @@ open class Subscriber: Gate {
     /// running, rule 5), ended by `endSubscribeBody`, or by the
     /// `whileSubscribing(held: true)` / `subscribeUpstream(held: true)` it
     /// makes next: no atomic add to open the hold.
-    public init(_ sink: __shared Sink, hub: __shared SubjectHub? = nil, sender: Bool = true, subscribing: Bool = false) {
+    ///
+    /// The one way such a subscriber is made. A factory, not an initializer:
+    /// here the new object's own reference is lent to `attach`, where an
+    /// initializer pays a retain/release pair of `self` around the call.
+    /// `sink` is consumed: the caller's reference becomes the chain's.
+    @inline(__always)
+    public static func make(_ sink: consuming Sink, hub: __shared SubjectHub? = nil, sender: Bool = true,
+                            subscribing: Bool = false) -> Subscriber {
+        let s = Subscriber(sink, hub: hub, sender: sender, subscribing: subscribing)
+        s.sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.attach(s) }
+        return s
+    }
+
+    /// The object `make` attaches `sink` to.
+    private init(_ sink: consuming Sink, hub: __shared SubjectHub?, sender: Bool, subscribing: Bool) {
         let direct = sink.directNext()
         directNext = direct?.function
         directContext = direct?.context
-        sinkRef = Unmanaged.passRetained(sink)
         hubRef = hub.map { Unmanaged.passRetained($0) }
         super.init(kind: hub == nil && sender ? .subscriber : .disposable,
                    bits: subscribing ? Subscriber.subscribeCall : 0)
-        // `self` is guaranteed alive for the call: no retain/release pair.
-        Unmanaged.passUnretained(self)._withUnsafeGuaranteedRef { sink.attach($0) }
+        // The last use of `sink`, whose reference this takes over: the
+        // retain here and the release of the consumed argument cancel out.
+        sinkRef = Unmanaged.passRetained(sink)
     }
 
     /// A subscriber of `subject` that is its own chain end: `next(context,
@@ -190,8 +208,8 @@ open class Subscriber: Gate {
 
     /// A subscription that is over at once (its release runs): what an
     /// operator returns when nothing could ever deliver to it.
-    public static func ended(_ sink: Sink) -> Subscriber {
-        let r = Subscriber(sink, sender: false)
+    public static func ended(_ sink: consuming Sink) -> Subscriber {
+        let r = Subscriber.make(sink, sender: false)
         r.dispose()
         return r
     }
@@ -205,10 +223,11 @@ open class Subscriber: Gate {
     }
 
     /// The end of a subscription nothing can reach any more (out of line:
-    /// the usual deinit, of one that ended, stays a small frame).
+    /// the usual deinit, of one that ended, stays a small frame). Nothing
+    /// runs on it but this deinit, so its resources take no reference.
     @inline(never)
     private func endUnreachable() {
-        disposeResources(leavingHub: false)
+        disposeResourcesInline(leavingHub: false, keeping: false)
         finalize()
     }
 
@@ -339,7 +358,7 @@ open class Subscriber: Gate {
     /// returns.
     public final override func dispose() {
         guard let mustFinalize = close(also: Subscriber.cancelled) else { return }
-        disposeResourcesInline(leavingHub: true)  // for a hub's subscriber this also tells the hub
+        disposeResourcesInline(leavingHub: true, keeping: true)  // for a hub's subscriber this also tells the hub
         if hubRef == nil && mustFinalize { finalize() }
     }
 
@@ -406,15 +425,25 @@ open class Subscriber: Gate {
         finish()
     }
 
+    /// Runs the chain's finish, once; then gives back the reference its
+    /// resources' disposal took (`keptForFinish`), last: the subscriber may
+    /// be freed then, so nothing after a finalize touches it.
+    /// (`finished` alone is set and tested, a `lock bts`; `keptForFinish` is
+    /// only ever set while `finished` is not, so once this has set `finished`,
+    /// a set `keptForFinish` is this finish's to give back.)
     @inline(__always)
     private func finish() {
         dropQueued()
+        let first = flags.bitwiseOr(Subscriber.finished, ordering: .acquiringAndReleasing).oldValue
+            & Subscriber.finished == 0
         if let s = sinkRef {
             sinkRef = nil
             s.takeRetainedValue().finish()
-        } else if flags.bitwiseOr(Subscriber.finished, ordering: .acquiringAndReleasing).oldValue
-                    & Subscriber.finished == 0 {
+        } else if first {
             observeFinish()
+        }
+        if first && flags.load(ordering: .acquiring) & Subscriber.keptForFinish != 0 {
+            Unmanaged.passUnretained(self).release()
         }
     }
 }

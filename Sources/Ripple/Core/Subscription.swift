@@ -35,8 +35,8 @@ extension Subscriber {
 }
 
 extension Signal {
-    /// Subscribes `sink` and returns the consumer's handle.
-    public func subscription(_ sink: Sink) -> Disposable {
+    /// Subscribes `sink` (consumed) and returns the consumer's handle.
+    public func subscription(_ sink: consuming Sink) -> Disposable {
         let s = subscribe(sink)
         return s.isOwnHandle ? s : Subscription(s)
     }

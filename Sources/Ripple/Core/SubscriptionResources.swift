@@ -39,28 +39,51 @@ extension Subscriber {
     /// Disposes every resource, once; a hub's subscriber then leaves its hub.
     /// A subscription that never had a resource (the common case) costs one
     /// atomic read-modify-write and no lock.
-    func disposeResources(leavingHub: Bool = true) { disposeResourcesInline(leavingHub: leavingHub) }
+    func disposeResources(leavingHub: Bool = true) { disposeResourcesInline(leavingHub: leavingHub, keeping: true) }
 
     /// `disposeResources`, inlined into `dispose` (the hub's leave with it).
+    /// `keeping` false only from its deinit (see `disposeHeldResources`).
     @inline(__always)
-    func disposeResourcesInline(leavingHub: Bool) {
+    func disposeResourcesInline(leavingHub: Bool, keeping: Bool) {
         let old = flags.bitwiseOr(Subscriber.resourcesClosed, ordering: .sequentiallyConsistent).oldValue
         if old & (Subscriber.resourcesClosed | Subscriber.hasResources) != 0 {
             if old & Subscriber.resourcesClosed != 0 { return }
-            disposeHeldResources()
+            disposeHeldResources(keeping: keeping)
         }
         if leavingHub, let hub = hubRef {
             hub._withUnsafeGuaranteedRef { $0.postMembership(self, joining: false) }
         }
     }
 
-    /// The resources added so far, disposed (each once).
+    /// The resources added so far, disposed (each once). A resource may drop
+    /// the last reference to this subscriber while a call is still running
+    /// on it further up the stack: a producer's disposable releasing the
+    /// subscriber it kept, while that producer's send or dispose ended the
+    /// subscription. So it keeps itself until its finish, which gives the
+    /// reference back last (docs/behaviour.md#lifetime-call); rare: only a
+    /// subscription that had resources pays it, once.
     @inline(never)
-    private func disposeHeldResources() {
+    private func disposeHeldResources(keeping: Bool) {
+        // Kept only while it has not finished (set only then, so a finish
+        // that sees the bit knows the reference is its to give back);
+        // finished already (on another thread), this call gives it back.
+        var keptHere = false
+        if keeping {
+            Unmanaged.passUnretained(self).retain()
+            var f = flags.load(ordering: .relaxed)
+            while f & Subscriber.finished == 0 {
+                let (ok, cur) = flags.compareExchange(expected: f, desired: f | Subscriber.keptForFinish,
+                                                      ordering: .acquiringAndReleasing)
+                if ok { break }
+                f = cur
+            }
+            keptHere = f & Subscriber.finished != 0
+        }
         let lock = slowLock
         lock.lock()
         let taken = locked?.resources.takeAll() ?? []
         lock.unlock()
         for d in taken { d.dispose() }
+        if keptHere { Unmanaged.passUnretained(self).release() }
     }
 }

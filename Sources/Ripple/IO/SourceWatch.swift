@@ -159,9 +159,9 @@ open class SourceSignal: Signal {
     /// Whether the source needs a watcher (os_signal does not).
     open var needsWatcher: Bool { true }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
-        let s = Subscriber(sink, subscribing: true)
+        let s = Subscriber.make(sink, subscribing: true)
         s.whileSubscribing(held: true) {
             do throws(OSFailure) {
                 var watcher: Watcher? = nil

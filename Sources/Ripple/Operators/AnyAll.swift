@@ -17,7 +17,7 @@ public final class AnyAllSignal: CallbackOperatorSignal<PredicateFunction> {
         super.init(source, predicate)
     }
 
-    override func makeSink(_ downstream: Sink) -> Sink { AnyAllSink(callback, all: all, downstream) }
+    override func makeSink(_ downstream: consuming Sink) -> Sink { AnyAllSink(callback, all: all, downstream) }
 }
 
 final class AnyAllSink: CallbackSink<PredicateFunction> {

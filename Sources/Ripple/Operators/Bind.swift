@@ -29,7 +29,7 @@ public final class BindSignal: UnaryOperatorSignal {
 
     /// bind: nil from `binder` stops the source.
     public init(_ source: Signal, _ binder: @escaping Binder) {
-        self.function = .bind(binder)
+        self.function = BindFunction(bind: binder, flatMap: nil)
         self.limit = 0
         super.init(source)
     }
@@ -38,23 +38,26 @@ public final class BindSignal: UnaryOperatorSignal {
     /// empty); at most `limit` of them run at once (0: no limit).
     /// `transform` runs when the value arrives, also for an inner that waits.
     public init(_ source: Signal, flatMap transform: @escaping Transform, limit: Int = 0) {
-        self.function = .flatMap(transform)
+        self.function = BindFunction(bind: nil, flatMap: transform)
         self.limit = max(limit, 0)
         super.init(source)
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        let relay = Subscriber(sink, subscribing: true)
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
+        let relay = Subscriber.make(sink, subscribing: true)
         let state = BindState(relay, limit: limit)
         relay.subscribeUpstream(source, BindSourceSink(state, function), held: true)
         return relay
     }
 }
 
-/// What a bind calls for each source value (flattenMap skips the stop flag).
-enum BindFunction {
-    case bind(BindSignal.Binder)
-    case flatMap(BindSignal.Transform)
+/// What a bind calls for each source value: one of the two (flattenMap
+/// skips the stop flag). Two optionals, not an enum: a call through optional
+/// chaining borrows the closure, where binding an enum's payload copies it (a
+/// retain/release pair per value).
+struct BindFunction {
+    let bind: BindSignal.Binder?
+    let flatMap: BindSignal.Transform?
 }
 
 /// Per subscription: what every sink of one bind shares.
@@ -150,13 +153,10 @@ final class BindSourceSink: RelaySink {
     override func onNext(_ value: borrowing Value) {
         if stopped || relay.isDisposed { return }
         var stop = false
-        let signal: Signal?
         let v = copy value  // 16 bytes; the box stays borrowed
         let (returned, failure) = withFailureChannel { () -> Signal? in
-            switch function {
-            case .flatMap(let transform): return transform(v)
-            case .bind(let binder): return binder(v, &stop)
-            }
+            if function.bind == nil { return function.flatMap?(v) ?? nil }
+            return function.bind?(v, &stop) ?? nil
         }
         if let failure {
             // The callback failed: its signal is dropped and everything ends (rule 24).
@@ -164,16 +164,12 @@ final class BindSourceSink: RelaySink {
             relay.sendError(failure)
             return
         }
-        switch function {
-        case .flatMap:
-            // The hot path: flatten_map to a signal that ends at once.
-            guard let s = returned else { return }  // nil: empty
-            signal = s
-        case .bind:
-            signal = returned
-            if signal == nil { stop = true }
+        // (Moved out of `returned`: no retain/release pair per value.)
+        if let signal = consume returned {
+            state.subscribeInner(signal)
+        } else if function.bind != nil {
+            stop = true  // nil from a binder stops the source (flatten_map: nil is empty)
         }
-        if let signal { state.subscribeInner(signal) }
         if stop {
             stopped = true
             source?.dispose()

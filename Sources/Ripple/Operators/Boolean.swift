@@ -21,7 +21,7 @@ public final class BooleanSignal: UnaryOperatorSignal {
         super.init(source)
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber { source.subscribe(BooleanSink(op, sink)) }
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber { source.subscribe(BooleanSink(op, sink)) }
 }
 
 final class BooleanSink: StoppingSink {

@@ -14,7 +14,7 @@ public final class BufferSignal: UnaryOperatorSignal {
         super.init(source)
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber { source.subscribe(BufferSink(count, sink)) }
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber { source.subscribe(BufferSink(count, sink)) }
 }
 
 final class BufferSink: ForwardingSink {

@@ -6,7 +6,7 @@
 // then completes; an error drops it and passes at once.
 
 public final class BufferWithTimeSignal: ScheduledOperatorSignal {
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         return subscribeTimed(source, BufferWithTimeCore(sink, interval, scheduler)) {
             RelaySink($0, input: TimedInput.held)

@@ -10,8 +10,8 @@ public final class CatchSignal: UnaryOperatorSignal {
         super.init(source)
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        let relay = Subscriber(sink, subscribing: true)
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
+        let relay = Subscriber.make(sink, subscribing: true)
         relay.subscribeUpstream(source, CatchSink(relay, handler), held: true)
         return relay
     }

@@ -5,7 +5,7 @@
 public final class CollectSignal: UnaryOperatorSignal {
     public override init(_ source: Signal) { super.init(source) }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         source.subscribe(CollectSink(sink))
     }
 }

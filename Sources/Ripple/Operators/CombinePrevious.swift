@@ -16,7 +16,7 @@ public final class CombinePreviousSignal: CallbackOperatorSignal<ReduceFunction>
 
     deinit { start.release() }
 
-    override func makeSink(_ downstream: Sink) -> Sink { CombinePreviousSink(start.retained(), callback, downstream) }
+    override func makeSink(_ downstream: consuming Sink) -> Sink { CombinePreviousSink(start.retained(), callback, downstream) }
 }
 
 final class CombinePreviousSink: CallbackSink<ReduceFunction> {

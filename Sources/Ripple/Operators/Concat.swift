@@ -22,8 +22,8 @@ public final class ConcatSignal: Signal {
         super.init()
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        let relay = Subscriber(sink, subscribing: true)
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
+        let relay = Subscriber.make(sink, subscribing: true)
         relay.subscribeUpstream(first, ConcatFirstSink(relay, second, mode), held: true)
         return relay
     }
@@ -74,8 +74,8 @@ public final class StartWithSignal: UnaryOperatorSignal {
     }
     deinit { value.release() }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        let relay = Subscriber(sink, subscribing: true)
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
+        let relay = Subscriber.make(sink, subscribing: true)
         relay.sendNext(value.retained())
         if relay.isDisposed {
             relay.endSubscribeCall()

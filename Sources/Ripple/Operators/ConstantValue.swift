@@ -15,9 +15,9 @@ public class ConstantValueSignal: UnaryOperatorSignal {
 
     deinit { value.release() }
 
-    func makeSink(_ value: Value, _ downstream: Sink) -> Sink { fatalError("makeSink must be overridden") }
+    func makeSink(_ value: Value, _ downstream: consuming Sink) -> Sink { fatalError("makeSink must be overridden") }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         source.subscribe(makeSink(value.retained(), sink))
     }
 }
@@ -36,7 +36,7 @@ class ConstantValueSink: ForwardingSink {
 
 /// Every value replaced by the constant (RAC's mapReplace:).
 public final class MapReplaceSignal: ConstantValueSignal {
-    override func makeSink(_ value: Value, _ downstream: Sink) -> Sink { MapReplaceSink(value, downstream) }
+    override func makeSink(_ value: Value, _ downstream: consuming Sink) -> Sink { MapReplaceSink(value, downstream) }
 }
 
 final class MapReplaceSink: ConstantValueSink {
@@ -46,7 +46,7 @@ final class MapReplaceSink: ConstantValueSink {
 /// Drops each value equal to the constant (`Value.equal`, as
 /// `rpl_value_equal`; RAC's ignore:).
 public final class IgnoreSignal: ConstantValueSignal {
-    override func makeSink(_ value: Value, _ downstream: Sink) -> Sink { IgnoreSink(value, downstream) }
+    override func makeSink(_ value: Value, _ downstream: consuming Sink) -> Sink { IgnoreSink(value, downstream) }
 }
 
 final class IgnoreSink: ConstantValueSink {
@@ -59,7 +59,7 @@ final class IgnoreSink: ConstantValueSink {
 public final class IgnoreValuesSignal: UnaryOperatorSignal {
     public override init(_ source: Signal) { super.init(source) }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber { source.subscribe(IgnoreValuesSink(sink)) }
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber { source.subscribe(IgnoreValuesSink(sink)) }
 }
 
 final class IgnoreValuesSink: ForwardingSink {
@@ -70,7 +70,7 @@ final class IgnoreValuesSink: ForwardingSink {
 /// constant first, then completed. An error passes alone (Rx's
 /// ifEmpty(default:)).
 public final class DefaultIfEmptySignal: ConstantValueSignal {
-    override func makeSink(_ value: Value, _ downstream: Sink) -> Sink { DefaultIfEmptySink(value, downstream) }
+    override func makeSink(_ value: Value, _ downstream: consuming Sink) -> Sink { DefaultIfEmptySink(value, downstream) }
 }
 
 final class DefaultIfEmptySink: ConstantValueSink {

@@ -8,7 +8,7 @@
 // concurrent scheduler.
 
 public final class DelaySignal: ScheduledOperatorSignal {
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         return subscribeTimed(source, DelayCore(sink, interval, scheduler)) {
             RelaySink($0, input: TimedInput.held)

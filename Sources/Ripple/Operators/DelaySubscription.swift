@@ -4,9 +4,9 @@
 // the pending subscription, so the source is never subscribed.
 
 public final class DelaySubscriptionSignal: ScheduledOperatorSignal {
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
-        let relay = Subscriber(sink)
+        let relay = Subscriber.make(sink)
         let source = self.source
         // The scheduler holds the job, the job holds the relay; the relay
         // holds the job weakly. The relay holds the source subscription

@@ -51,9 +51,9 @@ public final class DeliverOnSignal: ScheduledOperatorSignal {
         super.init(source, 0, scheduler)
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
-        let relay = Subscriber(sink, subscribing: true)
+        let relay = Subscriber.make(sink, subscribing: true)
         let core = DeliverOnCore(relay, scheduler, bound)
         relay.subscribeUpstream(source, DeliverOnSink(core), held: true)
         return relay

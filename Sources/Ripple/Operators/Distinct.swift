@@ -12,7 +12,7 @@ public typealias EqualFunction = @convention(c) (UnsafeMutableRawPointer?, Unsaf
 public final class DistinctUntilChangedSignal: UnaryOperatorSignal {
     public override init(_ source: Signal) { super.init(source) }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         source.subscribe(DistinctUntilChangedSink(ValueEquality(), sink))
     }
 }
@@ -21,7 +21,7 @@ public final class DistinctUntilChangedSignal: UnaryOperatorSignal {
 /// value passed; the first value always passes, without a call (Rx's
 /// distinctUntilChanged(_ comparer:)).
 public final class DistinctUntilChangedWithSignal: CallbackOperatorSignal<EqualFunction> {
-    override func makeSink(_ downstream: Sink) -> Sink { DistinctUntilChangedWithSink(callback, downstream) }
+    override func makeSink(_ downstream: consuming Sink) -> Sink { DistinctUntilChangedWithSink(callback, downstream) }
 }
 
 /// How a distinct sink compares the last value passed with a new one.

@@ -6,7 +6,7 @@ import RippleSupport
 
 /// Calls `action(ctx, v)` for each value, then forwards it.
 public final class DoNextSignal: CallbackOperatorSignal<ValueAction> {
-    override func makeSink(_ downstream: Sink) -> Sink { DoNextSink(callback, downstream) }
+    override func makeSink(_ downstream: consuming Sink) -> Sink { DoNextSink(callback, downstream) }
 }
 
 final class DoNextSink: CallbackSink<ValueAction> {
@@ -18,7 +18,7 @@ final class DoNextSink: CallbackSink<ValueAction> {
 
 /// Calls `action(ctx, error)` on an error, then forwards it.
 public final class DoErrorSignal: CallbackOperatorSignal<ErrorAction> {
-    override func makeSink(_ downstream: Sink) -> Sink { DoErrorSink(callback, downstream) }
+    override func makeSink(_ downstream: consuming Sink) -> Sink { DoErrorSink(callback, downstream) }
 }
 
 final class DoErrorSink: CallbackSink<ErrorAction> {
@@ -30,7 +30,7 @@ final class DoErrorSink: CallbackSink<ErrorAction> {
 
 /// Calls `action(ctx)` on completion, then forwards it.
 public final class DoCompletedSignal: CallbackOperatorSignal<RawCallback> {
-    override func makeSink(_ downstream: Sink) -> Sink { DoTerminalSink(callback, onError: false, downstream) }
+    override func makeSink(_ downstream: consuming Sink) -> Sink { DoTerminalSink(callback, onError: false, downstream) }
 }
 
 /// do_completed and finally: `fn(ctx)` on completion and, with `onError`

@@ -16,8 +16,8 @@ public final class FromArraySignal: Signal {
 
     deinit { for v in values { v.release() } }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        let s = Subscriber(sink, sender: false)
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
+        let s = Subscriber.make(sink, sender: false)
         for v in values {
             if s.isDisposed { return s }
             s.sendNext(v.retained())
@@ -46,8 +46,8 @@ public final class RangeSignal: Signal {
         count == 0 || count - 1 <= UInt64(bitPattern: Int64.max) &- UInt64(bitPattern: start)
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        let s = Subscriber(sink, sender: false)
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
+        let s = Subscriber.make(sink, sender: false)
         var i: UInt64 = 0
         while i < count {
             if s.isDisposed { return s }

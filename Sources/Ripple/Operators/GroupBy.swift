@@ -15,7 +15,7 @@ import RippleSupport
 /// without an event once their handles go (rule 6a). Groups are found by hash (`ValueKey`): a value costs O(1)
 /// lookups, however many groups there are (rule 23).
 public final class GroupBySignal: CallbackOperatorSignal<MapFunction> {
-    override func makeSink(_ downstream: Sink) -> Sink { GroupBySink(callback, downstream) }
+    override func makeSink(_ downstream: consuming Sink) -> Sink { GroupBySink(callback, downstream) }
 }
 
 final class GroupBySink: CallbackSink<MapFunction> {

@@ -12,9 +12,9 @@ public final class IntervalSignal: Signal {
         super.init()
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
-        let s = Subscriber(sink)
+        let s = Subscriber.make(sink)
         var tick: Int64 = 0
         // Occurrences of one repeating action never overlap, so `tick` needs
         // no lock. The scheduler holds the action, which holds the

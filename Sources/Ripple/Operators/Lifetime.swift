@@ -8,7 +8,7 @@ import RippleSupport
 /// subscription). `rpl_callback_fail` inside it fails that subscription with
 /// the error, and the source is not subscribed.
 public final class InitiallySignal: CallbackOperatorSignal<RawCallback> {
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         // Outside a delivery the failure channel needs a level of its own:
         // the callback runs as if delivering, so a send it starts is nested.
         let t = ripple_thread()!
@@ -16,7 +16,7 @@ public final class InitiallySignal: CallbackOperatorSignal<RawCallback> {
         let failure = callback.run()
         t.pointee.delivering &-= 1
         guard let failure else { return source.subscribe(sink) }
-        let s = Subscriber(sink)
+        let s = Subscriber.make(sink)
         s.sendError(failure)
         return s
     }
@@ -26,7 +26,7 @@ public final class InitiallySignal: CallbackOperatorSignal<RawCallback> {
 /// forwarded (RAC's finally:); not on disposal. `rpl_callback_fail` inside
 /// it sends that error in place of the terminal event.
 public final class FinallySignal: CallbackOperatorSignal<RawCallback> {
-    override func makeSink(_ downstream: Sink) -> Sink { DoTerminalSink(callback, onError: true, downstream) }
+    override func makeSink(_ downstream: consuming Sink) -> Sink { DoTerminalSink(callback, onError: true, downstream) }
 }
 
 /// Runs `fn(ctx)` once per subscription when it has ended for any reason
@@ -36,7 +36,7 @@ public final class FinallySignal: CallbackOperatorSignal<RawCallback> {
 /// observer's release (Rx's do(onDispose:); rule 27). The
 /// subscription is over by then, so `rpl_callback_fail` is refused there.
 public final class DoDisposeSignal: CallbackOperatorSignal<RawCallback> {
-    override func makeSink(_ downstream: Sink) -> Sink { DoDisposeSink(callback, downstream) }
+    override func makeSink(_ downstream: consuming Sink) -> Sink { DoDisposeSink(callback, downstream) }
 }
 
 // `finish` runs once the subscription's resources are disposed and every

@@ -4,7 +4,7 @@ import RippleSupport
 
 /// `next fn(v)` for every value; terminal events pass through.
 public final class MapSignal: CallbackOperatorSignal<MapFunction> {
-    override func makeSink(_ downstream: Sink) -> Sink { MapSink(callback, downstream) }
+    override func makeSink(_ downstream: consuming Sink) -> Sink { MapSink(callback, downstream) }
 }
 
 final class MapSink: CallbackSink<MapFunction> {
@@ -16,7 +16,7 @@ final class MapSink: CallbackSink<MapFunction> {
 
 /// Passes the values for which `predicate` returns true.
 public final class FilterSignal: CallbackOperatorSignal<PredicateFunction> {
-    override func makeSink(_ downstream: Sink) -> Sink { FilterSink(callback, downstream) }
+    override func makeSink(_ downstream: consuming Sink) -> Sink { FilterSink(callback, downstream) }
 }
 
 final class FilterSink: CallbackSink<PredicateFunction> {

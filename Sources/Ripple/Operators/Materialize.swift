@@ -6,7 +6,7 @@
 public final class MaterializeSignal: UnaryOperatorSignal {
     public override init(_ source: Signal) { super.init(source) }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         source.subscribe(MaterializeSink(sink))
     }
 }
@@ -40,7 +40,7 @@ final class MaterializeSink: ForwardingSink {
 public final class DematerializeSignal: UnaryOperatorSignal {
     public override init(_ source: Signal) { super.init(source) }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         source.subscribe(DematerializeSink(sink))
     }
 }

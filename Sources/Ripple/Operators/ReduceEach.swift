@@ -30,7 +30,7 @@ extension Callback where Function == ReduceEachFunction {
 /// is not a tuple fails the signal with a type error and disposes the source
 /// (RAC asserts).
 public final class ReduceEachSignal: CallbackOperatorSignal<ReduceEachFunction> {
-    override func makeSink(_ downstream: Sink) -> Sink { ReduceEachSink(callback, downstream) }
+    override func makeSink(_ downstream: consuming Sink) -> Sink { ReduceEachSink(callback, downstream) }
 }
 
 final class ReduceEachSink: CallbackSink<ReduceEachFunction> {

@@ -19,8 +19,8 @@ public final class RepeatSignal: UnaryOperatorSignal {
         super.init(source)
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        let relay = Subscriber(sink)
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
+        let relay = Subscriber.make(sink)
         if mode == .repeat && limit == 0 {
             relay.sendCompleted()
             return relay

@@ -20,7 +20,7 @@ public final class ScanSignal: CallbackOperatorSignal<ReduceFunction> {
 
     deinit { initial.release() }
 
-    override func makeSink(_ downstream: Sink) -> Sink {
+    override func makeSink(_ downstream: consuming Sink) -> Sink {
         let acc = initial.retained()
         return aggregate ? AggregateSink(acc, callback, downstream) : ScanSink(acc, callback, downstream)
     }

@@ -10,9 +10,9 @@
 final class SecondSignalOperator<Core: PairCore>: MultiInputSignal {
     init(first: Signal, second: Signal) { super.init([first, second]) }
 
-    override func subscribe(_ sink: Sink) -> Subscriber {
+    override func subscribe(_ sink: consuming Sink) -> Subscriber {
         let core = Core(sink)
-        let relay = Subscriber(core, subscribing: true)
+        let relay = Subscriber.make(core, subscribing: true)
         relay.whileSubscribing(held: true) {
             for (i, s) in sources.enumerated() {
                 if relay.isDisposed { break }

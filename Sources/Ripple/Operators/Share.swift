@@ -26,7 +26,7 @@ public final class ShareSignal: UnaryOperatorSignal, @unchecked Sendable {
         super.init(source)
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         lock.lock()
         let connection: ShareConnection
         let first: Bool

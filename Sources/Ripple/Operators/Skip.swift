@@ -11,7 +11,7 @@ public final class SkipSignal: UnaryOperatorSignal {
         super.init(source)
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         source.subscribe(SkipSink(count, sink))
     }
 }
@@ -36,7 +36,7 @@ final class SkipSink: ForwardingSink {
 /// Drops values while `predicate` is true, then passes everything, including
 /// later values for which it would be true (RAC's skipWhileBlock:).
 public final class SkipWhileSignal: CallbackOperatorSignal<PredicateFunction> {
-    override func makeSink(_ downstream: Sink) -> Sink { SkipWhileSink(callback, downstream) }
+    override func makeSink(_ downstream: consuming Sink) -> Sink { SkipWhileSink(callback, downstream) }
 }
 
 final class SkipWhileSink: CallbackSink<PredicateFunction> {

@@ -3,9 +3,9 @@
 // Disposing before the scheduled subscription has run cancels it.
 
 public final class SubscribeOnSignal: ScheduledOperatorSignal {
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
-        let relay = Subscriber(sink)
+        let relay = Subscriber.make(sink)
         let source = self.source
         // The scheduler holds the job, the job holds the relay; the relay
         // holds the job weakly (no cycle if the scheduler is freed first).

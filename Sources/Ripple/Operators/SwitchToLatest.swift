@@ -22,8 +22,8 @@ public final class SwitchToLatestSignal: UnaryOperatorSignal {
         super.init(source)
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        let relay = Subscriber(sink, subscribing: true)
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
+        let relay = Subscriber.make(sink, subscribing: true)
         let state = SwitchState(relay)
         relay.addResource(state.current)
         relay.subscribeUpstream(source, SwitchOuterSink(state, select), held: true)

@@ -15,9 +15,9 @@ public final class TakeSignal: UnaryOperatorSignal {
         super.init(source)
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         if count == 0 {
-            let s = Subscriber(sink, sender: false)
+            let s = Subscriber.make(sink, sender: false)
             s.sendCompleted()
             return s
         }
@@ -52,7 +52,7 @@ public final class TakeLastSignal: UnaryOperatorSignal {
         super.init(source)
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         source.subscribe(TakeLastSink(count, sink))
     }
 }
@@ -87,7 +87,7 @@ final class TakeLastSink: ForwardingSink {
 /// false, completes (without that value) and disposes the source (RAC's
 /// takeWhileBlock:).
 public final class TakeWhileSignal: CallbackOperatorSignal<PredicateFunction> {
-    override func makeSink(_ downstream: Sink) -> Sink { TakeWhileSink(callback, downstream) }
+    override func makeSink(_ downstream: consuming Sink) -> Sink { TakeWhileSink(callback, downstream) }
 }
 
 final class TakeWhileSink: CallbackSink<PredicateFunction> {

@@ -11,8 +11,8 @@ public final class TakeUntilSignal: Signal {
         super.init()
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        let relay = Subscriber(sink, subscribing: true)
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
+        let relay = Subscriber.make(sink, subscribing: true)
         relay.whileSubscribing(held: true) {
             _ = trigger.subscribe(TakeUntilTriggerSink(relay))
             if !relay.isDisposed { _ = source.subscribe(RelaySink(relay)) }

@@ -6,7 +6,7 @@
 // works on the immediate scheduler too. Completion and errors pass at once.
 
 public final class ThrottleFirstSignal: ScheduledOperatorSignal {
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         return source.subscribe(ThrottleFirstSink(sink, interval, scheduler))
     }

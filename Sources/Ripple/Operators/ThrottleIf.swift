@@ -27,7 +27,7 @@ public final class ThrottleIfSignal: ScheduledOperatorSignal {
         super.init(source, interval, scheduler)
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
         let predicate = self.predicate
         return subscribeTimed(source, ThrottleIfCore(sink, interval, scheduler)) {

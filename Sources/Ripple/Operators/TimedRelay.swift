@@ -93,7 +93,7 @@ class TimedCore: InputCore {
 /// A timed operator's subscription: `core` at the head of a new relay, the
 /// source subscribed through the sink `upstream` makes for that relay.
 func subscribeTimed(_ source: Signal, _ core: TimedCore, _ upstream: (Subscriber) -> RelaySink) -> Subscriber {
-    let relay = Subscriber(core, subscribing: true)
+    let relay = Subscriber.make(core, subscribing: true)
     relay.subscribeUpstream(source, upstream(relay), held: true)
     return relay
 }

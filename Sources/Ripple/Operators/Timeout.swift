@@ -4,9 +4,9 @@
 // before upstream is subscribed and cancelled when the subscription ends.
 
 public final class TimeoutSignal: ScheduledOperatorSignal {
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         guard let scheduler = scheduler.scheduler else { return .ended(sink) }
-        let relay = Subscriber(sink, subscribing: true)  // a timeout before the upstream subscribe returns is released after it
+        let relay = Subscriber.make(sink, subscribing: true)  // a timeout before the upstream subscribe returns is released after it
         let interval = self.interval
         relay.hold(scheduler.schedule(after: interval) {
             // Ends the subscription, which disposes upstream.

@@ -35,7 +35,7 @@ public class Subject: Signal, @unchecked Sendable {
     /// Sends any event; consumes it.
     public final func send(_ event: Event) { hub.send(Message(event)) }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber { source.subscribe(sink) }
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber { source.subscribe(sink) }
 
     /// Joins `subscriber`, made with `Subscriber(observing: self, ...)` and
     /// its own chain end (the C observer), straight to the subject; it is
@@ -102,12 +102,12 @@ public final class SubjectSource: Signal, @unchecked Sendable {
         super.init()
     }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber { subscribe(sink, counted: true) }
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber { subscribe(sink, counted: true) }
 
     /// `counted` false: a subscription through an autoconnect side, which
     /// its connection core counts itself (`Subscriber.hubUncounted`).
-    func subscribe(_ sink: Sink, counted: Bool) -> Subscriber {
-        let x = Subscriber(sink, hub: hub)
+    func subscribe(_ sink: consuming Sink, counted: Bool) -> Subscriber {
+        let x = Subscriber.make(sink, hub: hub)
         join(x, counted: counted)
         return x
     }

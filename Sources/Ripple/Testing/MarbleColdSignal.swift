@@ -51,7 +51,7 @@ public final class MarbleColdSignal: Signal, @unchecked Sendable {
 
     public var log: MarbleSubscriptionLog { source.log }
     public override var subscribeOnlySide: Signal? { source }
-    public override func subscribe(_ sink: Sink) -> Subscriber { source.subscribe(sink) }
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber { source.subscribe(sink) }
 
     func keep(_ s: Subscriber) { lock.withLock { open[ObjectIdentifier(s)] = s } }
     func drop(_ s: ObjectIdentifier) { _ = lock.withLock { open.removeValue(forKey: s) } }
@@ -71,9 +71,9 @@ public final class MarbleColdSource: Signal, @unchecked Sendable {
     }
     deinit { play.release() }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         guard let sched = scheduler.scheduler else { return Subscriber.ended(sink) }
-        let s = Subscriber(sink, subscribing: true)
+        let s = Subscriber.make(sink, subscribing: true)
         let logged = log.subscribed(on: scheduler)
         let keeper = self.keeper
         keeper?.keep(s)

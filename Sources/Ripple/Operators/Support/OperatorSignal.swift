@@ -16,8 +16,8 @@ public class UnaryOperatorSignal: Signal {
 
 /// Base of the fused operators with one C callback (map, filter, scan,
 /// take_while, skip_while, do_*, ...): each subscription gets a sink from
-/// `makeSink` (a `CallbackSink`), which calls the callback directly per
-/// value. initially and do_dispose override `subscribe` instead.
+/// `makeSink` (a `CallbackSink` over `downstream`, consumed), which calls the
+/// callback directly per value. initially and do_dispose override `subscribe` instead.
 public class CallbackOperatorSignal<Function>: UnaryOperatorSignal {
     let callback: Callback<Function>
 
@@ -26,9 +26,9 @@ public class CallbackOperatorSignal<Function>: UnaryOperatorSignal {
         super.init(consume source)
     }
 
-    func makeSink(_ downstream: Sink) -> Sink { fatalError("makeSink must be overridden") }
+    func makeSink(_ downstream: consuming Sink) -> Sink { fatalError("makeSink must be overridden") }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber { source.subscribe(makeSink(sink)) }
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber { source.subscribe(makeSink(sink)) }
 }
 
 /// Base of the operators that work on a scheduler (delay, throttle, timeout,

@@ -70,8 +70,8 @@ public class MultiInputSignal: Signal {
     /// The sink at the head of the relay, holding the operator's state.
     func makeCore(_ sink: Sink) -> InputCore { fatalError("makeCore must be overridden") }
 
-    public override func subscribe(_ sink: Sink) -> Subscriber {
-        let relay = Subscriber(makeCore(sink), subscribing: true)
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber {
+        let relay = Subscriber.make(makeCore(sink), subscribing: true)
         if sources.isEmpty {
             relay.sendCompleted()
             relay.endSubscribeCall()
@@ -125,10 +125,12 @@ extension Subscriber {
         return body()
     }
 
-    /// Subscribes `sink` to `upstream` for this subscription (see
+    /// Subscribes `sink` (consumed) to `upstream` for this subscription (see
     /// `whileSubscribing`).
     @discardableResult @inline(__always)
-    public func subscribeUpstream(_ upstream: Signal, _ sink: Sink, held: Bool = false) -> Subscriber {
-        whileSubscribing(held: held) { upstream.subscribe(sink) }
+    public func subscribeUpstream(_ upstream: Signal, _ sink: consuming Sink, held: Bool = false) -> Subscriber {
+        // Moved into the call (a closure could only lend it): no retain/release pair.
+        var sink = Optional(sink)
+        return whileSubscribing(held: held) { upstream.subscribe(sink.take().unsafelyUnwrapped) }
     }
 }

@@ -331,6 +331,39 @@ static void test_reconnect_feedback_loop_is_flat(void) {
     CHECK_EQ_INT(live, live0);
 }
 
+/* ---- An attach that ended its own subscription freed its sink under it ----
+   Found by the 60-second fuzz of `make check` (2026-11-27; the input,
+   attach-ends-subscription.bin, is racy: with_latest_from over one replay
+   subject behind a blocking first whose timer disposed the relay from a
+   worker thread). A subscriber's sink chain is kept by the subscriber alone,
+   and `attach` runs on it: an attach that ends the subscription (the relay's
+   sink of an ended relay; here, deterministically, the sink feeding a subject
+   that has already terminated, which disposes its new source subscription at
+   once) ran its finish inside the attach, which freed the sink it was running
+   on (heap-use-after-free under valgrind). Finish now waits for the attach.
+   Sources that end, do not, and a subject ended by an error. */
+static void test_attach_ends_subscription(void) {
+    size_t live0 = rpl_live_objects();
+    for (int i = 0; i < 4; i++) {
+        rpl_subject_t *target = rpl_subject_create();
+        if (i % 2) rpl_subject_send_error(target, NULL);
+        else rpl_subject_send_completed(target);
+        rpl_signal_t *src = i < 2 ? rpl_signal_never() : rpl_signal_return(rpl_int(1));
+        rpl_disposable_t *d = rpl_signal_subscribe_subject(src, target);
+        CHECK(d != NULL);
+        CHECK(rpl_disposable_is_disposed(d));
+        rec_t r;
+        rpl_release(rec_subscribe(rpl_subject_as_signal(target), &r));
+        CHECK_EQ_INT(r.n, 0);  /* what src sent did not reach the ended subject */
+        CHECK_EQ_INT(r.completed + r.errors, 1);
+        CHECK_EQ_INT(r.released, 1);
+        rpl_release(d);
+        rpl_release(src);
+        rpl_release(target);
+    }
+    CHECK_EQ_INT(rpl_live_objects(), live0);
+}
+
 int main(void) {
     RUN(test_start_with_itself_no_cycle);
     RUN(test_start_replay_after_subscriber_dropped);
@@ -338,5 +371,6 @@ int main(void) {
     RUN(test_operator_over_multicast_subject_connects);
     RUN(test_disposed_in_nested_replay);
     RUN(test_reconnect_feedback_loop_is_flat);
+    RUN(test_attach_ends_subscription);
     CHECK_DONE();
 }

@@ -110,6 +110,35 @@ final class Recorder: Sink {
         #expect(r.log == ["n5", "c", "f"])
     }
 
+    @Test func attachThatEndsTheSubscriptionFinishesAfterIt() {
+        // A sink whose attach ends its own subscription (as a relay's sink
+        // does when the relay has ended): the sink, kept only by the
+        // subscriber, must outlive the attach, so finish runs after it.
+        final class EndingSink: ObserverSink {
+            var attaching = false
+            var finishedInsideAttach = false
+            var finishes = 0
+            override func attach(_ subscriber: Subscriber) {
+                super.attach(subscriber)
+                attaching = true
+                subscriber.dispose()
+                attaching = false
+            }
+            override func finish() {
+                finishes += 1
+                if attaching { finishedInsideAttach = true }
+            }
+        }
+        for subscribing in [false, true] {
+            let sink = EndingSink()
+            let s = Subscriber.make(sink, subscribing: subscribing)
+            if subscribing { s.endSubscribeBody(adding: nil) }
+            #expect(s.isDisposed)
+            #expect(sink.finishes == 1)
+            #expect(!sink.finishedInsideAttach)
+        }
+    }
+
     @Test func forwardingSinkChain() {
         final class Doubler: ForwardingSink {
             override func onNext(_ value: borrowing Value) { downstream.onNext(.int(value.intValue * 2)) }

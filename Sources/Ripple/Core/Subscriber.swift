@@ -120,23 +120,29 @@ open class Subscriber: Gate {
     /// The one way such a subscriber is made. A factory, not an initializer:
     /// here the new object's own reference is lent to `attach`, where an
     /// initializer pays a retain/release pair of `self` around the call.
-    /// `sink` is consumed: the caller's reference becomes the chain's.
+    /// `sink` is consumed: the caller's reference becomes the chain's, so
+    /// `attach` runs on sinks only the subscriber keeps; an attach can end
+    /// the subscription (a relay's sink holding it in a relay that has
+    /// ended, on this thread or another), and its finish would free them
+    /// under the running attach. So `finish` is held back while it runs: one
+    /// more subscribe call from birth (no atomic to open it), ended after.
     @inline(__always)
     public static func make(_ sink: consuming Sink, hub: __shared SubjectHub? = nil, sender: Bool = true,
                             subscribing: Bool = false) -> Subscriber {
-        let s = Subscriber(sink, hub: hub, sender: sender, subscribing: subscribing)
+        let s = Subscriber(sink, hub: hub, sender: sender, calls: subscribing ? 2 : 1)
         s.sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.attach(s) }
+        s.endSubscribeCall()
         return s
     }
 
     /// The object `make` attaches `sink` to.
-    private init(_ sink: consuming Sink, hub: __shared SubjectHub?, sender: Bool, subscribing: Bool) {
+    private init(_ sink: consuming Sink, hub: __shared SubjectHub?, sender: Bool, calls: UInt32) {
         let direct = sink.directNext()
         directNext = direct?.function
         directContext = direct?.context
         hubRef = hub.map { Unmanaged.passRetained($0) }
         super.init(kind: hub == nil && sender ? .subscriber : .disposable,
-                   bits: subscribing ? Subscriber.subscribeCall : 0)
+                   bits: calls &* Subscriber.subscribeCall)
         // The last use of `sink`, whose reference this takes over: the
         // retain here and the release of the consumed argument cancel out.
         sinkRef = Unmanaged.passRetained(sink)

@@ -136,17 +136,17 @@ final class ConnectionCore: @unchecked Sendable {
 /// An autoconnect or replay_lazily signal as its handle: it keeps the
 /// connection (it can connect); operators keep its connecting side.
 final class ConnectingSignal: Signal, @unchecked Sendable {
-    let connection: MulticastConnection
-    let side: ConnectingSide
+    /// One stored tuple: freed as one value, without the retain/release pair
+    /// of the signal that freeing two fields of a subclass in turn costs.
+    let parts: (connection: MulticastConnection, side: ConnectingSide)
 
     init(_ connection: MulticastConnection, side: ConnectingSide) {
-        self.connection = connection
-        self.side = side
+        self.parts = (connection, side)
         super.init()
     }
 
-    override var subscribeOnlySide: Signal? { side }
-    override func subscribe(_ sink: consuming Sink) -> Subscriber { side.subscribe(sink) }
+    override var subscribeOnlySide: Signal? { parts.side }
+    override func subscribe(_ sink: consuming Sink) -> Subscriber { parts.side.subscribe(sink) }
 }
 
 /// The side of a connecting signal that operators keep: the core only.

@@ -156,7 +156,7 @@ open class Subscriber: Gate {
         directNext = next
         directContext = context
         sinkRef = nil
-        hubRef = Unmanaged.passRetained(subject.hub)
+        hubRef = Unmanaged.passRetained(subject.parts.hub)
         super.init(kind: .disposable)
     }
 

@@ -26,7 +26,7 @@ public final class UpstreamHold: Disposable {
     /// a cycle with its upstreams).
     deinit {
         if let s = strong.exchange(nil, ordering: .acquiringAndReleasing) {
-            s.takeUnretainedValue().letGo()
+            s._withUnsafeGuaranteedRef { $0.letGo() }  // (our +1 keeps it: no retain)
             s.release()
         }
     }

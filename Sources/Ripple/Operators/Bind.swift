@@ -118,7 +118,7 @@ final class BindState {
         // now keeps inners that end at once free of weak references; during
         // `subscribe` the inner sink itself stops the inner if we end.)
         let token = relay.makeHold(sub)
-        inner.token = token
+        inner.token = .passRetained(token)
         relay.addResource(token)
         relay.settle(token)
         if !inner.phase.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
@@ -194,7 +194,11 @@ final class BindInnerSink: RelaySink {
     unowned(unsafe) var inner: Subscriber?
     /// 0: subscribing; 1: its token is held by the relay; 2: completed.
     let phase = Atomic<Int>(0)
-    var token: UpstreamHold?
+    /// The relay's hold on the inner subscription, +1 (released by deinit),
+    /// once it is held. Unmanaged: `state` stays the only field of its own
+    /// that Swift frees, as freeing two of a subclass's fields in turn costs a
+    /// retain/release pair of the sink (once per inner).
+    var token: Unmanaged<UpstreamHold>?
     /// With a limit: the call that subscribed it has returned (under the
     /// limiter's lock; see InnerLimiter).
     var subscribeReturned = false
@@ -203,6 +207,8 @@ final class BindInnerSink: RelaySink {
         self.state = state
         super.init(state.relay)
     }
+
+    deinit { token?.release() }
 
     override func attach(_ subscriber: Subscriber) { inner = subscriber }
 
@@ -214,7 +220,7 @@ final class BindInnerSink: RelaySink {
     }
     override func onCompleted() {
         if phase.exchange(2, ordering: .acquiringAndReleasing) == 1, let token {
-            relay.removeResource(token)  // keeps the relay's list short
+            token._withUnsafeGuaranteedRef { relay.removeResource($0) }  // keeps the relay's list short
         }
         // With a limit, a slot is free: the next waiting inner starts, here
         // if the subscribe call that started this one has returned, else in

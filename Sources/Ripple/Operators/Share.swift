@@ -91,7 +91,7 @@ final class ShareFeedSink: Sink {
     init(_ connection: ShareConnection) { self.connection = connection }
 
     override func attach(_ subscriber: Subscriber) {
-        connection.subject.hub.addSource(subscriber)
+        connection.subject.parts.hub.addSource(subscriber)
         connection.held(subscriber)
     }
     override func onNext(_ value: borrowing Value) { connection.subject.sendNext(value.retained()) }
@@ -108,7 +108,7 @@ final class ShareFeedSink: Sink {
     /// more: close it, ending whatever subscribers it still has (rule 6a).
     override func finish() {
         connection.sourceEnded()
-        connection.subject.hub.post(.close)
+        connection.subject.parts.hub.post(.close)
     }
 }
 

@@ -6,5 +6,5 @@ public final class BehaviorSubject: Subject, @unchecked Sendable {
     public init(_ initial: Value) { super.init(hub: SubjectHub(replay: 1, behavior: initial)) }
 
     /// A copy (+1) of the current value.
-    public func value() -> Value { hub.value() }
+    public func value() -> Value { parts.hub.value() }
 }

@@ -5,37 +5,38 @@
 /// A plain (publish) subject: a subscriber gets what is sent after it
 /// subscribed, and a late subscriber gets the terminal event at once.
 public class Subject: Signal, @unchecked Sendable {
-    let hub: SubjectHub
+    /// The hub, and the subscribe-only side operators keep (`asSource`). One
+    /// stored tuple: freed as one value, without the retain/release pair of
+    /// the subject that freeing two fields of a subclass in turn costs. Read
+    /// `parts.hub` as it is: a getter returning it retains it on some paths.
+    let parts: (hub: SubjectHub, source: SubjectSource)
     /// The subscribe-only side operators keep (`asSource`).
-    public final let source: SubjectSource
+    public final var source: SubjectSource { parts.source }
 
-    public override init() {
-        hub = SubjectHub(replay: nil)
-        source = SubjectSource(hub)
-        super.init(kind: .subject)
-    }
+    public convenience override init() { self.init(hub: SubjectHub(replay: nil)) }
 
     init(hub: SubjectHub) {
-        self.hub = hub
-        source = SubjectSource(hub)
+        parts = (hub, SubjectSource(hub))
         super.init(kind: .subject)
     }
 
-    public final override var subscribeOnlySide: Signal? { source }
+    public final override var subscribeOnlySide: Signal? { parts.source }
 
-    deinit { hub.post(.close) }
+    // The hub borrowed, as `parts` keeps it until after the body: no
+    // retain/release pair around the call.
+    deinit { Unmanaged.passUnretained(parts.hub)._withUnsafeGuaranteedRef { $0.post(.close) } }
 
     /// Sends a value to every current subscriber; consumes `value`. Ignored
     /// after the terminal event.
     @inline(__always)
-    public final func sendNext(_ value: Value) { hub.sendNext(value) }
-    public final func sendError(_ error: RippleError) { hub.send(.error(error)) }
-    public final func sendCompleted() { hub.send(.completed) }
+    public final func sendNext(_ value: Value) { parts.hub.sendNext(value) }
+    public final func sendError(_ error: RippleError) { parts.hub.send(.error(error)) }
+    public final func sendCompleted() { parts.hub.send(.completed) }
 
     /// Sends any event; consumes it.
-    public final func send(_ event: Event) { hub.send(Message(event)) }
+    public final func send(_ event: Event) { parts.hub.send(Message(event)) }
 
-    public override func subscribe(_ sink: consuming Sink) -> Subscriber { source.subscribe(sink) }
+    public override func subscribe(_ sink: consuming Sink) -> Subscriber { parts.source.subscribe(sink) }
 
     /// Joins `subscriber`, made with `Subscriber(observing: self, ...)` and
     /// its own chain end (the C observer), straight to the subject; it is
@@ -48,7 +49,7 @@ public class Subject: Signal, @unchecked Sendable {
     /// subject can send (docs/behaviour.md#lifetime-subject). One object per
     /// subscription.
     public final func directSubscription(_ subscriber: __shared Subscriber) {
-        source.join(subscriber, counted: true)
+        parts.source.join(subscriber, counted: true)
     }
 
     /// Subscribes this subject to `source`, as its subscriber, and returns
@@ -61,10 +62,10 @@ public class Subject: Signal, @unchecked Sendable {
     }
 
     /// The current number of subscribers (a snapshot).
-    public final var subscriberCount: Int { hub.subscriberCount }
+    public final var subscriberCount: Int { parts.hub.subscriberCount }
 
     /// True once the subject has sent its terminal event.
-    public final var isTerminated: Bool { hub.isTerminated }
+    public final var isTerminated: Bool { parts.hub.isTerminated }
 }
 
 /// `rpl_subject_send_next` once its checks have passed: sends `value` (the
@@ -93,10 +94,6 @@ public func subjectSendNext(_ subject: UnsafeRawPointer, _ head: UInt64, _ bits:
 /// ends at once without an event.
 public final class SubjectSource: Signal, @unchecked Sendable {
     let hub: SubjectHub
-    /// Told of each new subscriber before it joins (a marble subject logs
-    /// its subscriptions this way); set once, before the subject is handed
-    /// out, and nil for every other subject.
-    @exclusivity(unchecked) var joining: ((Subscriber) -> Void)?
     init(_ hub: SubjectHub) {
         self.hub = hub
         super.init()
@@ -116,7 +113,7 @@ public final class SubjectSource: Signal, @unchecked Sendable {
     @inline(__always)
     func join(_ x: Subscriber, counted: Bool) {
         x.hubUncounted = !counted
-        if joining != nil { joining.unsafelyUnwrapped(x) }
+        if hub.joining != nil { hub.joining.unsafelyUnwrapped(x) }
         hub.postMembership(x, joining: true)  // behind another thread's delivery: joins when it lets go
     }
 }
@@ -132,7 +129,7 @@ final class SubjectFeedSink: Sink {
         self.holder = holder
     }
     override func attach(_ subscriber: Subscriber) {
-        subject.hub.addSource(subscriber)
+        subject.parts.hub.addSource(subscriber)
         // The connection consumes the source subscription: it holds it
         // until it disconnects or lets go (docs/behaviour.md#lifetime-multicast).
         holder?.swap(UpstreamHold(subscriber, strong: true))

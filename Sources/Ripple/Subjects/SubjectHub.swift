@@ -52,6 +52,11 @@ public final class SubjectHub: Gate, @unchecked Sendable {
     /// Counted subscribers: those not joined through an autoconnect side
     /// (`Subscriber.hubUncounted`). Delivery only writes it.
     let countedLive = Atomic<Int>(0)
+    /// Told of each new subscriber before it joins (a marble subject logs
+    /// its subscriptions this way); set once, before the subject is handed
+    /// out, and nil for every other subject. (Here, not in SubjectSource:
+    /// its hub is then its only field that needs freeing, see Subject.parts.)
+    @exclusivity(unchecked) var joining: ((Subscriber) -> Void)?
 
     /// A plain subject's hub (`replay` nil), a replay subject's (the number
     /// of values to keep), or a behavior subject's (`behavior`, consumed).

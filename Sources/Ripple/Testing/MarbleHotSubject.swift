@@ -15,7 +15,7 @@ public final class MarbleHotSubject: Subject, @unchecked Sendable {
         let log = MarbleSubscriptionLog(origin: scheduler.now)
         self.log = log
         super.init(hub: SubjectHub(replay: nil))
-        source.joining = { x in x.addResource(log.subscribed(on: ref)) }
+        parts.hub.joining = { x in x.addResource(log.subscribed(on: ref)) }
         if let last = play.events.last { scheduler.extendHorizon(to: Scheduler.add(scheduler.now, UInt64(max(last.time, 0)))) }
         for (n, e) in play.events.enumerated() {
             if e.time < 0 {

@@ -69,7 +69,7 @@ extension Subscriber {
         // finished already (on another thread), this call gives it back.
         var keptHere = false
         if keeping {
-            Unmanaged.passUnretained(self).retain()
+            _ = Unmanaged.passUnretained(self).retain()
             var f = flags.load(ordering: .relaxed)
             while f & Subscriber.finished == 0 {
                 let (ok, cur) = flags.compareExchange(expected: f, desired: f | Subscriber.keptForFinish,

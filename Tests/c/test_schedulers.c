@@ -283,19 +283,25 @@ static void serial_work(void *ctx) {
     gate_open(&it->log->g);
 }
 
+/* A serial item's context is released on the worker after its work
+   returns: a test waits for those releases too (this gate), so none of them
+   lands in a later test's count. */
+static gate serial_released = GATE_INIT;
+static void open_serial_released(void *ctx) { (void)ctx; gate_open(&serial_released); }
+
 static void test_serial_fifo(void) {
     rpl_scheduler_t *s = rpl_scheduler_create_serial("test.serial");
     static serial_log l = {GATE_INIT, {0}, 0, NULL, 0};
-    atomic_store(&releases, 0);
     for (int i = 0; i < 100; i++) {
         sitems[i].log = &l;
         sitems[i].id = i;
-        rpl_release(rpl_scheduler_schedule(s, serial_work, &sitems[i], count_release));
+        rpl_release(rpl_scheduler_schedule(s, serial_work, &sitems[i], open_serial_released));
     }
     gate_wait(&l.g, 100);
     for (int i = 0; i < 100; i++) CHECK_EQ_INT(l.order[i], i);
     CHECK(l.current == s);
     CHECK(!pthread_equal(l.thread, pthread_self()));
+    gate_wait(&serial_released, 100);
     rpl_release(s);
 }
 
@@ -308,14 +314,14 @@ static void test_serial_released_with_pending_work(void) {
     sitems[0].id = 7;
     sitems[1].log = &l;
     sitems[1].id = 8;
-    atomic_store(&releases, 0);
-    rpl_release(rpl_scheduler_schedule(s, serial_work, &sitems[0], count_release));
-    rpl_release(rpl_scheduler_after(s, 1000000, serial_work, &sitems[1], count_release));
+    rpl_release(rpl_scheduler_schedule(s, serial_work, &sitems[0], open_serial_released));
+    rpl_release(rpl_scheduler_after(s, 1000000, serial_work, &sitems[1], open_serial_released));
     rpl_release(s);
     gate_wait(&l.g, 2);
     CHECK_EQ_INT(l.order[0], 7);
     CHECK_EQ_INT(l.order[1], 8);
     CHECK(l.current != NULL);
+    gate_wait(&serial_released, 102);  /* both contexts (after test_serial_fifo's 100) */
 }
 
 static void test_background(void) {

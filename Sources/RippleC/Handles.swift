@@ -150,12 +150,13 @@ enum Returned<T> {
 func takeReturned<T: RippleObject>(_ p: OpaquePointer?, _ a: ObjectKind, _ b: ObjectKind, as: T.Type,
                                    what: StaticString, fn: StaticString) -> Returned<T> {
     guard let p else { return .none }
+    let m = RippleObject.magic(at: UnsafeRawPointer(p))
     // Not an object at all (zeroed, freed): nothing to release.
-    guard ObjectKind.isValid(RippleObject.magic(at: UnsafeRawPointer(p))) else {
+    guard ObjectKind.isValid(m) else {
         return .wrongKind(.runtime(.callback, "\(fn): the callback returned a pointer that is not a live Ripple handle, not \(what)"))
     }
     let o = Unmanaged<RippleObject>.fromOpaque(UnsafeRawPointer(p)).takeRetainedValue()
-    guard o.kind == a || o.kind == b else {
+    guard m == a.rawValue || m == b.rawValue else {
         return .wrongKind(.runtime(.callback, "\(fn): the callback returned \(kindName(o.kind)), not \(what)"))
     }
     return .object(unsafeDowncast(o, to: T.self))

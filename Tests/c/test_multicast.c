@@ -384,6 +384,58 @@ static void test_concurrent_autoconnect(void) {
     src_done(&src);
 }
 
+/* The first connection made on a subject while another thread subscribes to
+   that subject directly (a counted subscriber). Whatever the interleaving,
+   the hub must end up not keeping the subject (a subscriber counts). Once
+   the subject's handle, the connection's and the subscription's are gone,
+   with only an operator over an autoconnect side left to hold the
+   connection's core (operators keep the core, not the connection), nothing
+   can send into the subject: it is freed and that subscription ends. A hub
+   that missed the subscriber would keep the subject, and the subscription,
+   until that operator went too. */
+static int race_released;
+static void race_release(void *ctx) { (void)ctx; __atomic_fetch_add(&race_released, 1, __ATOMIC_SEQ_CST); }
+typedef struct { rpl_subject_t *p; rpl_disposable_t *d; int go; } race_arg_t;
+static void race_start(race_arg_t *a) {  /* both threads at once: the calls overlap */
+    __atomic_fetch_add(&a->go, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&a->go, __ATOMIC_SEQ_CST) < 2) {}
+}
+static void *race_subscriber(void *arg) {
+    race_arg_t *a = arg;
+    rpl_observer o = RPL_OBSERVER_INIT;
+    o.release = race_release;
+    race_start(a);
+    a->d = rpl_signal_subscribe((rpl_signal_t *)a->p, &o);
+    return NULL;
+}
+static void test_first_connection_races_a_subscriber(void) {
+    long rounds = test_scale(2000, 100);
+    for (long r = 0; r < rounds; r++) {
+        rpl_subject_t *b = rpl_subject_create();
+        race_arg_t arg = { rpl_subject_create(), NULL, 0 };
+        __atomic_store_n(&race_released, 0, __ATOMIC_SEQ_CST);
+        pthread_t t;
+        pthread_create(&t, NULL, race_subscriber, &arg);
+        race_start(&arg);
+        rpl_connection_t *c = rpl_signal_multicast((rpl_signal_t *)b, arg.p);
+        pthread_join(t, NULL);
+        rpl_signal_t *ac = rpl_connection_autoconnect(c);
+        rpl_signal_t *op = rpl_signal_take(ac, 1);  /* keeps only the core */
+        rpl_release(ac);
+        rpl_release(c);
+        rpl_release(arg.p);
+        rpl_release(arg.d);
+        int released = __atomic_load_n(&race_released, __ATOMIC_SEQ_CST);
+        rpl_release(op);
+        rpl_release(b);
+        if (released != 1) {
+            CHECK_EQ_INT(released, 1);
+            break;
+        }
+    }
+    CHECK(1);
+}
+
 int main(void) {
     RUN(test_publish_connect);
     RUN(test_multicast_subjects);
@@ -393,5 +445,6 @@ int main(void) {
     RUN(test_bad_input);
     RUN(test_concurrent_connect);
     RUN(test_concurrent_autoconnect);
+    RUN(test_first_connection_races_a_subscriber);
     CHECK_DONE();
 }

@@ -46,6 +46,10 @@ public final class SubjectHub: Gate, @unchecked Sendable {
     /// says whether there are any (read without the lock first).
     @exclusivity(unchecked) var keepers = 0
     let wanted = Atomic<Bool>(false)
+    /// Set for good by the first core to want the subject kept, before it
+    /// looks at the count: until then a change of the count needs no fence
+    /// (`countedChanged`).
+    let everWanted = Atomic<Bool>(false)
     /// The subject (weakly: set by the first core), held strongly while kept.
     @exclusivity(unchecked) weak var subjectRef: Subject?
     @exclusivity(unchecked) var kept: Subject?
@@ -234,6 +238,10 @@ public final class SubjectHub: Gate, @unchecked Sendable {
     /// A connection core of `subject` starts (+1) or stops (-1) wanting it
     /// kept.
     func changeKeepers(_ delta: Int, _ subject: Subject?) {
+        if delta > 0 && !everWanted.load(ordering: .relaxed) {
+            everWanted.store(true, ordering: .sequentiallyConsistent)
+            ripple_heavy_fence()  // now a count changing sees everWanted, or we see the count (countedChanged)
+        }
         lock.lock()
         if let subject, subjectRef == nil { subjectRef = subject }
         keepers += delta
@@ -261,11 +269,19 @@ public final class SubjectHub: Gate, @unchecked Sendable {
     /// `changeKeepers`: a core changing its wish meanwhile either reads the
     /// new count or is seen here, and both settle under the lock on the
     /// latest state.
-    /// Inlined: unless a connection core wants the subject kept, it is a
-    /// store and a load.
+    /// Inlined: on a hub no core ever wanted kept (most), a plain store and
+    /// a plain load, the fence paid once by the first core that does (an
+    /// asymmetric Dekker, as the gate's release: Gate.swift).
     @inline(__always)
     func countedChanged(from old: Int, to new: Int) {
-        countedLive.store(new, ordering: .sequentiallyConsistent)
+        if _fastPath(ripple_light_release_ok() != 0) {
+            countedLive.store(new, ordering: .releasing)
+            ripple_compiler_barrier()
+            if _fastPath(!everWanted.load(ordering: .sequentiallyConsistent)) { return }
+            atomicMemoryFence(ordering: .sequentiallyConsistent)
+        } else {
+            countedLive.store(new, ordering: .sequentiallyConsistent)
+        }
         if (old > 0) == (new > 0) || !wanted.load(ordering: .sequentiallyConsistent) { return }
         keptChanged()
     }

@@ -113,13 +113,21 @@ open class Gate: Disposable {
     /// keep it across its deliveries.)
     @inlinable @inline(__always)
     final func releaseOwnership() {
+        letGoOwnership(to: 0)
+        if flags.load(ordering: .sequentiallyConsistent) & Gate.gateBits != 0 { releaseSlow() }
+    }
+
+    /// The owner's store as it lets go (`token`: free, or closed for good),
+    /// before it looks at `flags`: a plain store where whoever sets a flag
+    /// pays the heavy fence (the top of the file).
+    @inlinable @inline(__always)
+    final func letGoOwnership(to token: UInt) {
         if _fastPath(ripple_light_release_ok() != 0) {
-            owner.store(0, ordering: .releasing)
+            owner.store(token, ordering: .releasing)
             ripple_compiler_barrier()
         } else {
-            owner.store(0, ordering: .sequentiallyConsistent)
+            owner.store(token, ordering: .sequentiallyConsistent)
         }
-        if flags.load(ordering: .sequentiallyConsistent) & Gate.gateBits != 0 { releaseSlow() }
     }
 
     /// Sends any message; consumes it. A thread that is not delivering
@@ -169,6 +177,13 @@ open class Gate: Disposable {
     /// starved behind them (it may be a terminal event that ends them).
     @usableFromInline
     final func deliverAsOwner(_ message: Message, _ t: UnsafeMutablePointer<ripple_thread_state>, _ me: UInt) {
+        deliverHeld(message, t)
+    }
+
+    /// `deliverAsOwner`, inlined (a sender that already holds the gate
+    /// for a message it sends first: `Subscriber.sendLast`).
+    @inline(__always)
+    final func deliverHeld(_ message: Message, _ t: UnsafeMutablePointer<ripple_thread_state>) {
         t.pointee.delivering &+= 1
         drainOnce()
         deliver(message)
@@ -182,8 +197,9 @@ open class Gate: Disposable {
 
     /// Closes a done gate for good while holding it: waiters wake to see it
     /// closed, then it finalizes.
+    @inline(__always)
     private func closeHeld() {
-        owner.store(Gate.finalToken, ordering: .sequentiallyConsistent)
+        letGoOwnership(to: Gate.finalToken)
         wakeWaiters()
         finalize()
     }
@@ -195,15 +211,28 @@ open class Gate: Disposable {
         flags.bitwiseOr(Gate.done | also, ordering: .sequentiallyConsistent).oldValue & Gate.done == 0
     }
 
-    /// Closes the gate from outside a delivery (setting `also` with DONE).
-    /// Returns nil if it was closed already; otherwise whether the caller
-    /// must finalize (nobody owned it). Inlined: the usual close (nobody
-    /// owns it) is a bit set and a CAS.
+    /// Closes the gate from outside a delivery: in one read-modify-write,
+    /// sets `also` (even when it was closed already) and, if it was not,
+    /// DONE and a subclass's `closing` bits (what only the closer sets).
+    /// Returns nil if it was closed already; otherwise the word before and
+    /// whether the caller must finalize (nobody owned it). Inlined: the
+    /// usual close (nobody owns it) is two CASes, the close of a gate closed
+    /// for good none.
     @inline(__always)
-    final func close(also: UInt32 = 0) -> Bool? {
-        if !markDone(also: also) { return nil }
-        if claimFinal() { return true }
-        return closeOwned()
+    final func close(also: UInt32, closing: UInt32) -> (old: UInt32, mustFinalize: Bool)? {
+        // Closed for good (finalToken is stored after DONE): no delivery can
+        // come any more, so there is nothing for `also` to stop.
+        if owner.load(ordering: .acquiring) == Gate.finalToken { return nil }
+        var old = flags.load(ordering: .relaxed)
+        while true {
+            let new = old | also | (old & Gate.done == 0 ? Gate.done | closing : 0)
+            if new == old { return nil }  // closed, `also` set: bits are never cleared
+            let (ok, cur) = flags.compareExchange(expected: old, desired: new, ordering: .sequentiallyConsistent)
+            if ok { break }
+            old = cur
+        }
+        if old & Gate.done != 0 { return nil }
+        return (old, claimFinal() || closeOwned())
     }
 
     /// `close` when the gate had an owner as it was marked DONE.

@@ -107,8 +107,7 @@ public final class ReturnSignal: Signal {
 
     public override func subscribe(_ sink: consuming Sink) -> Subscriber {
         let s = Subscriber.make(sink, sender: false)
-        s.sendNext(value.retained())
-        s.sendCompleted()
+        s.sendLast(value.retained())
         return s
     }
 }

@@ -270,16 +270,7 @@ open class Subscriber: Gate {
                 deliverAsOwner(.next(owned ? value : value.retained()), t, me)
                 return
             }
-            t.pointee.delivering &+= 1
-            // While a trace hook or probe watches values, the sink reports
-            // them (the C observer's end): one flag load and one branch when off.
-            if let f = directNext, ripple_trace_next_on() == 0 {
-                var v = value
-                f(directContext, &v)
-            } else {
-                chainNext(value)
-            }
-            t.pointee.delivering &-= 1
+            nextAsOwner(value, t)
             releaseOwnership()
             if owned { value.release() }
             return
@@ -287,8 +278,43 @@ open class Subscriber: Gate {
         send(.next(owned ? value : value.retained()))
     }
 
+    /// Delivers a value (borrowed) on the uncontended path, the gate owned
+    /// and nothing queued or closed.
+    @inlinable @inline(__always)
+    final func nextAsOwner(_ value: Value, _ t: UnsafeMutablePointer<ripple_thread_state>) {
+        t.pointee.delivering &+= 1
+        // While a trace hook or probe watches values, the sink reports
+        // them (the C observer's end): one flag load and one branch when off.
+        if let f = directNext, ripple_trace_next_on() == 0 {
+            var v = value
+            f(directContext, &v)
+        } else {
+            chainNext(value)
+        }
+        t.pointee.delivering &-= 1
+    }
+
     public final func sendError(_ error: RippleError) { send(.error(error)) }
     public final func sendCompleted() { send(.completed) }
+
+    /// `sendNext(value)` then `sendCompleted()`, taking the gate once when
+    /// it is free (return's whole subscription); consumes `value`. What the
+    /// value's callbacks queue meanwhile still goes before the completion.
+    public final func sendLast(_ value: Value) {
+        let t = ripple_thread()!
+        let me = UInt(bitPattern: t)
+        if tryAcquire(me) {
+            if flags.load(ordering: .acquiring) & (Gate.done | Gate.pending) == 0 {
+                nextAsOwner(value, t)
+                value.release()
+                deliverHeld(.completed, t)
+                return
+            }
+            releaseOwnership()
+        }
+        sendNext(value)
+        sendCompleted()
+    }
 
 
     /// True once the subscription has terminated or been disposed.
@@ -363,8 +389,13 @@ open class Subscriber: Gate {
     /// callback running on another thread: that thread finalizes when it
     /// returns.
     public final override func dispose() {
-        guard let mustFinalize = close(also: Subscriber.cancelled) else { return }
-        disposeResourcesInline(leavingHub: true, keeping: true)  // for a hub's subscriber this also tells the hub
+        // Closing the resources in the same step as the gate saves an atomic
+        // (their protocol only needs the bit set by one read-modify-write
+        // that reads `hasResources`); a dispose after the gate closed leaves
+        // them to whoever closed it (a terminal event disposes them next).
+        guard let (old, mustFinalize) = close(also: Subscriber.cancelled, closing: Subscriber.resourcesClosed)
+        else { return }
+        disposeClosedResources(old, leavingHub: true, keeping: true)  // for a hub's subscriber this also tells the hub
         if hubRef == nil && mustFinalize { finalize() }
     }
 

@@ -46,6 +46,14 @@ extension Subscriber {
     @inline(__always)
     func disposeResourcesInline(leavingHub: Bool, keeping: Bool) {
         let old = flags.bitwiseOr(Subscriber.resourcesClosed, ordering: .sequentiallyConsistent).oldValue
+        disposeClosedResources(old, leavingHub: leavingHub, keeping: keeping)
+    }
+
+    /// The rest of `disposeResourcesInline` once the caller has set
+    /// `resourcesClosed` by a read-modify-write that read `old` (`dispose`
+    /// sets it with DONE).
+    @inline(__always)
+    func disposeClosedResources(_ old: UInt32, leavingHub: Bool, keeping: Bool) {
         if old & (Subscriber.resourcesClosed | Subscriber.hasResources) != 0 {
             if old & Subscriber.resourcesClosed != 0 { return }
             disposeHeldResources(keeping: keeping)

@@ -215,11 +215,13 @@ open class Gate: Disposable {
     /// sets `also` (even when it was closed already) and, if it was not,
     /// DONE and a subclass's `closing` bits (what only the closer sets).
     /// Returns nil if it was closed already; otherwise the word before and
-    /// whether the caller must finalize (nobody owned it). Inlined: the
-    /// usual close (nobody owns it) is two CASes, the close of a gate closed
-    /// for good none.
+    /// whether the caller must finalize (nobody owned it). `claiming` false:
+    /// a gate nobody ever owns (a subject's subscriber: its hub delivers,
+    /// and finalizes it as it leaves) is not claimed. Inlined: the usual
+    /// close is two CASes (one unclaimed), the close of a gate closed for
+    /// good none.
     @inline(__always)
-    final func close(also: UInt32, closing: UInt32) -> (old: UInt32, mustFinalize: Bool)? {
+    final func close(also: UInt32, closing: UInt32, claiming: Bool) -> (old: UInt32, mustFinalize: Bool)? {
         // Closed for good (finalToken is stored after DONE): no delivery can
         // come any more, so there is nothing for `also` to stop.
         if owner.load(ordering: .acquiring) == Gate.finalToken { return nil }
@@ -232,7 +234,7 @@ open class Gate: Disposable {
             old = cur
         }
         if old & Gate.done != 0 { return nil }
-        return (old, claimFinal() || closeOwned())
+        return (old, claiming && (claimFinal() || closeOwned()))
     }
 
     /// `close` when the gate had an owner as it was marked DONE.

@@ -393,10 +393,11 @@ open class Subscriber: Gate {
         // (their protocol only needs the bit set by one read-modify-write
         // that reads `hasResources`); a dispose after the gate closed leaves
         // them to whoever closed it (a terminal event disposes them next).
-        guard let (old, mustFinalize) = close(also: Subscriber.cancelled, closing: Subscriber.resourcesClosed)
+        guard let (old, mustFinalize) = close(also: Subscriber.cancelled, closing: Subscriber.resourcesClosed,
+                                              claiming: hubRef == nil)
         else { return }
         disposeClosedResources(old, leavingHub: true, keeping: true)  // for a hub's subscriber this also tells the hub
-        if hubRef == nil && mustFinalize { finalize() }
+        if mustFinalize { finalize() }
     }
 
     /// Adds the body's resource and runs a `finish` held back meanwhile.

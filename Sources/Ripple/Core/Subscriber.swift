@@ -124,25 +124,26 @@ open class Subscriber: Gate {
     /// `attach` runs on sinks only the subscriber keeps; an attach can end
     /// the subscription (a relay's sink holding it in a relay that has
     /// ended, on this thread or another), and its finish would free them
-    /// under the running attach. So `finish` is held back while it runs: one
-    /// more subscribe call from birth (no atomic to open it), ended after.
+    /// under the running attach. So `finish` is held back while it runs, by
+    /// a subscribe call from birth (no atomic to open it): the caller's own
+    /// when `subscribing` (it ends later, the attach is inside it), else one
+    /// ended right after.
     @inline(__always)
     public static func make(_ sink: consuming Sink, hub: __shared SubjectHub? = nil, sender: Bool = true,
                             subscribing: Bool = false) -> Subscriber {
-        let s = Subscriber(sink, hub: hub, sender: sender, calls: subscribing ? 2 : 1)
+        let s = Subscriber(sink, hub: hub, sender: sender)
         s.sinkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.attach(s) }
-        s.endSubscribeCall()
+        if !subscribing { s.endSubscribeCall() }
         return s
     }
 
-    /// The object `make` attaches `sink` to.
-    private init(_ sink: consuming Sink, hub: __shared SubjectHub?, sender: Bool, calls: UInt32) {
+    /// The object `make` attaches `sink` to, one subscribe call running.
+    private init(_ sink: consuming Sink, hub: __shared SubjectHub?, sender: Bool) {
         let direct = sink.directNext()
         directNext = direct?.function
         directContext = direct?.context
         hubRef = hub.map { Unmanaged.passRetained($0) }
-        super.init(kind: hub == nil && sender ? .subscriber : .disposable,
-                   bits: calls &* Subscriber.subscribeCall)
+        super.init(kind: hub == nil && sender ? .subscriber : .disposable, bits: Subscriber.subscribeCall)
         // The last use of `sink`, whose reference this takes over: the
         // retain here and the release of the consumed argument cancel out.
         sinkRef = Unmanaged.passRetained(sink)

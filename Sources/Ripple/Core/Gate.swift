@@ -204,11 +204,10 @@ open class Gate: Disposable {
         finalize()
     }
 
-    /// Sets DONE (and a subclass's `also` bits, in the same step); false if
-    /// DONE was already set. The thread holding the gate finalizes it when
-    /// it lets go.
-    public final func markDone(also: UInt32 = 0) -> Bool {
-        flags.bitwiseOr(Gate.done | also, ordering: .sequentiallyConsistent).oldValue & Gate.done == 0
+    /// Sets DONE; false if it was already set. The thread holding the gate
+    /// finalizes it when it lets go. (`close` sets it with a subclass's bits.)
+    public final func markDone() -> Bool {
+        flags.bitwiseOr(Gate.done, ordering: .sequentiallyConsistent).oldValue & Gate.done == 0
     }
 
     /// Closes the gate from outside a delivery: in one read-modify-write,

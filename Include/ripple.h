@@ -558,7 +558,9 @@ rpl_signal_t *RPL_NULLABLE rpl_signal_start_eagerly(rpl_scheduler_t *RPL_NULLABL
  * Results: RPL_OK; RPL_ERR_TIMEOUT when timeout_ns passed first;
  * RPL_ERR_NO_VALUE (rpl_signal_first only) when the signal completed without a
  * value; RPL_ERR_FAILED when it sent an error, which rpl_last_signal_error()
- * then returns.
+ * then returns. A timeout of 0 polls: the result is what the signal did
+ * inside its subscribe callback, which is not cut short (a cold signal that
+ * completes there gives RPL_OK; one that has not terminated, RPL_ERR_TIMEOUT).
  * ======================================================================== */
 #define RPL_FOREVER UINT64_MAX
 /* The first value (+1, release it) into *out; *out is nil on failure. */

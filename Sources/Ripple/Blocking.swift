@@ -117,8 +117,11 @@ extension Signal {
         // The timer reaches the subscription through the sink: a source that
         // is still inside `subscribe` on this thread at the deadline is
         // disposed from the timer's thread.
+        // A timeout of 0 polls: the result is what the source did inside
+        // its subscribe call, which no timer cuts short (one firing at once
+        // on another thread would race with that call).
         var timer: Disposable?
-        if limit != .max {
+        if limit != .max && timeout != 0 {
             timer = BackgroundScheduler.shared.schedule(after: timeout) { [weak sink] in sink?.expire() }
         }
         let subscription = subscribe(sink)

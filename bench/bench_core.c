@@ -79,6 +79,26 @@ static void cas_floor(void) {
     bench_row("  reference: fn call + 2 uncontended CAS (best)", cas_row(2, 1), "call", 0);
 }
 
+/* The least one handle the C API returns costs: a signal made by
+   rpl_signal_return and freed by rpl_release (its allocation, its magic
+   word, the release that frees it). Every subscription a subscribe call
+   returns, and every signal an operator call returns, is such a handle:
+   the bounds of docs/performance.md count this row once per handle a
+   workload makes. Best 10k-handle chunk of 1M. */
+static void handle_row(void) {
+    rpl_value v = rpl_int(1);
+    double best = 1e9;
+    uint64_t a0 = bench_allocations();
+    for (long base = 0; base < PAIRS; base += PAIR_CHUNK) {
+        double t0 = bench_now();
+        for (long i = 0; i < PAIR_CHUNK; i++) rpl_release(rpl_signal_return(v));
+        double ns = (bench_now() - t0) * 1e9 / (double)PAIR_CHUNK;
+        if (ns < best) best = ns;
+    }
+    double allocs = (double)(bench_allocations() - a0) / (double)PAIRS;
+    bench_row("  reference: a handle made + freed (return, best)", best, "handle", allocs);
+}
+
 /* The handle check (issue 10): every entry point reads the handle's 32-bit
    magic word and compares it with its kind's. The row pairs a call whose
    work is little more than that check (rpl_error_code: check, one field
@@ -113,6 +133,7 @@ void bench_core(void) {
     double floor_ns = bench_floor_ns();
     bench_row("floor: C call via volatile fn pointer (10M, best)", floor_ns, "call", 0);
     cas_floor();
+    handle_row();
 
     /* Cold signal, 10M ints to one C callback. */
     send_ctx c = { EVENTS, 0 };

@@ -5,14 +5,17 @@
    the figure does not move with the machine's load (same binary, same count).
 
    usage: workloads NAME UNITS     (NAME: w1 w2 w3 w4 w5 w5c w6 w6l w7 floor
-                                  d1 d100 db100 ds zip delay rl imm)
+                                  handle d1 d100 db100 ds zip delay rl imm)
    A unit is: w1/w3 an event; w2 a delivery (one send reaches 100
    subscribers, so UNITS is rounded down to a multiple of 100); w4 a
    subscribe + dispose + release on a subject; w5/w5c one outer value through
    flatten_map; w6 one inner subject of flatten (created, sent to the outer,
    sent a value, completed, released; w6l the same beside 1000 open
    inners); w7 a whole return(1) -> map -> subscribe -> dispose
-   pipeline; floor a C call through a volatile function pointer.
+   pipeline; floor a C call through a volatile function pointer; handle a
+   signal handle made and freed (rpl_signal_return, rpl_release): the least
+   a handle the C API returns costs, which W4, W5 and W7 pay once per
+   handle they make.
    The queues (one FIFO type behind them all): d1 an event through
    subject -> deliver_on(test scheduler) -> subscriber, the scheduler run
    after each send; d100 the same with the scheduler run after every 100
@@ -211,9 +214,14 @@ static void floor_calls(long n) {
     for (long i = 0; i < n; i++) fn(NULL, &v);
 }
 
+static void handles(long n) {
+    rpl_value v = rpl_int(1);
+    for (long i = 0; i < n; i++) rpl_release(rpl_signal_return(v));
+}
+
 int main(int argc, char **argv) {
     if (argc != 3) {
-        fprintf(stderr, "usage: %s w1|w2|w3|w4|w5|w5c|w6|w6l|w7|floor|d1|d100|db100|ds|zip|delay|rl|imm UNITS\n", argv[0]);
+        fprintf(stderr, "usage: %s w1|w2|w3|w4|w5|w5c|w6|w6l|w7|floor|handle|d1|d100|db100|ds|zip|delay|rl|imm UNITS\n", argv[0]);
         return 2;
     }
     const char *w = argv[1];
@@ -228,6 +236,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(w, "w6l")) flatten_subjects(n, 1000);
     else if (!strcmp(w, "w7")) pipelines(n);
     else if (!strcmp(w, "floor")) floor_calls(n);
+    else if (!strcmp(w, "handle")) handles(n);
     else if (!strcmp(w, "d1")) through_test_scheduler(n, 1, deliver_on);
     else if (!strcmp(w, "d100")) through_test_scheduler(n / 100 * 100, 100, deliver_on);
     else if (!strcmp(w, "db100")) through_test_scheduler(n / 100 * 100, 100, deliver_on_bounded);

@@ -24,6 +24,14 @@ RUNTIME_FLAGS := -Xswiftc -use-ld=lld -Xlinker --version-script -Xlinker $(CURDI
 RELEASE_FLAGS := --disable-local-rpath -Xswiftc -static-stdlib -Xswiftc -no-toolchain-stdlib-rpath \
     -Xcc -DRIPPLE_STATIC_SWIFT_RUNTIME -Xlinker -soname -Xlinker $(SONAME) \
     -Xlinker --build-id=sha1 -Xlinker -z -Xlinker now
+# Innermost loops start on a 64-byte line (LLVM's default is 16): where a
+# loop like a subject's walk over its subscribers lands otherwise moves with
+# unrelated code, and its time with it (the same 18 instructions per delivery
+# took 2.85 or 2.49 ns, 100 subscribers, make bench). Costs 21 KB of padding.
+# SwiftPM does not rebuild when only flags change: make clean after editing.
+ifeq ($(shell uname -m),x86_64)
+RELEASE_FLAGS += -Xswiftc -Xllvm -Xswiftc -x86-experimental-pref-innermost-loop-alignment=6
+endif
 # TSan needs the runtime instrumented too (its atomics hand data between threads).
 TSAN_FLAGS    := -Xswiftc -sanitize=thread
 # Swift code gets libFuzzer's inline 8-bit counters through LLVM options

@@ -565,8 +565,57 @@ static void test_subscribe_dispose_in_callback(rpl_subject_t *s, const char *exp
     rpl_release(s);
 }
 
+/* An observer with no on_next beside ones with it, on each kind of source:
+   its values are dropped, its completion and release still come, and the
+   others get every value (the deliveries test "no C function to call" in
+   the word they load for the closed check). */
+static int ends_seen;
+static void count_end(void *ctx) { (void)ctx; ends_seen++; }
+static rpl_disposable_t *send_two(void *ctx, rpl_subscriber_t *s) {
+    (void)ctx;
+    rpl_subscriber_send_next(s, rpl_int(1));
+    rpl_subscriber_send_next(s, rpl_int(2));
+    rpl_subscriber_send_completed(s);
+    return NULL;
+}
+static void check_without_next(rpl_signal_t *sig, rpl_subject_t *s, const char *expect) {
+    ends_seen = 0;
+    rpl_observer o = RPL_OBSERVER_INIT;
+    o.on_completed = count_end;
+    rec_t a = {0};
+    rpl_disposable_t *d1 = rpl_signal_subscribe(sig, &o);
+    rpl_disposable_t *da = rec_attach(sig, &a);
+    rpl_disposable_t *d2 = rpl_signal_subscribe(sig, &o);
+    CHECK(d1 != NULL && da != NULL && d2 != NULL);
+    if (s) {
+        CHECK_EQ_INT(rpl_subject_send_next(s, rpl_int(1)), RPL_OK);
+        CHECK_EQ_INT(rpl_subject_send_next(s, rpl_int(2)), RPL_OK);
+        CHECK_EQ_INT(rpl_subject_send_completed(s), RPL_OK);
+    }
+    CHECK_EQ_INT(ends_seen, 2);
+    CHECK_LOG(&a, expect);
+    rpl_release(d1);
+    rpl_release(da);
+    rpl_release(d2);
+}
+static void test_observer_without_next(void) {
+    rpl_subject_t *s = rpl_subject_create();
+    check_without_next(rpl_subject_as_signal(s), s, "1 2 C R");
+    rpl_release(s);
+    s = rpl_replay_subject_create(1);
+    check_without_next(rpl_subject_as_signal(s), s, "1 2 C R");
+    rpl_release(s);
+    rpl_signal_t *cold = rpl_signal_create(send_two, NULL, NULL);
+    check_without_next(cold, NULL, "1 2 C R");
+    rpl_release(cold);
+    rpl_signal_t *one = rpl_signal_return(rpl_int(7));
+    check_without_next(one, NULL, "7 C R");
+    rpl_release(one);
+}
+
 int main(void) {
     RUN(test_plain_basic);
+    RUN(test_observer_without_next);
     RUN(test_plain_terminal_remembered);
     RUN(test_behavior);
     RUN(test_replay);

@@ -26,8 +26,9 @@ RELEASE_FLAGS := --disable-local-rpath -Xswiftc -static-stdlib -Xswiftc -no-tool
     -Xlinker --build-id=sha1 -Xlinker -z -Xlinker now
 # Innermost loops start on a 64-byte line (LLVM's default is 16): where a
 # loop like a subject's walk over its subscribers lands otherwise moves with
-# unrelated code, and its time with it (the same 18 instructions per delivery
-# took 2.85 or 2.49 ns, 100 subscribers, make bench). Costs 21 KB of padding.
+# unrelated code, and its time with it (the same loop, 100 subscribers in
+# make bench, took 2.48 or 2.81 ns per delivery after a change elsewhere
+# moved it by 144 bytes). Costs 21 KB of padding.
 # SwiftPM does not rebuild when only flags change: make clean after editing.
 ifeq ($(shell uname -m),x86_64)
 RELEASE_FLAGS += -Xswiftc -Xllvm -Xswiftc -x86-experimental-pref-innermost-loop-alignment=6

@@ -33,7 +33,7 @@ typedef rpl_signal_t *(*start_fn)(rpl_scheduler_t *s, rpl_subscribe_fn fn, void 
 typedef rpl_signal_t *(*pair_fn)(rpl_signal_t *a, rpl_signal_t *b);
 
 static void check_start_with_itself(start_fn start, pair_fn pair, int keep) {
-    size_t live0 = rpl_live_objects() - (rpl_last_signal_error() != NULL);
+    size_t live0 = check_live_settled();
     body_t b = {0};
     b.keep = keep;
     rpl_signal_t *s = start(rpl_scheduler_immediate(), open_body, &b, body_release);
@@ -45,7 +45,7 @@ static void check_start_with_itself(start_fn start, pair_fn pair, int keep) {
     rpl_release(s);
     rpl_release(b.kept);  /* nothing can send any more (rule 6a) */
     CHECK_EQ_INT(b.released, 1);
-    size_t live = rpl_live_objects() - (rpl_last_signal_error() != NULL);
+    size_t live = check_live_now();
     CHECK_EQ_INT(live, live0);
 }
 
@@ -98,7 +98,7 @@ static void test_start_replay_after_subscriber_dropped(void) {
    has any subscriber, not only one through autoconnect; concat(p, a) made
    the same cycle. */
 static void check_operator_over_multicast_subject(int shape) {
-    size_t live0 = rpl_live_objects() - (rpl_last_signal_error() != NULL);
+    size_t live0 = check_live_settled();
     rpl_subject_t *b = rpl_behavior_subject_create(rpl_int(5));
     rpl_signal_t *bs = rpl_subject_as_signal(b);
     rpl_connection_t *c = rpl_signal_publish(bs);
@@ -134,7 +134,7 @@ static void check_operator_over_multicast_subject(int shape) {
     rpl_release(b);
     CHECK_EQ_INT(o.released, 1);  /* nothing can send any more (rule 6a) */
     CHECK_EQ_INT(o.completed + o.errors, 0);
-    size_t live = rpl_live_objects() - (rpl_last_signal_error() != NULL);
+    size_t live = check_live_now();
     CHECK_EQ_INT(live, live0);
 }
 
@@ -225,7 +225,7 @@ static void a_release(void *ctx) {
 }
 
 static void check_disposed_in_nested_replay(int kind, int through) {
-    size_t live0 = rpl_live_objects() - (rpl_last_signal_error() != NULL);
+    size_t live0 = check_live_settled();
     rpl_subject_t *subj = kind == 0 ? rpl_behavior_subject_create(rpl_int(0))
                         : rpl_replay_subject_create(kind == 1 ? 1 : RPL_REPLAY_UNLIMITED);
     nest_t n = {0};
@@ -257,7 +257,7 @@ static void check_disposed_in_nested_replay(int kind, int through) {
     rpl_release(n.b_handle);
     CHECK_EQ_INT(n.b_released, 1);
     rpl_release(subj);
-    size_t live = rpl_live_objects() - (rpl_last_signal_error() != NULL);
+    size_t live = check_live_now();
     CHECK_EQ_INT(live, live0);
 }
 
@@ -294,7 +294,7 @@ static void count_connect(void *ctx) {
 
 static void test_reconnect_feedback_loop_is_flat(void) {
     enum { KEYS = 20000 };
-    size_t live0 = rpl_live_objects() - (rpl_last_signal_error() != NULL);
+    size_t live0 = check_live_settled();
     turns_t t = {0};
     rpl_subject_t *b = rpl_behavior_subject_create(rpl_int(0));
     rpl_signal_t *counted = rpl_signal_initially(rpl_subject_as_signal(b), count_connect, &t, NULL);
@@ -327,7 +327,7 @@ static void test_reconnect_feedback_loop_is_flat(void) {
     rpl_release(conn);
     rpl_release(counted);
     rpl_release(b);
-    size_t live = rpl_live_objects() - (rpl_last_signal_error() != NULL);
+    size_t live = check_live_now();
     CHECK_EQ_INT(live, live0);
 }
 
@@ -343,7 +343,7 @@ static void test_reconnect_feedback_loop_is_flat(void) {
    on (heap-use-after-free under valgrind). Finish now waits for the attach.
    Sources that end, do not, and a subject ended by an error. */
 static void test_attach_ends_subscription(void) {
-    size_t live0 = rpl_live_objects();
+    size_t live0 = check_live_settled();
     for (int i = 0; i < 4; i++) {
         rpl_subject_t *target = rpl_subject_create();
         if (i % 2) rpl_subject_send_error(target, NULL);
@@ -361,7 +361,7 @@ static void test_attach_ends_subscription(void) {
         rpl_release(src);
         rpl_release(target);
     }
-    CHECK_EQ_INT(rpl_live_objects(), live0);
+    CHECK_EQ_INT(check_live_now(), live0);
 }
 
 int main(void) {

@@ -338,7 +338,7 @@ static rpl_disposable_t *lt_complete_and_keep(void *ctx, rpl_subscriber_t *s) {
     return NULL;
 }
 static void test_ended_handle_is_not_a_subscriber(void) {
-    size_t start = rpl_live_objects();
+    size_t start = check_live_settled();
     rpl_value two[2] = {rpl_int(1), rpl_int(2)};
     rpl_signal_t *ret = rpl_signal_return(rpl_int(1));
     rpl_subject_t *done = rpl_subject_create();
@@ -372,7 +372,7 @@ static void test_ended_handle_is_not_a_subscriber(void) {
     lt_kept = NULL;
     rpl_release(ret);
     rpl_release(done);
-    CHECK_EQ_INT(rpl_live_objects(), start);
+    CHECK_EQ_INT(check_live_now(), start);
 }
 
 /* lifetime-call (defect: the subscriber was freed inside the call): a
@@ -399,7 +399,7 @@ static rpl_disposable_t *lt_keep_until_disposed(void *ctx, rpl_subscriber_t *s) 
     return rpl_disposable_create(lt_give_back, k);
 }
 static void test_call_outlives_what_it_ends(void) {
-    size_t start = rpl_live_objects();
+    size_t start = check_live_settled();
     for (int mode = 0; mode < 5; mode++) {
         lt_keeper k = {0};
         rpl_signal_t *src = rpl_signal_create(lt_keep_until_disposed, &k, NULL);
@@ -423,7 +423,7 @@ static void test_call_outlives_what_it_ends(void) {
         rpl_release(mid);
         rpl_release(src);
     }
-    CHECK_EQ_INT(rpl_live_objects(), start);
+    CHECK_EQ_INT(check_live_now(), start);
 }
 
 /* lifetime-release (defect: a timer at UINT64_MAX kept the subscription after
@@ -433,11 +433,11 @@ static void test_call_outlives_what_it_ends(void) {
    and the serial scheduler, released, is freed (its worker waited for the
    cancelled timer for ever). */
 static void wait_live(size_t want) {
-    for (int i = 0; i < 500 && rpl_live_objects() != want; i++)
+    for (int i = 0; i < 500 && check_live_now() != want; i++)
         thrd_sleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
 }
 static void test_far_timers_freed_on_dispose(void) {
-    size_t start = rpl_live_objects();
+    size_t start = check_live_settled();
     rpl_scheduler_t *serial = rpl_scheduler_create_serial("lifetime-far");
     rpl_scheduler_t *scheds[2] = {serial, rpl_scheduler_background()};
     for (int k = 0; k < 2; k++) {
@@ -469,7 +469,7 @@ static void test_far_timers_freed_on_dispose(void) {
     /* The serial scheduler's worker does not wait for the cancelled timers:
        it idles out and frees the scheduler. */
     wait_live(start);
-    CHECK_EQ_INT(rpl_live_objects(), start);
+    CHECK_EQ_INT(check_live_now(), start);
 }
 
 /* lifetime-subject, lifetime-unreachable (defect: one run in thirty left an
@@ -573,7 +573,7 @@ static void test_start_eagerly_keeps_nothing(void) {
    consumer is gone, so it lets go of its inputs too, and nothing is left in
    a cycle. */
 static void test_replay_lazily_over_merge_freed(void) {
-    size_t before = rpl_live_objects();
+    size_t before = check_live_settled();
     rpl_subject_t *s = rpl_subject_create();
     rpl_signal_t *two[2] = {rpl_subject_as_signal(s), rpl_subject_as_signal(s)};
     rpl_signal_t *m = rpl_signal_merge(two, 2);
@@ -588,7 +588,7 @@ static void test_replay_lazily_over_merge_freed(void) {
     rpl_release(r);
     rpl_release(m);
     rpl_release(s);
-    CHECK_EQ_INT(rpl_live_objects(), before);
+    CHECK_EQ_INT(check_live_now(), before);
 }
 
 int main(void) {

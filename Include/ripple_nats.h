@@ -165,7 +165,11 @@ enum {
    file whose user's account the server does not trust or whose seed does
    not match its JWT - (RPL_NATS_ERR_AUTH_FAILED or
    RPL_NATS_ERR_NOT_PERMITTED, the message "rpl_nats_connect: Authorization
-   Violation"), a certificate not trusted (RPL_NATS_ERR_SSL). */
+   Violation"), a certificate not trusted (RPL_NATS_ERR_SSL).
+   With a creds_file and a libnats older than 3.8.0, a refused connect is
+   tried twice more before it is reported: those versions leave the
+   signature out of one connect in 256 and the server refuses it. A
+   reconnect it refuses that way counts as one failed reconnect attempt. */
 rpl_nats_t *RPL_NULLABLE rpl_nats_connect(const char *RPL_NULLABLE urls,
                                           const rpl_nats_options *RPL_NULLABLE opts);
 

@@ -352,7 +352,16 @@ static natsStatus open_client(rn_conn *c, const char *urls, const rpl_nats_optio
     natsOptions *o = NULL;
     natsStatus s = natsOptions_Create(&o);
     if (s == NATS_OK) s = apply_options(o, urls, opt, c);
-    if (s == NATS_OK) s = natsConnection_Connect(&c->nc, o);
+    /* libnats before 3.8.0 sends no signature when the signature's first
+       byte is 0 (its base64 encoder takes that byte for an empty input), so
+       the server refuses one creds_file connect in 256 (nats.c #705). A
+       refused creds_file connect is tried twice more: a refusal reaches the
+       caller after three, and a spurious one once in 256^3. */
+    int tries = opt->creds_file && nats_GetVersionNumber() < 0x030800 ? 3 : 1;
+    if (s == NATS_OK) {
+        do s = natsConnection_Connect(&c->nc, o);
+        while (s == NATS_CONNECTION_AUTH_FAILED && --tries > 0);
+    }
     natsOptions_Destroy(o);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (s != NATS_OK) c->nc = NULL;

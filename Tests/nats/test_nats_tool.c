@@ -7,7 +7,9 @@
                                      --cert F --key F --creds F; it answers a
                                      request and gets what it publishes. With
                                      --fail it must be refused with TEXT in
-                                     the error (and code N, RPL_NATS_ERR_*)
+                                     the error (and code N, RPL_NATS_ERR_*).
+                                     --repeat N: first N connects in a row,
+                                     each accepted and released
      js_replay URL                   start_sequence, durables, stream_ensure
      js_produce URL STREAM SUBJECT N REPLICAS DELAY_US
                                      publishes 1..N with acknowledgements
@@ -84,6 +86,7 @@ static int cmd_connect(const char *url, int argc, char **argv) {
     o.max_reconnects = 0;
     const char *fail = NULL;
     int code = 0;  /* with --fail: the RPL_NATS_ERR_* code wanted */
+    long repeat = 0;
     for (int i = 0; i + 1 < argc; i += 2) {
         const char *k = argv[i], *v = argv[i + 1];
         if (!strcmp(k, "--token")) o.token = v;
@@ -95,7 +98,17 @@ static int cmd_connect(const char *url, int argc, char **argv) {
         else if (!strcmp(k, "--creds")) o.creds_file = v;
         else if (!strcmp(k, "--fail")) fail = v;
         else if (!strcmp(k, "--code")) code = atoi(v);
+        else if (!strcmp(k, "--repeat")) repeat = atol(v);
     }
+    long accepted = 0;
+    for (long i = 0; i < repeat; i++) {
+        rpl_nats_t *each = rpl_nats_connect(url, &o);
+        if (each) accepted++;
+        else fprintf(stderr, "connect %ld of %ld refused: %s\n", i + 1, repeat, rpl_last_error_message());
+        rpl_release(each);
+    }
+    CHECK(accepted == repeat);
+    if (repeat) printf("%ld connects in a row: %ld accepted\n", repeat, accepted);
     rpl_nats_t *nc = rpl_nats_connect(url, &o);
     if (fail) {
         CHECK(nc == NULL);

@@ -81,6 +81,11 @@ all: lib
 .SECONDEXPANSION:
 # Each job's output in one piece under make -j.
 MAKEFLAGS += --output-sync=target
+# make check alone runs its suites side by side, a job per core (a -j on the
+# command line wins: make -j1 check runs them one after another).
+ifeq ($(MAKECMDGOALS),check)
+MAKEFLAGS += -j$(shell nproc)
+endif
 .DELETE_ON_ERROR:
 # Test programs are built by pattern rules on the way to run-* targets: keep them.
 .SECONDARY:

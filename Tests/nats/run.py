@@ -424,14 +424,17 @@ def case_python():
 
 def case_cpp():
     """The C++ binding's ripple_nats.hpp (bindings/cpp/test_nats.cpp, built
-    against the staged install under ASan and UBSan, C++17 and C++20)."""
+    against the staged install under ASan and UBSan, C++17 and C++20; under
+    LeakSanitizer through Tests/lsan_check.sh, as the C programs are)."""
     s = Server("cpp").start()
     t = Server("cpp-token", 'authorization { token: "s3cret" }', jetstream=False).start()
     c, ids = creds_server("cpp-creds")
+    lsan = os.environ.get("NATS_LSAN") or os.path.join(HERE, "..", "lsan_check.sh")
     for std in ("c++17", "c++20"):
         run("C++ binding: ripple_nats.hpp (%s, ASan+UBSan)" % std,
-            [os.path.join(BIN, "test_nats_" + std), s.url, t.url, c.url, ids.good_creds, ids.foreign_creds, ids.missing_creds],
-            env={"LD_LIBRARY_PATH": os.environ.get("NATS_STAGE_LIB", ""), "ASAN_OPTIONS": "detect_leaks=1"})
+            [lsan, os.path.join(BIN, "test_nats_" + std), s.url, t.url, c.url, ids.good_creds, ids.foreign_creds,
+             ids.missing_creds],
+            env={"LD_LIBRARY_PATH": os.environ.get("NATS_STAGE_LIB", "")})
     c.stop()
     t.stop()
     s.stop()

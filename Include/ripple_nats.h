@@ -169,7 +169,9 @@ enum {
    With a creds_file and a libnats older than 3.8.0, a refused connect is
    tried twice more before it is reported: those versions leave the
    signature out of one connect in 256 and the server refuses it. A
-   reconnect it refuses that way counts as one failed reconnect attempt. */
+   reconnect refused that way is one failed reconnect attempt (libnats
+   stops reconnecting when a server refuses twice in a row: one reconnect
+   in 65536). */
 rpl_nats_t *RPL_NULLABLE rpl_nats_connect(const char *RPL_NULLABLE urls,
                                           const rpl_nats_options *RPL_NULLABLE opts);
 

@@ -304,7 +304,7 @@ def case_creds():
     s, ids = creds_server("creds")
     variants("test_nats_tool", ["connect", s.url, "--creds", ids.good_creds])
     # libnats before 3.8.0 leaves the signature out of one connect in 256:
-    # 1000 in a row all pass only with rpl_nats_connect's second tries.
+    # 1000 in a row all pass only because rpl_nats_connect tries again.
     run("creds: 1000 connects in a row", [TOOL, "connect", s.url, "--creds", ids.good_creds, "--repeat", "1000"])
     auth = ["--fail", "Authorization Violation", "--code", "11"]  # RPL_NATS_ERR_AUTH_FAILED
     variants("test_nats_tool", ["connect", s.url, "--creds", ids.foreign_creds] + auth)

@@ -135,8 +135,10 @@ static void take_case(build_fn build, int mode, size_t n, const int64_t *expect,
    collect, then, throttle): the dispose of the subscription must reach the
    producer. The producer itself sends into the trigger after TRIGGER_AT values
    (deterministic, unlike a thread): take_until then disposes op's
-   subscription while the producer is still inside its subscribe callback. */
-static void trigger_case(build_fn build, int mode, int check_no_values) {
+   subscription while the producer is still inside its subscribe callback.
+   trigger_case_limit: at most `limit` values sent (trigger_case: TRIGGER_AT +
+   SYNC_LIMIT, the dispose made on the producer's thread). */
+static void trigger_case_limit(build_fn build, int mode, int check_no_values, long limit) {
     rpl_signal_t *src = endless_source(mode);
     rpl_signal_t *op = build(src);
     CHECK(op != NULL);
@@ -147,13 +149,16 @@ static void trigger_case(build_fn build, int mode, int check_no_values) {
     CHECK(WAIT_FOR(terminated(&r)));
     CHECK_COMPLETED(r);
     if (check_no_values) CHECK_EQ_INT(r.n, 0);
-    check_producer_stopped(TRIGGER_AT + SYNC_LIMIT);
+    check_producer_stopped(limit);
     rpl_release(d);
     rpl_release(t);
     rpl_release(op);
     rpl_release(src);
     rpl_release(P.trigger);
     CHECK(WAIT_FOR(r.released == 1));
+}
+static void trigger_case(build_fn build, int mode, int check_no_values) {
+    trigger_case_limit(build, mode, check_no_values, TRIGGER_AT + SYNC_LIMIT);
 }
 
 /* ---- Callbacks ------------------------------------------------------------- */

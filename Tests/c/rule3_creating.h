@@ -89,8 +89,9 @@ static rpl_signal_t *b_throttle_if_held(rpl_signal_t *s) {
     return rpl_signal_throttle_if(s, MS, get_serial(), cr_always, NULL, NULL);
 }
 static rpl_signal_t *b_buffer_with_time(rpl_signal_t *s) { return rpl_signal_buffer_with_time(s, MS, get_serial()); }
-static rpl_signal_t *b_buffer_with_time_quiet(rpl_signal_t *s) {
-    return rpl_signal_buffer_with_time(s, 3600000 * MS, get_serial());
+static rpl_signal_t *b_buffer_with_time_quiet(rpl_signal_t *s) { return rpl_signal_buffer_with_time(s, HOUR, get_serial()); }
+static rpl_signal_t *b_throttle_if_held_quiet(rpl_signal_t *s) {
+    return rpl_signal_throttle_if(s, HOUR, get_serial(), cr_always, NULL, NULL);
 }
 
 /* The last subscriber leaving disconnects: the dispose reaches the producer. */
@@ -102,8 +103,10 @@ static void c_throttle_first(void) { TAKE1(b_throttle_first, P_INTS, 0, SYNC_LIM
 /* Values failing the test pass at once (through the relay). */
 static void c_throttle_if_passing(void) { TAKE1(b_throttle_if_passing, P_INTS, 0, SYNC_LIMIT); }
 /* Held values: an endless source never leaves a quiet interval, so only the
-   dispose (take_until, fired by the producer) is checked, as for throttle. */
-static void c_throttle_if_held(void) { trigger_case(b_throttle_if_held, P_INTS, 0); }
+   dispose (take_until, fired by the producer) is checked, as for throttle,
+   across threads, and on the producer's thread with an hour's interval. */
+static void c_throttle_if_held(void) { trigger_case_limit(b_throttle_if_held, P_INTS, 0, ASYNC_LIMIT); }
+static void c_throttle_if_held_quiet(void) { trigger_case(b_throttle_if_held_quiet, P_INTS, 0); }
 /* A batch may go out on the serial thread while the producer runs: no value
    count is checked, only that the dispose reaches the producer. When the
    trigger fires during a batch's delivery, take_until's completion is left to
@@ -117,4 +120,4 @@ static void c_buffer_with_time_quiet(void) { trigger_case(b_buffer_with_time_qui
 #define RULE3_CREATING_CASES \
     CASE(from_array), CASE(range), CASE(timer), CASE(start_lazily), CASE(start_eagerly), \
     CASE(share), CASE(share_replay), CASE(delay_subscription), CASE(throttle_first), \
-    CASE(throttle_if_passing), CASE(throttle_if_held), CASE(buffer_with_time), CASE(buffer_with_time_quiet),
+    CASE(throttle_if_passing), CASE(throttle_if_held), CASE(throttle_if_held_quiet), CASE(buffer_with_time), CASE(buffer_with_time_quiet),

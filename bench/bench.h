@@ -1,6 +1,7 @@
 /* Shared helpers of the benchmark program (bench/bench_*.c). */
 #ifndef RIPPLE_BENCH_H
 #define RIPPLE_BENCH_H
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -26,6 +27,14 @@ void bench_value_row(const char *name, double value, const char *unit);
    operator rows (bench_chain.c). */
 struct rpl_signal;
 struct rpl_signal *bench_chain(struct rpl_signal *src);
+/* The chain's three callbacks (make bench-instructions' C reference of W3). */
+struct rpl_value;
+typedef struct bench_chain_fns {
+    struct rpl_value (*map)(void *ctx, const struct rpl_value *v);
+    bool (*filter)(void *ctx, const struct rpl_value *v);
+    struct rpl_value (*scan)(void *ctx, const struct rpl_value *acc, const struct rpl_value *v);
+} bench_chain_fns;
+bench_chain_fns bench_chain_callbacks(void);
 /* W7: return(1) -> map(+1) -> subscribe -> dispose, every handle released;
    the value (2) is added to *sum (bench_chain.c). */
 void bench_pipeline_once(int64_t *sum);

@@ -25,6 +25,8 @@ void bench_pipeline_once(int64_t *sum) {
     rpl_release(r);
 }
 
+bench_chain_fns bench_chain_callbacks(void) { return (bench_chain_fns){ plus1, even, sum }; }
+
 rpl_signal_t *bench_chain(rpl_signal_t *src) {
     rpl_signal_t *m = rpl_signal_map(src, plus1, NULL, NULL);
     rpl_signal_t *f = rpl_signal_filter(m, even, NULL, NULL);

@@ -3,9 +3,9 @@
 # not drift with the machine's load, to judge every change to the hot path.
 .PHONY: bench-instructions
 BENCH_INSTR := $(OUT)/bench-instructions
-$(BENCH_INSTR): mk/bench-instructions.mk bench/instructions/workloads.c bench/bench_chain.c bench/bench.h $(HEADER) $(LIB)
+$(BENCH_INSTR): mk/bench-instructions.mk bench/instructions/workloads.c bench/instructions/reference.c bench/instructions/reference.h bench/bench_chain.c bench/bench.h $(HEADER) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -g -gdwarf-4 -Wall -Wextra -Werror -IInclude bench/instructions/workloads.c bench/bench_chain.c \
+	$(CC) -O2 -g -gdwarf-4 -Wall -Wextra -Werror -IInclude bench/instructions/workloads.c bench/instructions/reference.c bench/bench_chain.c \
 	    -L$(OUT)/lib -lripple -lpthread -Wl,-rpath,$(CURDIR)/$(OUT)/lib -o $@
 # valgrind 3.19 cannot read the Swift runtime's DWARF: count against the
 # library without debug sections (as make valgrind does).

@@ -4,8 +4,9 @@
    n1 units, divided by n2 - n1, leaves out setup and teardown. Unlike a time,
    the figure does not move with the machine's load (same binary, same count).
 
-   usage: workloads NAME UNITS     (NAME: w1 w2 w3 w4 w5 w5c w6 w6l w7 floor
-                                  handle d1 d100 db100 ds zip delay rl imm)
+   usage: workloads NAME UNITS     (NAME: w1 w2 w3 w4 w5 w5c w6 w6l w7 ref1
+                                  ref3 ref4 floor handle d1 d100 db100 ds zip
+                                  delay rl imm)
    A unit is: w1/w3 an event; w2 a delivery (one send reaches 100
    subscribers, so UNITS is rounded down to a multiple of 100); w4 a
    subscribe + dispose + release on a subject; w5/w5c one outer value through
@@ -15,7 +16,9 @@
    pipeline; floor a C call through a volatile function pointer; handle a
    signal handle made and freed (rpl_signal_return, rpl_release): the least
    a handle the C API returns costs, which W4, W5 and W7 pay once per
-   handle they make.
+   handle they make. ref1, ref3 and ref4: W1's, W3's and W4's units
+   through the C references of reference.c (the same work in plain C, with
+   the rules' checks and no Ripple code).
    The queues (one FIFO type behind them all): d1 an event through
    subject -> deliver_on(test scheduler) -> subscriber, the scheduler run
    after each send; d100 the same with the scheduler run after every 100
@@ -28,6 +31,7 @@
    run after every 100; imm a job scheduled from inside immediate work (the
    trampoline's queue). */
 #include "../bench.h"
+#include "reference.h"
 #include <ripple.h>
 #include <stdio.h>
 #include <pthread.h>
@@ -112,6 +116,43 @@ static void subscribe_dispose(long n) {
         rpl_release(d);
     }
     rpl_release(s);
+}
+
+/* The C references (reference.c) of W1, W3 and W4: the same callbacks,
+   the rules' checks in plain C instead of the library, and loops written
+   like through_subject's and subscribe_dispose's on purpose, so that the
+   benchmark's own share of each count is the same. */
+static void ref_through_subject(long events, bool chain) {
+    ref_subject *s = ref_subject_create();
+    ref_member *m;
+    if (chain) {
+        bench_chain_fns fns = bench_chain_callbacks();
+        m = ref_subscribe_chain(s, fns.map, fns.filter, fns.scan, on_int);
+    } else {
+        rpl_observer o = RPL_OBSERVER_INIT;
+        o.on_next = on_int;
+        m = ref_subscribe(s, &o);
+    }
+    for (long i = 0; i < events; i++) ref_subject_send_next(s, rpl_int(i));
+    if (chain) {
+        ref_unsubscribe_chain(m);
+    } else {
+        ref_dispose(m);
+        ref_release(m);
+    }
+    ref_subject_destroy(s);
+}
+
+static void ref_subscribe_dispose(long n) {
+    ref_subject *s = ref_subject_create();
+    rpl_observer o = RPL_OBSERVER_INIT;
+    o.on_next = on_int;
+    for (long i = 0; i < n; i++) {
+        ref_member *m = ref_subscribe(s, &o);
+        ref_dispose(m);
+        ref_release(m);
+    }
+    ref_subject_destroy(s);
 }
 
 static void pipelines(long n) {
@@ -221,7 +262,7 @@ static void handles(long n) {
 
 int main(int argc, char **argv) {
     if (argc != 3) {
-        fprintf(stderr, "usage: %s w1|w2|w3|w4|w5|w5c|w6|w6l|w7|floor|handle|d1|d100|db100|ds|zip|delay|rl|imm UNITS\n", argv[0]);
+        fprintf(stderr, "usage: %s w1|w2|w3|w4|w5|w5c|w6|w6l|w7|ref1|ref3|ref4|floor|handle|d1|d100|db100|ds|zip|delay|rl|imm UNITS\n", argv[0]);
         return 2;
     }
     const char *w = argv[1];
@@ -235,6 +276,9 @@ int main(int argc, char **argv) {
     else if (!strcmp(w, "w6")) flatten_subjects(n, 0);
     else if (!strcmp(w, "w6l")) flatten_subjects(n, 1000);
     else if (!strcmp(w, "w7")) pipelines(n);
+    else if (!strcmp(w, "ref1")) ref_through_subject(n, false);
+    else if (!strcmp(w, "ref3")) ref_through_subject(n, true);
+    else if (!strcmp(w, "ref4")) ref_subscribe_dispose(n);
     else if (!strcmp(w, "floor")) floor_calls(n);
     else if (!strcmp(w, "handle")) handles(n);
     else if (!strcmp(w, "d1")) through_test_scheduler(n, 1, deliver_on);

@@ -176,8 +176,9 @@ static void ref_map_on_next(ref_sink *k, const rpl_value *v) {
     REF_IN_CHANNEL(t, r = k->fn.map(k->ctx, v));
     if (__builtin_expect(t->callback_failure != NULL, 0)) { ref_failed(k); return; }
     if (r.type > RPL_TYPE_DOUBLE) {  /* boxed (released after) or not a type (rule 19a) */
-        if (r.type > RPL_TYPE_EVENT) { ref_failed(k); return; }
-        { ref_send_boxed(k, r); return; }
+        if (r.type > RPL_TYPE_EVENT) ref_failed(k);
+        else ref_send_boxed(k, r);
+        return;
     }
     k->next->on_next(k->next, &r);
 }
@@ -200,8 +201,8 @@ static void ref_scan_on_next(ref_sink *k, const rpl_value *v) {
     k->acc = r;  /* the sink keeps the new accumulator, and lets the old go */
     if (ref_boxed(old.type)) rpl_value_release(&old);
     if (ref_boxed(r.type)) {
-        rpl_value sent = rpl_value_copy(&r);
-        { ref_send_boxed(k, sent); return; }
+        ref_send_boxed(k, rpl_value_copy(&r));
+        return;
     }
     k->next->on_next(k->next, &r);
 }

@@ -31,8 +31,8 @@ final class AnyAllSink: CallbackSink<PredicateFunction> {
 
     override func onNext(_ value: borrowing Value) {
         if stopped { return }
-        let (pass, failure) = call.test(value)
-        if let failure { return stop(failure) }
+        let (pass, failed) = call.test(value)
+        if failed, let failure = takeFailure() { return stop(failure) }
         if pass == all { return }  // undecided: any saw a failing value, all a passing one
         downstream.onNext(.bool(!all))
         stop()

@@ -35,9 +35,9 @@ final class CombinePreviousSink: CallbackSink<ReduceFunction> {
         // delivery pairs with this value; the old one is held for the call.
         let old = previous
         previous = value.retained()
-        let (combined, failure) = call.reduce(old, value)
+        let (combined, failed) = call.reduce(old, value)
         old.release()
-        sendReturned(combined, failure, "rpl_signal_combine_previous")
+        sendReturned(combined, failed: failed, "rpl_signal_combine_previous")
     }
 }
 

@@ -11,7 +11,7 @@ public final class DoNextSignal: CallbackOperatorSignal<ValueAction> {
 
 final class DoNextSink: CallbackSink<ValueAction> {
     override func onNext(_ value: borrowing Value) {
-        if let failure = call.run(value) { return stop(failure) }  // the value is not forwarded
+        if call.run(value), let failure = takeFailure() { return stop(failure) }  // the value is not forwarded
         downstream.onNext(value)
     }
 }

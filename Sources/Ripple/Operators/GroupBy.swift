@@ -27,8 +27,8 @@ final class GroupBySink: CallbackSink<MapFunction> {
 
     override func onNext(_ value: borrowing Value) {
         if stopped { return }
-        let (key, failure) = call.map(value)
-        if let failure {
+        let (key, failed) = call.map(value)
+        if failed, let failure = takeFailure() {
             if key.isListed { key.release() }  // discarded (rule 24)
             return fail(failure)
         }

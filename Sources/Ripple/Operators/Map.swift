@@ -9,8 +9,8 @@ public final class MapSignal: CallbackOperatorSignal<MapFunction> {
 
 final class MapSink: CallbackSink<MapFunction> {
     override func onNext(_ value: borrowing Value) {
-        let (mapped, failure) = call.map(value)
-        sendReturned(mapped, failure, "rpl_signal_map")
+        let (mapped, failed) = call.map(value)
+        sendReturned(mapped, failed: failed, "rpl_signal_map")
     }
 }
 
@@ -21,8 +21,8 @@ public final class FilterSignal: CallbackOperatorSignal<PredicateFunction> {
 
 final class FilterSink: CallbackSink<PredicateFunction> {
     override func onNext(_ value: borrowing Value) {
-        let (pass, failure) = call.test(value)
-        if let failure { return stop(failure) }
+        let (pass, failed) = call.test(value)
+        if failed, let failure = takeFailure() { return stop(failure) }
         if pass { downstream.onNext(value) }
     }
 }

@@ -21,8 +21,8 @@ func withTupleItems<R>(_ items: [Value], _ body: (UnsafePointer<ripple_value>, I
 extension Callback where Function == ReduceEachFunction {
     /// `fn(ctx, items, count)`, owned by the caller; the items stay borrowed.
     @inline(__always)
-    func reduce(_ items: [Value]) -> (Value, RippleError?) {
-        withFailureChannel { withTupleItems(items) { Value(c: function(ctx, $0, $1)) } }
+    func reduce(_ items: [Value]) -> (Value, Bool) {
+        inFailureChannel { withTupleItems(items) { Value(c: function(ctx, $0, $1)) } }
     }
 }
 
@@ -39,8 +39,8 @@ final class ReduceEachSink: CallbackSink<ReduceEachFunction> {
         guard let items = value.tupleItems else {
             return refuseType(value, expected: "a tuple", "rpl_signal_reduce_each")
         }
-        let (reduced, failure) = call.reduce(items)
-        sendReturned(reduced, failure, "rpl_signal_reduce_each")
+        let (reduced, failed) = call.reduce(items)
+        sendReturned(reduced, failed: failed, "rpl_signal_reduce_each")
     }
 }
 

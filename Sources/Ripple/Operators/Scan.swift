@@ -47,11 +47,8 @@ class AccumulatingSink: CallbackSink<ReduceFunction> {
     @inline(__always) @discardableResult
     final func accumulate(_ value: borrowing Value) -> Value? {
         let old = acc.retained()
-        let (next, failure) = call.reduce(old, value)
-        if _slowPath(failure != nil || !next.isListed) {
-            refuseAccumulation(next, failure, old)
-            return nil
-        }
+        let (next, failed) = call.reduce(old, value)
+        if _slowPath(failed || !next.isListed), refusedAccumulation(next, failed, old) { return nil }
         let replaced = acc
         acc = next
         replaced.release()
@@ -60,9 +57,13 @@ class AccumulatingSink: CallbackSink<ReduceFunction> {
     }
 
     /// The callback failed (rule 24: its result is discarded) or returned
-    /// an unlisted value (rule 19a): the subscription fails. Consumes `old`.
+    /// an unlisted value (rule 19a): the subscription fails, and `old` is
+    /// consumed. False, with nothing done, when the failure recorded is not
+    /// this callback's (`takeFailure`) and `next` is listed.
     @inline(never)
-    final func refuseAccumulation(_ next: Value, _ failure: RippleError?, _ old: Value) {
+    final func refusedAccumulation(_ next: Value, _ failed: Bool, _ old: Value) -> Bool {
+        let failure = failed ? takeFailure() : nil
+        if failure == nil && next.isListed { return false }
         old.release()
         if let failure {
             if next.isListed { next.release() }
@@ -70,6 +71,7 @@ class AccumulatingSink: CallbackSink<ReduceFunction> {
         } else {
             refuse(next, aggregate ? "rpl_signal_aggregate" : "rpl_signal_scan")
         }
+        return true
     }
 }
 

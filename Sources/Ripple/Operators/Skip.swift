@@ -44,8 +44,8 @@ final class SkipWhileSink: CallbackSink<PredicateFunction> {
 
     override func onNext(_ value: borrowing Value) {
         if skipping {
-            let (skip, failure) = call.test(value)
-            if let failure { return stop(failure) }
+            let (skip, failed) = call.test(value)
+            if failed, let failure = takeFailure() { return stop(failure) }
             if skip { return }
             skipping = false
         }

@@ -93,8 +93,8 @@ public final class TakeWhileSignal: CallbackOperatorSignal<PredicateFunction> {
 final class TakeWhileSink: CallbackSink<PredicateFunction> {
     override func onNext(_ value: borrowing Value) {
         if stopped { return }
-        let (pass, failure) = call.test(value)
-        if let failure { return stop(failure) }
+        let (pass, failed) = call.test(value)
+        if failed, let failure = takeFailure() { return stop(failure) }
         if pass {
             downstream.onNext(value)
         } else {

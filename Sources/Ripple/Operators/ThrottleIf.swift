@@ -51,8 +51,8 @@ final class ThrottleIfSourceSink: RelaySink {
     override func onNext(_ value: borrowing Value) {
         guard let predicate else { return relay.send(.input(TimedInput.held, value.retained())) }
         if failed { return }
-        let (passes, failure) = predicate.test(value)
-        if let failure {
+        let (passes, callbackFailed) = predicate.test(value)
+        if callbackFailed, let failure = takeFailure() {
             failed = true
             forwardError(failure)  // ends the relay, which disposes the source
             return

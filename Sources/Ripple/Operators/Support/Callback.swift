@@ -120,6 +120,18 @@ public struct Callback<Function> {
 /// its own too).
 @inline(__always)
 func withFailureChannel<R>(_ body: () -> R) -> (R, RippleError?) {
+    let (result, failed) = inFailureChannel(body)
+    if _fastPath(!failed) { return (result, nil) }
+    return (result, takeFailure())
+}
+
+/// `withFailureChannel` up to the test: the result, and whether a failure
+/// is recorded (`takeFailure` then tells whose, and takes it if it is this
+/// call's). The per-value calls below return that flag, so that a sink
+/// takes the failure out of line and its usual path keeps the callback's
+/// result in registers.
+@inline(__always)
+func inFailureChannel<R>(_ body: () -> R) -> (R, Bool) {
     let t = ripple_thread()!
     assert(t.pointee.callback_failure == nil || t.pointee.callback_failure_level != t.pointee.delivering,
            "an operator callback runs inside another at the same delivery level")
@@ -127,8 +139,7 @@ func withFailureChannel<R>(_ body: () -> R) -> (R, RippleError?) {
     t.pointee.callback_level = t.pointee.delivering
     let result = body()
     t.pointee.callback_level = savedLevel
-    if _fastPath(t.pointee.callback_failure == nil) { return (result, nil) }
-    return (result, takeFailure())
+    return (result, t.pointee.callback_failure != nil)
 }
 
 /// A failure is recorded on this thread: the returning callback's, if it
@@ -200,28 +211,31 @@ public func failCurrentCallback(_ error: RippleError) -> Bool {
 }
 
 extension Callback where Function == MapFunction {
-    /// The mapped value, owned by the caller.
+    /// The mapped value, owned by the caller, and whether a failure is
+    /// recorded.
     @inline(__always)
-    func map(_ value: borrowing Value) -> (Value, RippleError?) {
+    func map(_ value: borrowing Value) -> (Value, Bool) {
         let v = copy value  // 16 bytes; the box stays borrowed
-        return withFailureChannel { Value(c: withCValue(v) { function(ctx, $0) }) }
+        return inFailureChannel { Value(c: withCValue(v) { function(ctx, $0) }) }
     }
 }
 
 extension Callback where Function == PredicateFunction {
+    /// The predicate's answer, and whether a failure is recorded.
     @inline(__always)
-    func test(_ value: borrowing Value) -> (Bool, RippleError?) {
+    func test(_ value: borrowing Value) -> (Bool, Bool) {
         let v = copy value
-        return withFailureChannel { withCValue(v) { function(ctx, $0) } }
+        return inFailureChannel { withCValue(v) { function(ctx, $0) } }
     }
 }
 
 extension Callback where Function == ReduceFunction {
-    /// `reduce(acc, value)`, owned by the caller; both arguments borrowed.
+    /// `reduce(acc, value)`, owned by the caller; both arguments borrowed;
+    /// and whether a failure is recorded.
     @inline(__always)
-    func reduce(_ acc: borrowing Value, _ value: borrowing Value) -> (Value, RippleError?) {
+    func reduce(_ acc: borrowing Value, _ value: borrowing Value) -> (Value, Bool) {
         let a = acc.words, v = value.words  // 16 bytes each; boxes stay borrowed
-        return withFailureChannel {
+        return inFailureChannel {
             Value(c: _withUnprotectedUnsafePointer(to: a) { pa in
                 _withUnprotectedUnsafePointer(to: v) { pv in
                     function(ctx, UnsafeRawPointer(pa).assumingMemoryBound(to: ripple_value.self),
@@ -233,10 +247,11 @@ extension Callback where Function == ReduceFunction {
 }
 
 extension Callback where Function == ValueAction {
+    /// Whether a failure is recorded.
     @inline(__always)
-    func run(_ value: borrowing Value) -> RippleError? {
+    func run(_ value: borrowing Value) -> Bool {
         let v = copy value
-        return withFailureChannel { withCValue(v) { function(ctx, $0) } }.1
+        return inFailureChannel { withCValue(v) { function(ctx, $0) } }.1
     }
 }
 

@@ -64,20 +64,21 @@ class StoppingSink: ForwardingSink {
     }
 
     /// Sends `result`, what an operator's callback returned (owned), unless
-    /// the callback failed (rule 24: the result is discarded and the
-    /// subscription fails) or returned a type ripple.h does not list (rule
-    /// 19a: the subscription fails, naming `op`).
+    /// the callback failed (`failed`: a failure is recorded, and it is this
+    /// callback's; rule 24: the result is discarded and the subscription
+    /// fails) or returned a type ripple.h does not list (rule 19a: the
+    /// subscription fails, naming `op`).
     @inline(__always)
-    final func sendReturned(_ result: Value, _ failure: RippleError?, _ op: StaticString) {
-        // A scalar needs nothing after the call: the rest is out of line, so
-        // the caller keeps nothing across the downstream call.
-        if _fastPath(failure == nil && !result.isBoxed && result.isListed) { return downstream.onNext(result) }
-        sendReturnedOther(result, failure, op)
+    final func sendReturned(_ result: Value, failed: Bool, _ op: StaticString) {
+        // A scalar needs nothing after the call: the rest, the failure taken
+        // included, is out of line, so the caller keeps nothing across a call.
+        if _fastPath(!failed && !result.isBoxed && result.isListed) { return downstream.onNext(result) }
+        sendReturnedOther(result, failed, op)
     }
 
     @inline(never)
-    final func sendReturnedOther(_ result: Value, _ failure: RippleError?, _ op: StaticString) {
-        if let failure {
+    final func sendReturnedOther(_ result: Value, _ failed: Bool, _ op: StaticString) {
+        if failed, let failure = takeFailure() {
             if result.isListed { result.release() }
             return stop(failure)
         }

@@ -64,10 +64,10 @@ class StoppingSink: ForwardingSink {
     }
 
     /// Sends `result`, what an operator's callback returned (owned), unless
-    /// the callback failed (`failed`: a failure is recorded, and it is this
-    /// callback's; rule 24: the result is discarded and the subscription
-    /// fails) or returned a type ripple.h does not list (rule 19a: the
-    /// subscription fails, naming `op`).
+    /// the callback failed (`failed` says a failure is recorded, and
+    /// `takeFailure` finds it is this callback's; rule 24: the result is
+    /// discarded and the subscription fails) or returned a type ripple.h
+    /// does not list (rule 19a: the subscription fails, naming `op`).
     @inline(__always)
     final func sendReturned(_ result: Value, failed: Bool, _ op: StaticString) {
         // A scalar needs nothing after the call: the rest, the failure taken

@@ -172,7 +172,12 @@ void *RPL_NULLABLE rpl_retain(void *RPL_NULLABLE handle);
    reference. rpl_release(NULL) is a no-op. Releasing a subscription's
    disposable does not dispose the subscription. A pointer that is not a
    live handle (a handle released once too often, in the common case) is
-   left alone and the last error set (RPL_ERR_MISUSE, RPL_ERR_KIND). */
+   left alone and the last error set (RPL_ERR_MISUSE, RPL_ERR_KIND).
+   The subscription of an observer straight to a subject, once it has ended,
+   is not freed with its last reference but kept by the releasing thread
+   (up to 16, freed when the thread exits) for that thread's next such
+   subscribe, which returns it again: a released handle reads as freed
+   meanwhile, and like freed memory it can come back. */
 void rpl_release(void *RPL_NULLABLE handle);
 
 /* Status of the last failed call on this thread (RPL_OK if none yet).
@@ -1819,7 +1824,8 @@ rpl_status rpl_trace_write(int fd);
    a per-thread counter per object created or freed (no locked instruction),
    nothing per event; this call sums the counters under a lock. A cancelled
    timer a scheduler keeps until its due time (empty, bounded) is not
-   counted. Any thread; a snapshot. Never fails. */
+   counted, nor an ended subscription kept for reuse (rpl_release). Any
+   thread; a snapshot. Never fails. */
 size_t rpl_live_objects(void);
 
 /* RAC's logAll: a signal (+1) that sends what sig sends and writes each

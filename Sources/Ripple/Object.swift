@@ -62,9 +62,22 @@ open class RippleObject {
 
     /// The last deinit of every object (subclasses' run first). The poison
     /// goes through a C store the optimizer cannot drop as dead.
-    deinit {
+    deinit { markFreed() }
+
+    /// Reads as freed: the magic word poisoned, out of the live count. What
+    /// deinit does last, and what retiring an object kept for reuse does
+    /// (Subscriber.retire).
+    @inline(__always)
+    final func markFreed() {
         ripple_poison_magic(Unmanaged.passUnretained(self).toOpaque() + RippleObject.magicOffset, ObjectKind.freedMagic)
         ripple_live_dec()
+    }
+
+    /// Undoes `markFreed` for an object revived for reuse, as `kind`.
+    @inline(__always)
+    final func markRevived(kind: ObjectKind) {
+        magic = kind.rawValue
+        ripple_live_inc()
     }
 
     /// Takes a process-wide shared instance (a scheduler singleton) out of

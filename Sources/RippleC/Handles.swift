@@ -278,9 +278,11 @@ public func rpl_release(_ handle: UnsafeMutableRawPointer?) {
     guard let handle else { return }
     // A freed handle (a double release, in the common case) or memory that
     // is no handle is refused, not released again.
-    guard ObjectKind.isValid(RippleObject.magic(at: handle)) else {
+    let magic = RippleObject.magic(at: handle)
+    guard ObjectKind.isValid(magic) else {
         return refuseHandle(OpaquePointer(handle), what: "a handle", in: "rpl_release")
     }
+    if magic == ObjectKind.disposable.rawValue && SpareSubscribers.release(handle) { return }
     Unmanaged<RippleObject>.fromOpaque(handle).release()
 }
 

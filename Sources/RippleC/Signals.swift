@@ -104,11 +104,17 @@ final class CObserverSink: ObserverSink {
 /// docs/behaviour.md#lifetime-handle-kind): one allocation per
 /// subscription.
 final class CObserverSubscriber: Subscriber {
-    let end: CObserverEnd
+    @exclusivity(unchecked) var end: CObserverEnd
 
     init(_ o: rpl_observer, _ subject: Subject) {
         end = CObserverEnd(o)
         super.init(observing: subject, next: CObserverEnd.next(o), context: o.ctx)
+    }
+
+    /// A retired one made what `init` makes (SpareSubscribers.swift).
+    func revive(_ o: rpl_observer, _ subject: Subject) {
+        end = CObserverEnd(o)
+        revive(observing: subject, next: CObserverEnd.next(o), context: o.ctx)
     }
 
     /// Runs `body` on its trace state, which it keeps in its `endWord`
@@ -235,7 +241,7 @@ private func subscribe(_ sig: OpaquePointer?, _ obs: UnsafePointer<rpl_observer>
 private func subscribeDirect(_ subject: Subject, _ obs: UnsafePointer<rpl_observer>) -> OpaquePointer {
     // The new object's own reference becomes the handle's: no
     // retain/release pair around the join.
-    let x = Unmanaged.passRetained(CObserverSubscriber(obs.pointee, subject))
+    let x = SpareSubscribers.take(obs.pointee, subject)
     x._withUnsafeGuaranteedRef {
         $0.traceSubscribe(subject)
         subject.directSubscription($0)

@@ -613,6 +613,105 @@ static void test_observer_without_next(void) {
     rpl_release(one);
 }
 
+/* A C observer's subscription to a subject that ended, once its handle's
+   last reference is released, is kept on its thread for the next such
+   subscribe (docs/behaviour.md, "Handles carry a magic word"): released, it
+   reads as freed; revived, it is a new subscription of the new subject and
+   keeps nothing of the old one. */
+static void test_reused_subscription(void) {
+    size_t before = check_live_now();
+    rpl_subject_t *s1 = rpl_subject_create(), *s2 = rpl_subject_create();
+    size_t subjects = check_live_now();
+    rec_t a = {0}, b = {0};
+    rpl_disposable_t *da = rec_attach(s1, &a);
+    CHECK_EQ_INT(check_live_now(), subjects + 1);
+    rpl_subject_send_next(s1, rpl_int(1));
+    CHECK_EQ_INT(rpl_disposable_dispose(da), RPL_OK);
+    rpl_release(da);
+    CHECK_LOG(&a, "1 R");
+    CHECK_EQ_INT(check_live_now(), subjects); /* out of the count */
+    CHECK_EQ_INT(rpl_disposable_dispose(da), RPL_ERR_MISUSE);
+    rpl_release(da); /* a second release is refused, not made */
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_MISUSE);
+
+    rpl_disposable_t *db = rec_attach(s2, &b);
+    CHECK(db == da); /* the same object, revived */
+    CHECK_EQ_INT(check_live_now(), subjects + 1);
+    CHECK(!rpl_disposable_is_disposed(db));
+    CHECK_EQ_INT(rpl_subject_subscriber_count(s1), 0);
+    CHECK_EQ_INT(rpl_subject_subscriber_count(s2), 1);
+    rpl_subject_send_next(s1, rpl_int(2)); /* reaches nobody */
+    rpl_subject_send_next(s2, rpl_int(3));
+    rpl_subject_send_completed(s2);
+    CHECK_LOG(&b, "3 C R");
+    CHECK_LOG(&a, "1 R");
+    CHECK(rpl_disposable_is_disposed(db));
+
+    /* Ended by its subject's completion, then released: kept too. */
+    rpl_release(db);
+    rec_t c = {0};
+    rpl_disposable_t *dc = rec_attach(s1, &c);
+    CHECK(dc == db);
+    rpl_subject_send_next(s1, rpl_int(4));
+    CHECK_LOG(&c, "4");
+
+    /* Released while it runs: not kept (the subject still reaches it, rule
+       6a), so the next subscription is another object. */
+    rpl_release(dc);
+    rec_t d = {0};
+    rpl_disposable_t *dd = rec_attach(s1, &d);
+    CHECK(dd != dc);
+    rpl_subject_send_next(s1, rpl_int(5));
+    CHECK_LOG(&c, "4 5");
+    CHECK_LOG(&d, "5");
+
+    /* Another reference held: releasing one is not releasing it. */
+    rpl_retain(dd);
+    rpl_disposable_dispose(dd);
+    rpl_release(dd);
+    CHECK(rpl_disposable_is_disposed(dd)); /* still valid */
+    CHECK_EQ_INT(rpl_last_error(), RPL_ERR_MISUSE); /* unchanged since the refused release */
+    rpl_release(dd);
+    CHECK_EQ_INT(rpl_disposable_dispose(dd), RPL_ERR_MISUSE);
+    rpl_release(s2);
+    rpl_release(s1); /* ends c's subscription: its release runs */
+    CHECK_LOG(&c, "4 5 R");
+    CHECK_LOG(&d, "5 R");
+
+    /* A retired one holds nothing of its subject: the replay buffer goes
+       with the subject. */
+    int freed = dtor_count;
+    rpl_subject_t *r = rpl_replay_subject_create(1);
+    rpl_subject_send_next(r, rpl_pointer(NULL, count_dtor));
+    rec_t e = {0};
+    rpl_disposable_t *de = rec_attach(r, &e);
+    rpl_disposable_dispose(de);
+    rpl_release(de);
+    CHECK_EQ_INT(dtor_count, freed);
+    rpl_release(r);
+    CHECK_EQ_INT(dtor_count, freed + 1);
+
+    /* More than a thread keeps (16) at once, twice over. */
+    for (int round = 0; round < 2; round++) {
+        enum { N = 40 };
+        rpl_subject_t *s = rpl_subject_create();
+        rec_t rs[N];
+        rpl_disposable_t *ds[N];
+        for (int i = 0; i < N; i++) {
+            memset(&rs[i], 0, sizeof rs[i]);
+            ds[i] = rec_attach(s, &rs[i]);
+        }
+        rpl_subject_send_next(s, rpl_int(round));
+        for (int i = 0; i < N; i++) rpl_disposable_dispose(ds[i]);
+        for (int i = 0; i < N; i++) {
+            CHECK_LOG(&rs[i], round ? "1 R" : "0 R");
+            rpl_release(ds[i]);
+        }
+        rpl_release(s);
+    }
+    CHECK_EQ_INT(check_live_now(), before);
+}
+
 int main(void) {
     RUN(test_plain_basic);
     RUN(test_observer_without_next);
@@ -625,6 +724,7 @@ int main(void) {
     RUN(test_subject_as_subscriber);
     RUN(test_release_rules);
     RUN(test_no_lock_in_callbacks);
+    RUN(test_reused_subscription);
     fprintf(stderr, "  reentrant sends\n");
     /* Nested delivery (RAC): the nested sends reach b first, and the nested
        completion ends b before the outer values reach it. */

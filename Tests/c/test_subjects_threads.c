@@ -354,6 +354,58 @@ static void test_no_starvation(void) {
     }
 }
 
+/* --- subscriptions kept for reuse (test_subjects.c) across threads: one
+   disposed on another thread while a third sends, then released and revived
+   here; the ones a thread keeps are freed when it exits (the leak checkers
+   see it). Each subscription's release runs once. */
+static rpl_disposable_t *churn_sub(rpl_subject_t *s, atomic_long *released) {
+    rpl_observer o = RPL_OBSERVER_INIT;
+    o.on_next = churn_next;
+    o.release = churn_release;
+    o.ctx = released;
+    return rpl_signal_subscribe((rpl_signal_t *)s, &o);
+}
+static void *disposer(void *p) {
+    rpl_disposable_dispose(p);
+    return NULL;
+}
+static void *reuse_and_exit(void *p) {
+    churn_t *a = p;
+    for (long i = 0; i < a->n; i++) {
+        rpl_disposable_t *d[4];
+        for (int k = 0; k < 4; k++) d[k] = churn_sub(a->s, a->released);
+        for (int k = 0; k < 4; k++) {
+            rpl_disposable_dispose(d[k]);
+            rpl_release(d[k]);
+        }
+        a->subs += 4;
+    }
+    return NULL;
+}
+static void test_reuse_across_threads(void) {
+    long n = test_scale(200, 20);
+    size_t before = check_live_now();
+    rpl_subject_t *s = rpl_subject_create();
+    atomic_long released = 0;
+    sender_t snd = {s, 0, n * 50};
+    pthread_t ts, t;
+    pthread_create(&ts, NULL, sender, &snd);
+    for (long i = 0; i < n; i++) {
+        rpl_disposable_t *d = churn_sub(s, &released);
+        pthread_create(&t, NULL, disposer, d);
+        pthread_join(t, NULL);
+        rpl_release(d);
+    }
+    churn_t c = {s, n, 0, &released};
+    pthread_create(&t, NULL, reuse_and_exit, &c);
+    pthread_join(t, NULL);
+    pthread_join(ts, NULL);
+    CHECK_EQ_INT(atomic_load(&released), n + c.subs);
+    CHECK_EQ_INT(rpl_subject_subscriber_count(s), 0);
+    rpl_release(s);
+    CHECK_EQ_INT(check_live_now(), before);
+}
+
 int main(void) {
     pthread_t w;
     pthread_create(&w, NULL, watchdog, NULL);
@@ -364,5 +416,6 @@ int main(void) {
     RUN(test_replay_order);
     RUN(test_cross_thread);
     RUN(test_no_starvation);
+    RUN(test_reuse_across_threads);
     CHECK_DONE();
 }

@@ -27,12 +27,13 @@ open class Subscriber: Gate {
     /// retain/release per event); nil once finalized.
     @usableFromInline @exclusivity(unchecked) var sinkRef: Unmanaged<Sink>?
     /// The head sink's `directNext`, copied here so the fast path reads it
-    /// without touching the sink.
-    @usableFromInline let directNext: Sink.DirectNext?
-    @usableFromInline let directContext: UnsafeMutableRawPointer?
+    /// without touching the sink. (Set again only by `revive`.)
+    @usableFromInline @exclusivity(unchecked) final var directNext: Sink.DirectNext?
+    @usableFromInline @exclusivity(unchecked) final var directContext: UnsafeMutableRawPointer?
     /// The subject hub that delivers to this subscriber, if any (+1, by
-    /// hand: telling it costs no retain/release; released in deinit).
-    @exclusivity(unchecked) let hubRef: Unmanaged<SubjectHub>?
+    /// hand: telling it costs no retain/release; released in deinit, or by
+    /// `retire`).
+    @exclusivity(unchecked) final var hubRef: Unmanaged<SubjectHub>?
     // The fields below are packed (4- and 1-byte words side by side): an
     // idle subscription's size is what a subject with many subscribers holds.
     /// Position in the hub's registry (hub owner only).
@@ -171,6 +172,57 @@ open class Subscriber: Gate {
         sinkRef = nil
         hubRef = Unmanaged.passRetained(subject.parts.hub)
         super.init(kind: .disposable, bits: next == nil ? Subscriber.noDirectNext : 0)
+    }
+
+    // MARK: Reuse of a subscriber that is its own chain end
+
+    /// True when this subscriber, its own chain end (`init(observing:)`),
+    /// is over and holds nothing its init did not set: it has finished (its
+    /// `observeFinish` ran) and never queued, waited, kept resources or an
+    /// end word (its locked parts were never made). If the caller's
+    /// reference is also the only one, nothing can reach it any more, and it
+    /// may be retired and revived for another subscription instead of freed
+    /// (the C observer's, SpareSubscribers.swift).
+    ///
+    /// Its hub used it last (delivering, leaving, finishing) while owning
+    /// the hub's gate, which may still be owned when its reference is
+    /// gone: only a free gate, seen by an acquiring load, comes after that
+    /// use for sure (and says so to a race detector, which cannot see the
+    /// reference count's ordering inside the Swift runtime).
+    public final var isReusable: Bool {
+        let f = flags.load(ordering: .acquiring)
+        guard f & (Gate.done | Subscriber.finished) == Gate.done | Subscriber.finished && locked == nil
+              && sinkRef == nil else { return false }
+        guard let hub = hubRef else { return true }
+        return hub._withUnsafeGuaranteedRef { $0.owner.load(ordering: .acquiring) == 0 }
+    }
+
+    /// Retires a reusable subscriber (`isReusable`, the caller's reference
+    /// the only one): it lets go of its hub and reads as freed (its magic
+    /// word poisoned, out of the live count) until `revive`; its context
+    /// word holds `link` meanwhile (`retiredLink`).
+    public final func retire(link: UnsafeMutableRawPointer?) {
+        hubRef?.release()
+        hubRef = nil
+        directContext = link
+        markFreed()
+    }
+
+    /// What `retire` was given.
+    public final var retiredLink: UnsafeMutableRawPointer? { directContext }
+
+    /// Makes a retired subscriber what `init(observing:next:context:)`
+    /// makes: a subscriber of `subject`, not yet joined.
+    public final func revive(observing subject: __shared Subject, next: Sink.DirectNext?,
+                             context: UnsafeMutableRawPointer?) {
+        directNext = next
+        directContext = context
+        hubRef = Unmanaged.passRetained(subject.parts.hub)
+        hubSlot = -1
+        hubDeliveries = 0
+        owner.store(0, ordering: .relaxed)
+        flags.store(next == nil ? Subscriber.noDirectNext : 0, ordering: .relaxed)
+        markRevived(kind: .disposable)
     }
 
     /// The chain-end function and context of a subscriber that is its own

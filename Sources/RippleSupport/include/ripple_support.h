@@ -29,6 +29,14 @@ typedef struct ripple_thread_state {
        checker that scans threads' static TLS (LeakSanitizer) sees what holds
        it (it does not see a pool thread's pthread_setspecific slots). */
     void *errors;
+    /* C observers' subscribers to subjects that ended and were released on
+       this thread, kept for the next such subscription (RippleC's
+       SpareSubscribers.swift): a list linked through each one's context
+       word, `spare_count` long, and whether this thread's exit will free
+       them (its pthread key is set). */
+    void *spare_subscribers;
+    uint32_t spare_count;
+    uint32_t spare_key_set;
 } ripple_thread_state;
 
 /* initial-exec: the address is %fs plus a constant, with no __tls_get_addr

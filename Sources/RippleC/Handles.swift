@@ -282,7 +282,9 @@ public func rpl_release(_ handle: UnsafeMutableRawPointer?) {
     guard ObjectKind.isValid(magic) else {
         return refuseHandle(OpaquePointer(handle), what: "a handle", in: "rpl_release")
     }
-    if magic == ObjectKind.disposable.rawValue && SpareSubscribers.release(handle) { return }
+    if magic == ObjectKind.disposable.rawValue && SpareSubscribers.isSubscriber(handle) {
+        return SpareSubscribers.release(handle)
+    }
     Unmanaged<RippleObject>.fromOpaque(handle).release()
 }
 

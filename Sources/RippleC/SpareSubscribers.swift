@@ -32,9 +32,7 @@ enum SpareSubscribers {
     @inline(__always)
     static func take(_ o: rpl_observer, _ subject: Subject) -> Unmanaged<CObserverSubscriber> {
         let t = ripple_thread()!
-        guard let p = t.pointee.spare_subscribers else {
-            return Unmanaged.passRetained(CObserverSubscriber(o, subject))
-        }
+        guard let p = t.pointee.spare_subscribers else { return made(o, subject) }
         let s = Unmanaged<CObserverSubscriber>.fromOpaque(p)
         s._withUnsafeGuaranteedRef {
             t.pointee.spare_subscribers = $0.retiredLink
@@ -44,20 +42,34 @@ enum SpareSubscribers {
         return s
     }
 
-    /// rpl_release of a disposable's handle, when it is a C observer's
-    /// subscriber (else false, and nothing done): releases the handle's
-    /// reference, or keeps the subscriber as a spare when that reference is
-    /// its only one and it can be reused (`Subscriber.isReusable`).
+    /// A new one, its class published for `isSubscriber` (the first time).
+    @inline(never)
+    private static func made(_ o: rpl_observer, _ subject: Subject) -> Unmanaged<CObserverSubscriber> {
+        let s = Unmanaged.passRetained(CObserverSubscriber(o, subject))
+        if ripple_spare_class_get() == nil {
+            ripple_spare_class_set(UnsafeRawPointer(s.toOpaque()).load(as: UnsafeMutableRawPointer.self))
+        }
+        return s
+    }
+
+    /// True when the disposable at `handle` is a C observer's subscriber:
+    /// its class word is the one `made` published (a load and a compare,
+    /// where a cast calls the class's metadata accessor).
     @inline(__always)
-    static func release(_ handle: UnsafeMutableRawPointer) -> Bool {
-        let u = Unmanaged<RippleObject>.fromOpaque(handle)
-        guard u._withUnsafeGuaranteedRef({ type(of: $0) == CObserverSubscriber.self }) else { return false }
+    static func isSubscriber(_ handle: UnsafeMutableRawPointer) -> Bool {
+        handle.load(as: UInt.self) == UInt(bitPattern: ripple_spare_class_get())
+    }
+
+    /// rpl_release of a C observer's subscriber (`isSubscriber`): kept as a
+    /// spare when the reference released is its only one and it can be
+    /// reused (`Subscriber.isReusable`), else released.
+    @inline(never)
+    static func release(_ handle: UnsafeMutableRawPointer) {
         release(Unmanaged<CObserverSubscriber>.fromOpaque(handle).takeRetainedValue())
-        return true
     }
 
     /// Takes the handle's reference: released at the end, unless kept.
-    @inline(never)
+    @inline(__always)
     private static func release(_ subscriber: consuming CObserverSubscriber) {
         var s = subscriber
         let t = ripple_thread()!

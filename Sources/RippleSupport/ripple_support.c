@@ -6,6 +6,7 @@
 
 __thread ripple_thread_state ripple_tls
     __attribute__((tls_model("initial-exec"), visibility("hidden")));
+void *ripple_spare_class;
 
 ripple_stripe ripple_stripes[RIPPLE_STRIPES] = {
     [0 ... RIPPLE_STRIPES - 1] = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER }

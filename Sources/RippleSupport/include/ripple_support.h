@@ -47,6 +47,16 @@ extern __thread ripple_thread_state ripple_tls
 
 static inline ripple_thread_state *ripple_thread(void) { return &ripple_tls; }
 
+/* The class (the first word of an instance) of RippleC's CObserverSubscriber,
+   published by the first one made (NULL until then: nothing can be one).
+   rpl_release tells one from the other disposables with a load and a
+   compare, without a call to the class's metadata accessor
+   (SpareSubscribers.swift). Relaxed atomics: each thread's first one may
+   publish it, and all publish the same value. */
+extern void *ripple_spare_class __attribute__((visibility("hidden")));
+static inline void *ripple_spare_class_get(void) { return __atomic_load_n(&ripple_spare_class, __ATOMIC_RELAXED); }
+static inline void ripple_spare_class_set(void *c) { __atomic_store_n(&ripple_spare_class, c, __ATOMIC_RELAXED); }
+
 /* Poisons a freed object's magic word (Object.swift): a volatile store, so
    the optimizer cannot drop it as a dead store into memory being freed. */
 static inline void ripple_poison_magic(void *at, uint32_t poison) { *(volatile uint32_t *)at = poison; }

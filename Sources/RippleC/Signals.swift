@@ -155,6 +155,13 @@ final class CObserverSubscriber: Subscriber {
     }
     override func observeCompleted() { withTrace { end.onCompleted(endContext, cancelled: isCancelled, &$0) } }
     override func observeFinish() {
+        // An observer with no release, untraced and unwatched: nothing to do
+        // (checked before anything needs a frame).
+        if end.release == nil && ripple_trace_any_on() == 0 && endWord == nil { return }
+        finishReported()
+    }
+    @inline(never)
+    private func finishReported() {
         var t = trace
         end.finish(endContext, &t)  // frees the record: last, so its word needs no clearing
     }

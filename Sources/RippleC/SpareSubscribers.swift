@@ -9,7 +9,8 @@
 //
 // A released handle reads as freed while it waits (its magic word
 // poisoned, out of rpl_live_objects), as after a free: using it is refused
-// until a later subscription gets the same address, as malloc could give it.
+// until a later subscription gets the same address, as malloc could give it
+// (docs/behaviour.md#magic-word).
 // Only a subscriber that ended without ever needing its locked parts (no
 // queue, no waiter, no trace record) and that nothing else references is
 // kept, so a revived one is what a new one would be. None is ever referred to

@@ -101,8 +101,9 @@ final class CObserverSink: ObserverSink {
 /// A C observer subscribed straight to a subject: the subscriber is its own
 /// chain end (`on_next` and `ctx` are its `endNext` and `endContext`) and
 /// the consumer's handle (a disposable's kind,
-/// docs/behaviour.md#lifetime-handle-kind): one allocation per
-/// subscription.
+/// docs/behaviour.md#lifetime-handle-kind): one object per subscription,
+/// kept for the thread's next one once it has ended and been released
+/// (SpareSubscribers.swift).
 final class CObserverSubscriber: Subscriber {
     @exclusivity(unchecked) var end: CObserverEnd
 

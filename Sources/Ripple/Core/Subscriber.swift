@@ -19,8 +19,9 @@ import Synchronization
 //
 // The end of the chain may be the subscriber itself, with no sink at all
 // (a subclass overriding the `observe*` methods: the C observer on a
-// subject, one allocation per subscription); `sinkRef` is then nil from the
-// start, and the events the sink chain would get go to those methods.
+// subject, one object per subscription, which `revive` reuses); `sinkRef`
+// is then nil from the start, and the events the sink chain would get go to
+// those methods.
 
 open class Subscriber: Gate {
     /// The head of the sink chain (+1, by hand, so calling it costs no
